@@ -1,0 +1,3 @@
+export * from "./data-dir.js";
+export * from "./registry.js";
+export * from "./load-benchmark.js";

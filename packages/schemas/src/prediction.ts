@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { FindingSchema } from "./finding.js";
+import { LocationSchema } from "./location.js";
+
+/**
+ * One localizer's answer for one instance (domain.md §3): files ranked best first, line-span
+ * locations, optional module-level (`path:TopLevelName`) and function-level
+ * (`path:Class.method`) rankings, and optionally the five-field finding (domain.md §1).
+ *
+ * Ranked lists are kept as given here; de-duplication and path normalization belong to the
+ * readers and metrics, which report what they changed.
+ */
+export const PredictionSchema = z.object({
+  instanceId: z.string().min(1, "instanceId must not be empty"),
+  files: z.array(z.string().min(1)),
+  locations: z.array(LocationSchema).default([]),
+  modules: z.array(z.string().min(1)).optional(),
+  functions: z.array(z.string().min(1)).optional(),
+  finding: FindingSchema.optional(),
+});
+
+export type Prediction = z.output<typeof PredictionSchema>;
+export type PredictionInput = z.input<typeof PredictionSchema>;

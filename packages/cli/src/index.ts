@@ -1,0 +1,2 @@
+export * from "./program.js";
+export * from "./gold-report.js";

@@ -1,0 +1,34 @@
+import { Command } from "commander";
+import { registerBenchmarksCommand } from "./commands/benchmarks.js";
+import { registerGoldCommand } from "./commands/gold.js";
+import { registerReproduceCommand } from "./commands/reproduce.js";
+import { cliVersion } from "./provenance.js";
+
+/** The `loclab` program with every subcommand registered; `bin.ts` runs it. */
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("loclab")
+    .description("Benchmark code-localization and code-repair agents: benchmarks, gold locations, metrics, controls, statistics.")
+    .version(cliVersion)
+    .showHelpAfterError()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  registerBenchmarksCommand(program);
+  registerGoldCommand(program);
+  registerReproduceCommand(program);
+  return program;
+}
+
+/**
+ * Runs the CLI. Errors print as one `loclab: error: …` line (the message already names the
+ * file, line or instance) and set exit code 1; a stack trace only with `LOCLAB_DEBUG=1`.
+ */
+export async function runCli(argv: readonly string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync([...argv]);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`loclab: error: ${message}\n`);
+    if (process.env.LOCLAB_DEBUG === "1" && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,83 @@
+// `npm test`: everything CI checks, on a fresh clone too.
+//   1. npm ci on first use (or when package-lock.json changed) and a turbo build;
+//   2. the Debian packages the notebooks need (apt-get when root; otherwise the exact command);
+//   3. type-check of the tests (tsc --noEmit);
+//   4. every unit and cross-package test (vitest);
+//   5. every notebook executed headlessly (scripts/run-notebooks.mjs).
+// Every stage runs even when an earlier test stage fails, so one run shows every failure;
+// the last line is `total: N passed, M failed` and the exit code is non-zero on any failure.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { buildPackages, ensureNodeDependencies } from "./lib/ensure-node-deps.mjs";
+import { ensureJupyter } from "./lib/jupyter.mjs";
+import { repoRoot, run, step } from "./lib/run.mjs";
+
+const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", TURBO_TELEMETRY_DISABLED: "1" };
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+try {
+  ensureNodeDependencies();
+  buildPackages();
+  ensureJupyter();
+} catch (error) {
+  process.stderr.write(`test: setup failed: ${error.message}\n`);
+  process.stdout.write("total: 0 passed, 1 failed\n");
+  process.exit(1);
+}
+
+step("type-check (tsc --noEmit)");
+try {
+  run("npx", ["tsc", "-p", "tsconfig.json"], { env });
+  passed += 1;
+} catch {
+  failed += 1;
+  failures.push("type-check");
+}
+
+step("unit and cross-package tests (vitest)");
+const reportDir = join(repoRoot, ".cache");
+const reportFile = join(reportDir, "vitest-report.json");
+mkdirSync(reportDir, { recursive: true });
+rmSync(reportFile, { force: true });
+const vitest = spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`], {
+  cwd: repoRoot,
+  stdio: "inherit",
+  env,
+});
+if (existsSync(reportFile)) {
+  const report = JSON.parse(readFileSync(reportFile, "utf8"));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  if (report.numFailedTests > 0 || vitest.status !== 0) failures.push("vitest");
+  // A suite that fails to load counts no test; count it so it cannot pass unnoticed.
+  const brokenSuites = report.testResults.filter((suite) => suite.status === "failed" && suite.assertionResults.length === 0);
+  failed += brokenSuites.length;
+} else {
+  failed += 1;
+  failures.push("vitest (no report)");
+}
+
+step("notebooks (jupyter nbconvert --execute)");
+const notebooks = spawnSync(process.execPath, [join(repoRoot, "scripts", "run-notebooks.mjs")], {
+  cwd: repoRoot,
+  stdio: ["ignore", "pipe", "inherit"],
+  env,
+  encoding: "utf8",
+});
+process.stdout.write(notebooks.stdout ?? "");
+const counted = /^notebooks: (\d+) passed, (\d+) failed/m.exec(notebooks.stdout ?? "");
+if (counted) {
+  passed += Number(counted[1]);
+  failed += Number(counted[2]);
+}
+if (notebooks.status !== 0) {
+  failures.push("notebooks");
+  if (!counted || Number(counted[2]) === 0) failed += 1;
+}
+
+if (failures.length > 0) process.stderr.write(`\nfailed stages: ${failures.join(", ")}\n`);
+process.stdout.write(`total: ${passed} passed, ${failed} failed\n`);
+process.exit(failed > 0 || failures.length > 0 ? 1 : 0);

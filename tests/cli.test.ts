@@ -1,0 +1,86 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { artifactSchema } from "@loclab/schemas";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { dataDir } from "./helpers.js";
+
+// The CLI as a user runs it: the built bin in a child process, real files, exit codes.
+const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const loclab = (args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+const scratch = mkdtempSync(join(tmpdir(), "loclab-cli-"));
+
+describe("loclab --help", () => {
+  it("lists the subcommands", async () => {
+    const { stdout, exitCode } = await loclab(["--help"]);
+    expect(exitCode).toBe(0);
+    for (const command of ["gold", "benchmarks", "reproduce"]) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
+  });
+
+  it("explains a missing required option", async () => {
+    const { stderr, exitCode } = await loclab(["gold"]);
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain("required option '-b, --benchmark <name|path>' not specified");
+  });
+});
+
+describe("loclab gold", () => {
+  it("prints one versioned JSON object per Lite instance", async () => {
+    const { stdout, exitCode } = await loclab(["gold", "--benchmark", "lite", "--json"]);
+    expect(exitCode).toBe(0);
+    const records = stdout.trim().split("\n").map((line) => JSON.parse(line) as { schemaVersion: number; instanceId: string; files: string[]; created: string[]; spans: unknown[] });
+    expect(records).toHaveLength(300);
+    expect(records.every((record) => record.schemaVersion === 1 && record.files.length === 1)).toBe(true);
+    expect(records[0]).toEqual({
+      schemaVersion: 1,
+      instanceId: "astropy__astropy-12907",
+      files: ["astropy/modeling/separable.py"],
+      created: [],
+      spans: [{ path: "astropy/modeling/separable.py", startLine: 245, endLine: 245, kind: "removed", hunk: 0 }],
+    });
+  });
+
+  it("reports a bad patch with its instance and line, and still prints the others", async () => {
+    const rows = readFileSync(join(dataDir, "swebench/verified.jsonl"), "utf8").trim().split("\n").slice(0, 3);
+    const broken = JSON.parse(rows[1] ?? "{}") as { instance_id: string; patch: string };
+    broken.patch = `${broken.patch}this line is not part of any diff\n`;
+    const path = join(scratch, "one-broken.jsonl");
+    writeFileSync(path, [rows[0], JSON.stringify(broken), rows[2]].join("\n"));
+    const { stdout, stderr, exitCode } = await loclab(["gold", "--benchmark", path, "--json"]);
+    expect(exitCode).toBe(1);
+    expect(stdout.trim().split("\n")).toHaveLength(2);
+    expect(stderr).toMatch(new RegExp(`gold failed: ${broken.instance_id}: patch line \\d+: expected a file header`));
+  });
+
+  it("names an unknown benchmark", async () => {
+    const { stderr, exitCode } = await loclab(["gold", "--benchmark", "lightning"]);
+    expect(exitCode).toBe(1);
+    expect(stderr).toMatch(/^loclab: error: unknown benchmark "lightning"/m);
+  });
+});
+
+describe("loclab reproduce", () => {
+  it("writes the gold summary artifact, CSVs and charts", async () => {
+    const out = join(scratch, "results");
+    const { stdout, exitCode } = await loclab(["reproduce", "--out", out]);
+    expect(exitCode).toBe(0);
+    expect(stdout).toMatch(/reproduce finished in/);
+    const summary = artifactSchema(
+      z.object({ benchmarks: z.array(z.object({ benchmark: z.string(), instances: z.number(), repos: z.number(), failures: z.array(z.unknown()) })) }),
+    ).parse(JSON.parse(readFileSync(join(out, "gold-summary.json"), "utf8")));
+    expect(summary.kind).toBe("gold-summary");
+    expect(summary.data.benchmarks.map((b) => [b.benchmark, b.instances, b.failures.length])).toEqual([
+      ["lite", 300, 0],
+      ["verified", 500, 0],
+      ["locbench", 560, 0],
+    ]);
+    const csv = readFileSync(join(out, "gold-per-instance.csv"), "utf8").trim().split("\n");
+    expect(csv[0]).toBe("benchmark,instanceId,repo,goldFiles,createdFiles,spans,hunks,addedLines");
+    expect(csv).toHaveLength(1 + 1360);
+    expect(readFileSync(join(out, "instances-per-repo.svg"), "utf8")).toMatch(/^<svg/);
+    expect(readFileSync(join(out, "gold-files-per-instance.png")).subarray(1, 4).toString()).toBe("PNG");
+  });
+});

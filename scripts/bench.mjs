@@ -1,0 +1,19 @@
+// `npm run bench`: installs and builds on first use, then runs every benchmark in benchmarks/.
+// Benchmarks print their figures and write them to results/; none asserts a time.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { buildPackages, ensureNodeDependencies } from "./lib/ensure-node-deps.mjs";
+import { repoRoot, run, step } from "./lib/run.mjs";
+
+try {
+  ensureNodeDependencies();
+  buildPackages();
+  const dir = join(repoRoot, "benchmarks");
+  for (const file of readdirSync(dir).filter((name) => name.endsWith(".mjs")).sort()) {
+    step(`benchmark ${file}`);
+    run(process.execPath, [join(dir, file)]);
+  }
+} catch (error) {
+  process.stderr.write(`bench: ${error.message}\n`);
+  process.exit(error.exitCode ?? 1);
+}

@@ -1,0 +1,32 @@
+import { mean, sampleStandardDeviation } from "simple-statistics";
+import type { ScoreReport } from "./score-localization.js";
+
+/** A metric across runs (seeds): mean ± sample standard deviation of the per-run values. */
+export interface RunAggregate {
+  key: string;
+  mean: number;
+  /** Sample standard deviation (n − 1); null with a single run. */
+  sd: number | null;
+  runs: number;
+  values: number[];
+}
+
+/**
+ * Aggregates the same metrics over several runs of one localizer (domain.md §3, "across
+ * seeds"): mean ± sample standard deviation of the per-run averages, as SHERLOC reports
+ * "84.33 ± 0.72". Metrics missing from some run are an error, naming the metric and run.
+ */
+export function aggregateRuns(reports: readonly ScoreReport[]): Record<string, RunAggregate> {
+  if (reports.length === 0) throw new Error("aggregateRuns requires at least one run");
+  const keys = Object.keys(reports[0]?.metrics ?? {});
+  const result: Record<string, RunAggregate> = {};
+  for (const key of keys) {
+    const values = reports.map((report, run) => {
+      const metric = report.metrics[key];
+      if (!metric) throw new Error(`aggregateRuns: metric ${key} is missing from run ${run}`);
+      return metric.value;
+    });
+    result[key] = { key, mean: mean(values), sd: values.length < 2 ? null : sampleStandardDeviation(values), runs: values.length, values };
+  }
+  return result;
+}

@@ -1,0 +1,87 @@
+import { type LineSet, type LineSpan, lineCount, lineSetOf } from "./line-spans.js";
+
+/**
+ * The raw counts behind the span metrics of one instance (domain.md §3, span level), kept
+ * so that micro (pooled) forms can be summed across instances.
+ */
+export interface SpanOverlap {
+  /** |L(G)| */
+  goldLines: number;
+  /** |L(P)| */
+  predictedLines: number;
+  /** |L(P) ∩ L(G)| */
+  overlapLines: number;
+  /** Σ over overlapped gold intervals of the best IoU with one predicted interval. */
+  tightnessSum: number;
+  /** Number of gold intervals some predicted interval overlaps. */
+  tightnessCount: number;
+}
+
+/**
+ * Compares predicted and gold spans as line sets (both merged into maximal intervals per
+ * file first; see `lineSetOf`). Cost O((p + g) log(p + g)).
+ *
+ * @example spanOverlap([{ path: "a.py", startLine: 10, endLine: 19 }], [{ path: "a.py", startLine: 15, endLine: 24 }])
+ * // { goldLines: 10, predictedLines: 10, overlapLines: 5, tightnessSum: 5 / 15, tightnessCount: 1 }
+ */
+export function spanOverlap(
+  predicted: readonly LineSpan[],
+  gold: readonly LineSpan[],
+  options: { lineCounts?: ReadonlyMap<string, number> } = {},
+): SpanOverlap {
+  const predictedSet = lineSetOf(predicted, options);
+  const goldSet = lineSetOf(gold, options);
+  const result: SpanOverlap = {
+    goldLines: lineCount(goldSet),
+    predictedLines: lineCount(predictedSet),
+    overlapLines: 0,
+    tightnessSum: 0,
+    tightnessCount: 0,
+  };
+  for (const [path, goldIntervals] of goldSet) {
+    const predictedIntervals = predictedSet.get(path);
+    if (predictedIntervals) compareFile(goldIntervals, predictedIntervals, result);
+  }
+  return result;
+}
+
+function compareFile(gold: [number, number][], predicted: [number, number][], into: SpanOverlap): void {
+  let first = 0; // first predicted interval that may still overlap the current gold interval
+  for (const [goldStart, goldEnd] of gold) {
+    while (first < predicted.length && (predicted[first] as [number, number])[1] < goldStart) first += 1;
+    let best = 0;
+    for (let i = first; i < predicted.length; i += 1) {
+      const [start, end] = predicted[i] as [number, number];
+      if (start > goldEnd) break;
+      const overlap = Math.min(end, goldEnd) - Math.max(start, goldStart) + 1;
+      if (overlap <= 0) continue;
+      into.overlapLines += overlap;
+      const union = goldEnd - goldStart + 1 + (end - start + 1) - overlap;
+      best = Math.max(best, overlap / union);
+    }
+    if (best > 0) {
+      into.tightnessSum += best;
+      into.tightnessCount += 1;
+    }
+  }
+}
+
+/** Coverage recall |L(P) ∩ L(G)| / |L(G)|; undefined when the gold covers no line (excluded). */
+export function spanCoverageRecall(overlap: SpanOverlap): number | undefined {
+  return overlap.goldLines === 0 ? undefined : overlap.overlapLines / overlap.goldLines;
+}
+
+/** Precision |L(P) ∩ L(G)| / |L(P)|; 0 when nothing is predicted (domain.md §3). */
+export function spanPrecision(overlap: SpanOverlap): number {
+  return overlap.predictedLines === 0 ? 0 : overlap.overlapLines / overlap.predictedLines;
+}
+
+/**
+ * Average tightness: mean over overlapped gold intervals of the best IoU (1 = exact bounds);
+ * undefined when no gold interval is overlapped (the instance is then excluded from it).
+ */
+export function spanTightness(overlap: SpanOverlap): number | undefined {
+  return overlap.tightnessCount === 0 ? undefined : overlap.tightnessSum / overlap.tightnessCount;
+}
+
+export type { LineSet };

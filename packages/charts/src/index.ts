@@ -1,0 +1,10 @@
+export { barChart, type BarChartOptions, type BarSort } from "./bar-chart.js";
+export { heatmap, type HeatmapOptions } from "./heatmap.js";
+export { histogram, type HistogramOptions, type HistogramBins } from "./histogram.js";
+export { type ChartSize } from "./chart-size.js";
+export { type FieldOption, type FieldSpec, type FieldType } from "./field.js";
+export { chartConfig, CHART_FONT } from "./theme.js";
+export { renderSvg } from "./render-svg.js";
+export { renderPng, type PngOptions } from "./render-png.js";
+export { type RenderOptions } from "./render-options.js";
+export { writeChart, type ChartFormat, type WriteChartOptions } from "./write-chart.js";

@@ -6,6 +6,7 @@ export * from "./precision-at-k.js";
 export * from "./reciprocal-rank.js";
 export * from "./average-precision.js";
 export * from "./dedupe-ranking.js";
+export * from "./rank-profile.js";
 export * from "./line-spans.js";
 export * from "./span-overlap.js";
 export * from "./symbol-ids.js";

@@ -1,14 +1,10 @@
-import { accAtK } from "./acc-at-k.js";
-import { averagePrecision } from "./average-precision.js";
-import { dedupeRanking } from "./dedupe-ranking.js";
-import { hitAtK } from "./hit-at-k.js";
-import type { LineSpan } from "./line-spans.js";
-import { precisionAtK } from "./precision-at-k.js";
+import { type RunAggregate, aggregateRuns } from "./aggregate-runs.js";
+import { withoutRepeats } from "./dedupe-ranking.js";
+import { type RankProfile, apSumOf, fillRankProfile, hitsAtKOf, newRankProfile } from "./rank-profile.js";
+import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
 import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } from "./preset.js";
 import { UNIFIED } from "./presets.js";
-import { recallAtK } from "./recall-at-k.js";
-import { reciprocalRank } from "./reciprocal-rank.js";
-import { spanCoverageRecall, spanOverlap, spanPrecision, spanTightness } from "./span-overlap.js";
+import { overlapOfLineSets, spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
 import { moduleRanking, symbolNameOf } from "./symbol-ids.js";
 
 /** What an instance's gold offers at each level; a level left undefined is not scored. */
@@ -65,6 +61,63 @@ export interface ScoreLocalizationInput {
 }
 
 /**
+ * Gold prepared once for a preset: the gold set of every instance at every level (null
+ * where the instance is excluded), aligned with the instance ids. Scoring many runs of one
+ * localizer against the same gold (seeds, controls) prepares it once; see `scoreRuns`.
+ */
+export interface PreparedGold {
+  preset: Preset;
+  instanceIds: readonly string[];
+  levels: PreparedLevel[];
+  /** Gold line sets per instance (null where excluded or without spans); null when the preset scores no spans. */
+  spans: (LineSet | null)[] | null;
+  /** Instances scored at file level (-1 when the file level is not scored). */
+  fileIncluded: number;
+}
+
+interface PreparedLevel {
+  level: Level;
+  rule: LevelRule;
+  keys: MetricKey[];
+  gold: (ReadonlySet<string> | null)[];
+  included: number;
+  maxK: number;
+}
+
+/** Builds the gold sets of `input` under its preset (default: unified). */
+export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">): PreparedGold {
+  const preset = input.preset ?? UNIFIED;
+  const ids = input.instanceIds;
+  const levels: PreparedLevel[] = [];
+  let fileIncluded = -1;
+  for (const level of LEVELS) {
+    const baseRule = preset.levels[level];
+    if (!baseRule) continue;
+    if (!ids.some((id) => goldAt(level, input.gold.get(id)) !== undefined)) continue;
+    const rule: LevelRule = input.ks ? { ...baseRule, ks: [...input.ks] } : baseRule;
+    let included = 0;
+    const gold = ids.map((id) => {
+      if (preset.excludedIds.has(id)) return null;
+      let list = goldAt(level, input.gold.get(id)) ?? [];
+      if (level === "function" && preset.symbolMatch === "name-only") list = list.map(symbolNameOf);
+      const set = new Set(list);
+      if (set.size === 0 && preset.excludeEmptyGold) return null;
+      included += 1;
+      return set;
+    });
+    levels.push({ level, rule, keys: metricKeys(level, rule, preset), gold, included, maxK: Math.max(...rule.ks) });
+    if (level === "file") fileIncluded = included;
+  }
+  const spans = preset.spans
+    ? ids.map((id) => {
+        const goldSpans = input.gold.get(id)?.spans;
+        return preset.excludedIds.has(id) || !goldSpans || goldSpans.length === 0 ? null : lineSetOf(goldSpans);
+      })
+    : null;
+  return { preset, instanceIds: ids, levels, spans, fileIncluded };
+}
+
+/**
  * Scores a localizer's predictions against gold under a preset (default: the unified
  * definitions of domain.md §3). Pure: no I/O; the caller loads gold and predictions.
  * Every metric keeps its per-instance values (NaN where excluded) for paired statistics.
@@ -72,26 +125,53 @@ export interface ScoreLocalizationInput {
  * Cost: O(instances × (k_max + gold + spans log spans)).
  */
 export function scoreLocalization(input: ScoreLocalizationInput): ScoreReport {
-  const preset = input.preset ?? UNIFIED;
-  const ids = input.instanceIds;
-  const metrics: Record<string, MetricValue> = {};
-  let fileIncluded = -1;
+  return scorePrepared(prepareGold(input), input.predictions);
+}
+
+/**
+ * Scores one run of predictions against prepared gold (see `prepareGold`). Instances are the
+ * outer loop, so each prediction is looked up once for all levels.
+ */
+export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<string, PredictionTargets>): ScoreReport {
+  const { preset, instanceIds: ids, levels } = prepared;
+  const values = levels.map((level) => level.keys.map(() => new Float64Array(ids.length).fill(Number.NaN)));
+  const sums = levels.map((level) => new Float64Array(level.keys.length));
+  const scratch = newRankProfile();
   let missingPredictions = 0;
-  for (const id of ids) {
-    if (!preset.excludedIds.has(id) && !input.predictions.has(id)) missingPredictions += 1;
+  for (let i = 0; i < ids.length; i += 1) {
+    if (preset.excludedIds.has(ids[i] as string)) continue;
+    const prediction = predictions.get(ids[i] as string);
+    if (!prediction) missingPredictions += 1;
+    for (let l = 0; l < levels.length; l += 1) {
+      const { level, rule, keys, gold, maxK } = levels[l] as PreparedLevel;
+      const goldSet = gold[i];
+      if (!goldSet) continue;
+      const profile = fillRankProfile(scratch, predictedAt(level, prediction, preset), goldSet);
+      const levelValues = values[l] as Float64Array[];
+      const levelSums = sums[l] as Float64Array;
+      for (let m = 0; m < keys.length; m += 1) {
+        const key = keys[m] as MetricKey;
+        const value = rankingValue(key.metric, key.k, profile, rule, preset, maxK);
+        (levelValues[m] as Float64Array)[i] = value;
+        levelSums[m] = (levelSums[m] as number) + value;
+      }
+    }
   }
-
-  for (const level of LEVELS) {
-    const baseRule = preset.levels[level];
-    if (!baseRule) continue;
-    const rule: LevelRule = input.ks ? { ...baseRule, ks: [...input.ks] } : baseRule;
-    if (!ids.some((id) => goldAt(level, input.gold.get(id)) !== undefined)) continue;
-    const included = scoreLevel(level, rule, preset, input, metrics);
-    if (level === "file") fileIncluded = included;
-  }
-  if (preset.spans) scoreSpans(preset, input, metrics);
-
-  const n = fileIncluded < 0 ? 0 : fileIncluded;
+  const metrics: Record<string, MetricValue> = {};
+  levels.forEach(({ keys, included }, l) => {
+    keys.forEach(({ key, metric, k }, m) => {
+      metrics[key] = {
+        key,
+        definition: definitionOf(preset, metric, k),
+        value: included === 0 ? 0 : ((sums[l] as Float64Array)[m] as number) / included,
+        n: included,
+        excluded: ids.length - included,
+        perInstance: (values[l] as Float64Array[])[m] as Float64Array,
+      };
+    });
+  });
+  if (prepared.spans) scoreSpans(prepared, predictions, metrics);
+  const n = Math.max(prepared.fileIncluded, 0);
   return { preset: preset.name, instanceIds: ids, n, excluded: ids.length - n, missingPredictions, metrics };
 }
 
@@ -102,7 +182,7 @@ function goldAt(level: Level, gold: GoldTargets | undefined): readonly string[] 
   return gold.functions;
 }
 
-function predictedAt(level: Level, prediction: PredictionTargets | undefined, preset: Preset): string[] {
+function predictedAt(level: Level, prediction: PredictionTargets | undefined, preset: Preset): readonly string[] {
   if (!prediction) return [];
   if (preset.emptyFilesMeansMiss && prediction.files.length === 0) return [];
   let list: readonly string[];
@@ -111,66 +191,53 @@ function predictedAt(level: Level, prediction: PredictionTargets | undefined, pr
   else list = prediction.functions ?? [];
   if (level === "function" && preset.stripInitSuffix) list = list.map((id) => (id.endsWith(".__init__") ? id.slice(0, -".__init__".length) : id));
   if (level === "function" && preset.symbolMatch === "name-only") list = list.map(symbolNameOf);
-  return dedupeRanking(list).ranking;
+  return withoutRepeats(list);
 }
 
-function metricKeys(level: Level, rule: LevelRule, preset: Preset): { key: string; metric: RankingMetric; k?: number }[] {
-  const keys: { key: string; metric: RankingMetric; k?: number }[] = [];
+interface MetricKey {
+  key: string;
+  metric: RankingMetric;
+  /** 0 for metrics without k. */
+  k: number;
+}
+
+function metricKeys(level: Level, rule: LevelRule, preset: Preset): MetricKey[] {
+  const keys: MetricKey[] = [];
   for (const metric of rule.metrics) {
     const perK = metric === "hit" || metric === "acc" || metric === "recall" || metric === "precision" || (metric === "map" && preset.mapRule === "divide-by-k");
     if (perK) for (const k of rule.ks) keys.push({ key: `${level}.${metric}@${k}`, metric, k });
-    else keys.push({ key: `${level}.${metric}`, metric });
+    else keys.push({ key: `${level}.${metric}`, metric, k: 0 });
   }
   return keys;
 }
 
-function scoreLevel(level: Level, rule: LevelRule, preset: Preset, input: ScoreLocalizationInput, into: Record<string, MetricValue>): number {
-  const ids = input.instanceIds;
-  const keys = metricKeys(level, rule, preset);
-  const values = keys.map(() => new Float64Array(ids.length).fill(Number.NaN));
-  const maxK = Math.max(...rule.ks);
-  let included = 0;
-  for (let i = 0; i < ids.length; i += 1) {
-    const id = ids[i] as string;
-    if (preset.excludedIds.has(id)) continue;
-    let goldList = goldAt(level, input.gold.get(id)) ?? [];
-    if (level === "function" && preset.symbolMatch === "name-only") goldList = goldList.map(symbolNameOf);
-    const gold = new Set(goldList);
-    if (gold.size === 0 && preset.excludeEmptyGold) continue;
-    included += 1;
-    const ranked = predictedAt(level, input.predictions.get(id), preset);
-    keys.forEach(({ metric, k }, m) => {
-      (values[m] as Float64Array)[i] = rankingValue(metric, k, ranked, gold, rule, preset, maxK);
-    });
-  }
-  keys.forEach(({ key, metric, k }, m) => {
-    const perInstance = values[m] as Float64Array;
-    into[key] = { key, definition: definitionOf(preset, metric, k), value: meanIgnoringNaN(perInstance), n: included, excluded: ids.length - included, perInstance };
-  });
-  return included;
-}
-
-function rankingValue(metric: RankingMetric, k: number | undefined, ranked: string[], gold: Set<string>, rule: LevelRule, preset: Preset, maxK: number): number {
-  if (gold.size === 0) return 0;
+/**
+ * One metric of one instance, read off its rank profile. Each branch is the definition of
+ * the single-metric function named beside it (tested equal on random rankings).
+ */
+function rankingValue(metric: RankingMetric, k: number, profile: RankProfile, rule: LevelRule, preset: Preset, maxK: number): number {
+  const goldSize = profile.goldSize;
+  if (goldSize === 0) return 0;
   switch (metric) {
-    case "hit":
-      return hitAtK(ranked, gold, k as number);
-    case "acc":
-      return accAtK(ranked, gold, k as number);
-    case "recall":
-      return recallAtK(ranked, gold, k as number, preset.recallDenominator === "min-gold-max-k" ? { denominator: Math.min(gold.size, maxK) } : {});
-    case "precision":
-      return precisionAtK(ranked, gold, k as number);
-    case "mrr":
-      return reciprocalRank(ranked, gold, rule.cutoff === undefined ? {} : { cutoff: rule.cutoff });
-    case "map":
-      if (preset.mapRule === "divide-by-k") return averagePrecision(ranked, gold, { cutoff: k as number, denominator: k as number });
-      return averagePrecision(ranked, gold, rule.cutoff === undefined ? {} : { cutoff: rule.cutoff });
+    case "hit": // hitAtK
+      return hitsAtKOf(profile, k) > 0 ? 1 : 0;
+    case "acc": // accAtK
+      return hitsAtKOf(profile, k) >= Math.min(goldSize, k) ? 1 : 0;
+    case "recall": // recallAtK
+      return hitsAtKOf(profile, k) / (preset.recallDenominator === "min-gold-max-k" ? Math.min(goldSize, maxK) : goldSize);
+    case "precision": // precisionAtK
+      return hitsAtKOf(profile, k) / k;
+    case "mrr": // reciprocalRank
+      return profile.firstGoldRank === 0 || (rule.cutoff !== undefined && profile.firstGoldRank > rule.cutoff) ? 0 : 1 / profile.firstGoldRank;
+    case "map": // averagePrecision
+      if (preset.mapRule === "divide-by-k") return apSumOf(profile, k) / k;
+      return apSumOf(profile, rule.cutoff ?? profile.length) / goldSize;
   }
 }
 
-function scoreSpans(preset: Preset, input: ScoreLocalizationInput, into: Record<string, MetricValue>): void {
-  const ids = input.instanceIds;
+function scoreSpans(prepared: PreparedGold, predictions: ReadonlyMap<string, PredictionTargets>, into: Record<string, MetricValue>): void {
+  const { preset, instanceIds: ids } = prepared;
+  const goldSpansOf = prepared.spans ?? [];
   const recall = new Float64Array(ids.length).fill(Number.NaN);
   const precision = new Float64Array(ids.length).fill(Number.NaN);
   const tightness = new Float64Array(ids.length).fill(Number.NaN);
@@ -178,10 +245,9 @@ function scoreSpans(preset: Preset, input: ScoreLocalizationInput, into: Record<
   let included = 0;
   let tightIncluded = 0;
   for (let i = 0; i < ids.length; i += 1) {
-    const id = ids[i] as string;
-    const goldSpans = input.gold.get(id)?.spans;
-    if (preset.excludedIds.has(id) || !goldSpans || goldSpans.length === 0) continue;
-    const overlap = spanOverlap(input.predictions.get(id)?.locations ?? [], goldSpans);
+    const goldSpans = goldSpansOf[i];
+    if (!goldSpans) continue;
+    const overlap = overlapOfLineSets(lineSetOf(predictions.get(ids[i] as string)?.locations ?? []), goldSpans);
     included += 1;
     recall[i] = spanCoverageRecall(overlap) ?? Number.NaN;
     precision[i] = spanPrecision(overlap);
@@ -216,11 +282,11 @@ const WORDS: Record<RankingMetric, string> = {
   map: "MAP = mean of (1/|G|)·Σ precision@r over gold ranks r",
 };
 
-function definitionOf(preset: Preset, metric: RankingMetric, k: number | undefined): string {
+function definitionOf(preset: Preset, metric: RankingMetric, k: number): string {
   let words = WORDS[metric];
   if (metric === "recall" && preset.recallDenominator === "min-gold-max-k") words = "recall@k = |P_k ∩ G| / min(|G|, largest k of the level)";
   if (metric === "map" && preset.mapRule === "divide-by-k") words = "MAP@k = (1/k)·Σ precision@r over gold ranks r ≤ k";
-  return `${preset.name}: ${words}${k === undefined ? "" : ` (k = ${k})`}`;
+  return `${preset.name}: ${words}${k === 0 ? "" : ` (k = ${k})`}`;
 }
 
 /** Mean of the non-NaN entries; 0 when there are none (an empty set scores nothing). */
@@ -235,3 +301,19 @@ export function meanIgnoringNaN(values: Float64Array): number {
   return count === 0 ? 0 : sum / count;
 }
 
+
+/** Every run's report and the metrics across runs (mean ± sample standard deviation). */
+export interface ScoreRunsResult {
+  reports: ScoreReport[];
+  aggregate: Record<string, RunAggregate>;
+}
+
+/**
+ * Scores several runs of one localizer (seeds, or repeated trials) against the same gold,
+ * preparing the gold once, and aggregates them across runs (domain.md §3).
+ */
+export function scoreRuns(input: Omit<ScoreLocalizationInput, "predictions"> & { runs: readonly ReadonlyMap<string, PredictionTargets>[] }): ScoreRunsResult {
+  const prepared = prepareGold(input);
+  const reports = input.runs.map((predictions) => scorePrepared(prepared, predictions));
+  return { reports, aggregate: aggregateRuns(reports) };
+}

@@ -29,8 +29,11 @@ export function spanOverlap(
   gold: readonly LineSpan[],
   options: { lineCounts?: ReadonlyMap<string, number> } = {},
 ): SpanOverlap {
-  const predictedSet = lineSetOf(predicted, options);
-  const goldSet = lineSetOf(gold, options);
+  return overlapOfLineSets(lineSetOf(predicted, options), lineSetOf(gold, options));
+}
+
+/** `spanOverlap` on line sets already built (gold sets are built once per benchmark). */
+export function overlapOfLineSets(predictedSet: LineSet, goldSet: LineSet): SpanOverlap {
   const result: SpanOverlap = {
     goldLines: lineCount(goldSet),
     predictedLines: lineCount(predictedSet),

@@ -27,5 +27,10 @@ export function symbolPathOf(id: string): string {
 
 /** Module ids of a ranked list of function ids, in order of first appearance. */
 export function moduleRanking(functionIds: readonly string[]): string[] {
-  return [...new Set(functionIds.map(moduleIdOf))];
+  const modules: string[] = [];
+  for (const id of functionIds) {
+    const module = moduleIdOf(id);
+    if (!modules.includes(module)) modules.push(module);
+  }
+  return modules;
 }

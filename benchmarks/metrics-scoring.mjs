@@ -1,0 +1,123 @@
+// Benchmark: scoring 10,000 instances × 20 runs of synthetic predictions (10 ranked files and
+// 5 line spans each) end to end through @loclab/metrics' public API (scoreLocalization under
+// the unified preset, then aggregateRuns). Target from issue 3: under 1 s on this machine.
+// The obvious alternative for the span level — explicit sets of "file:line" strings, the
+// definition taken literally — is timed on the same data in the same run for the ratio.
+// Figures are printed and written to results/bench-metrics-scoring.json; nothing is asserted.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { aggregateRuns, prepareGold, scoreLocalization, scorePrepared, spanOverlap } from "@loclab/metrics";
+
+const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+
+// A small seeded generator (mulberry32) so every run of the benchmark scores the same data.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = rng(42);
+const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+const fileName = (i) => `pkg/mod${i}/file${i}.py`;
+function distinctFiles(count) {
+  const chosen = new Set();
+  while (chosen.size < count) chosen.add(fileName(int(0, 40)));
+  return [...chosen];
+}
+
+const instanceIds = Array.from({ length: INSTANCES }, (_, i) => `org__repo-${i}`);
+const gold = new Map();
+for (const id of instanceIds) {
+  const files = Array.from({ length: int(1, 3) }, () => fileName(int(0, 40)));
+  const spans = files.map((path) => {
+    const start = int(1, 800);
+    return { path, startLine: start, endLine: start + int(0, 30) };
+  });
+  gold.set(id, { files: [...new Set(files)], functions: files.map((f) => `${f}:Cls.method${int(0, 5)}`), spans });
+}
+// Runs are generated one at a time (untimed), as a pipeline reads one run file after another;
+// only the scoring calls and the aggregation are timed.
+function makeRun() {
+  const predictions = new Map();
+  for (const id of instanceIds) {
+    // A ranking names each file once: 10 distinct files out of 41.
+    const files = distinctFiles(10);
+    const locations = Array.from({ length: 5 }, () => {
+      const start = int(1, 800);
+      return { path: files[int(0, 2)], startLine: start, endLine: start + int(0, 60) };
+    });
+    predictions.set(id, { files, functions: files.slice(0, 5).map((f) => `${f}:Cls.method${int(0, 5)}`), locations });
+  }
+  return predictions;
+}
+
+// Warm up the JIT on one run, then time everything: gold prepared once (as scoreRuns does),
+// each run scored against it, then the aggregation across runs.
+scoreLocalization({ instanceIds, gold, predictions: makeRun() });
+const reports = [];
+const prepareStart = performance.now();
+const prepared = prepareGold({ instanceIds, gold });
+let loclabMs = performance.now() - prepareStart;
+let lastRun;
+for (let run = 0; run < RUNS; run += 1) {
+  const predictions = makeRun();
+  const started = performance.now();
+  reports.push(scorePrepared(prepared, predictions));
+  loclabMs += performance.now() - started;
+  lastRun = predictions;
+}
+const aggregateStart = performance.now();
+const aggregate = aggregateRuns(reports);
+loclabMs += performance.now() - aggregateStart;
+
+// The literal alternative for spans only: a Set of "file:line" strings per side.
+function naiveSpanRecallPrecision(predicted, goldSpans) {
+  const lines = (spans) => {
+    const set = new Set();
+    for (const s of spans) for (let line = s.startLine; line <= s.endLine; line += 1) set.add(`${s.path}:${line}`);
+    return set;
+  };
+  const p = lines(predicted);
+  const g = lines(goldSpans);
+  let both = 0;
+  for (const line of p) if (g.has(line)) both += 1;
+  return [g.size === 0 ? 0 : both / g.size, p.size === 0 ? 0 : both / p.size];
+}
+const naiveStart = performance.now();
+for (let run = 0; run < RUNS; run += 1) for (const id of instanceIds) naiveSpanRecallPrecision(lastRun.get(id).locations, gold.get(id).spans);
+const naiveSpansMs = performance.now() - naiveStart;
+
+// loclab's span level alone, for a like-for-like ratio.
+const spansStart = performance.now();
+
+for (let run = 0; run < RUNS; run += 1) for (const id of instanceIds) spanOverlap(lastRun.get(id).locations, gold.get(id).spans);
+const loclabSpansMs = performance.now() - spansStart;
+
+const result = {
+  benchmark: "metrics-scoring",
+  node: process.version,
+  instances: INSTANCES,
+  runs: RUNS,
+  metricsPerRun: Object.keys(reports[0].metrics).length,
+  endToEndMs: +loclabMs.toFixed(1),
+  perRunMs: +(loclabMs / RUNS).toFixed(1),
+  targetMs: 1000,
+  spanLevel: {
+    loclabIntervalsMs: +loclabSpansMs.toFixed(1),
+    naiveLineSetsMs: +naiveSpansMs.toFixed(1),
+    speedup: +(naiveSpansMs / loclabSpansMs).toFixed(1),
+  },
+  sample: { "file.acc@1": aggregate["file.acc@1"], "span.coverageRecall": { mean: aggregate["span.coverageRecall"].mean, sd: aggregate["span.coverageRecall"].sd } },
+};
+const out = join(dirname(fileURLToPath(import.meta.url)), "..", "results", "bench-metrics-scoring.json");
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(result, (key, value) => (key === "values" ? undefined : value), 2)}\n`);
+console.log(JSON.stringify(result, (key, value) => (key === "values" ? undefined : value), 2));
+console.log(`wrote ${out}`);

@@ -62,6 +62,40 @@ describe("loclab gold", () => {
   });
 });
 
+describe("loclab score", () => {
+  const blagent = join(dataDir, "localization/blagent/gpt-oss-lite.jsonl");
+
+  it("prints one JSON object with unrounded fractions keyed <level>.<metric>[@k]", async () => {
+    const { stdout, stderr, exitCode } = await loclab(["score", "--benchmark", "lite", "--predictions", blagent, "--format", "blagent", "--preset", "blagent", "--json"]);
+    expect(exitCode).toBe(0);
+    const result = JSON.parse(stdout) as { preset: string; n: number; excluded: number; metrics: Record<string, number> };
+    expect(result).toMatchObject({ preset: "blagent", n: 300, excluded: 0 });
+    expect(Object.keys(result.metrics)).toEqual(["file.acc@1", "file.acc@3", "file.acc@5", "file.acc@10", "file.mrr"]);
+    expect(result.metrics["file.acc@1"]).toBe(236 / 300);
+    expect(stderr).toMatch(/300 predictions read; 0 for ids not in lite/);
+  });
+
+  it("takes --k and defaults to the unified preset", async () => {
+    const { stdout, exitCode } = await loclab(["score", "-b", "lite", "-p", blagent, "-f", "blagent", "--k", "2,4", "--json"]);
+    expect(exitCode).toBe(0);
+    const { preset, metrics } = JSON.parse(stdout) as { preset: string; metrics: Record<string, number> };
+    expect(preset).toBe("unified");
+    expect(Object.keys(metrics).filter((key) => key.startsWith("file."))).toEqual([
+      "file.hit@2", "file.hit@4", "file.acc@2", "file.acc@4", "file.recall@2", "file.recall@4", "file.precision@2", "file.precision@4", "file.mrr", "file.map",
+    ]);
+    for (const value of Object.values(metrics)) expect(value >= 0 && value <= 1).toBe(true);
+  });
+
+  it("names a bad --k value and an unknown format", async () => {
+    const badK = await loclab(["score", "-b", "lite", "-p", blagent, "-f", "blagent", "--k", "1,zero"]);
+    expect(badK.exitCode).toBe(1);
+    expect(badK.stderr).toContain('loclab: error: --k: "zero" is not a positive integer');
+    const badFormat = await loclab(["score", "-b", "lite", "-p", blagent, "-f", "swe-agent"]);
+    expect(badFormat.exitCode).toBe(1);
+    expect(badFormat.stderr).toMatch(/argument 'swe-agent' is invalid\. Allowed choices are locagent, agentless, blagent, loclab/);
+  });
+});
+
 describe("loclab reproduce", () => {
   it("writes the gold summary artifact, CSVs and charts", async () => {
     const out = join(scratch, "results");
@@ -82,5 +116,9 @@ describe("loclab reproduce", () => {
     expect(csv).toHaveLength(1 + 1360);
     expect(readFileSync(join(out, "instances-per-repo.svg"), "utf8")).toMatch(/^<svg/);
     expect(readFileSync(join(out, "gold-files-per-instance.png")).subarray(1, 4).toString()).toBe("PNG");
+    const leaderboard = readFileSync(join(out, "localization-leaderboard.csv"), "utf8").trim().split("\n");
+    expect(leaderboard[0]).toBe("system,benchmark,preset,n,excluded,file@1,file@5,file recall@5,file MRR,module@5,function@5");
+    expect(leaderboard).toHaveLength(1 + 2 * 16);
+    expect(leaderboard).toContain("blagent/claude-4-6,lite,blagent,300,0,0.8666666666666667,0.9466666666666667,,0.9008611111111111,,");
   });
 });

@@ -1,6 +1,7 @@
 export { barChart, type BarChartOptions, type BarSort } from "./bar-chart.js";
 export { heatmap, type HeatmapOptions } from "./heatmap.js";
 export { histogram, type HistogramOptions, type HistogramBins } from "./histogram.js";
+export { lineChart, type LineChartOptions } from "./line-chart.js";
 export { type ChartSize } from "./chart-size.js";
 export { type FieldOption, type FieldSpec, type FieldType } from "./field.js";
 export { chartConfig, CHART_FONT } from "./theme.js";

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerBenchmarksCommand } from "./commands/benchmarks.js";
 import { registerGoldCommand } from "./commands/gold.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
+import { registerScoreCommand } from "./commands/score.js";
 import { cliVersion } from "./provenance.js";
 
 /** The `loclab` program with every subcommand registered; `bin.ts` runs it. */
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerBenchmarksCommand(program);
   registerGoldCommand(program);
+  registerScoreCommand(program);
   registerReproduceCommand(program);
   return program;
 }

@@ -40,4 +40,9 @@ export interface Preset {
   stripInitSuffix: boolean;
   /** An instance whose prediction names no file misses at every level (CoSIL). */
   emptyFilesMeansMiss: boolean;
+  /**
+   * |G| counts repeated gold entries (LocAgent sizes its ideal vector by the length of its
+   * gold list, which repeats some modules); otherwise |G| is the number of distinct items.
+   */
+  goldSizeCountsRepeats: boolean;
 }

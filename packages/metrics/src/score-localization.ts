@@ -80,6 +80,8 @@ interface PreparedLevel {
   rule: LevelRule;
   keys: MetricKey[];
   gold: (ReadonlySet<string> | null)[];
+  /** |G| per instance under the preset's rule (see `Preset.goldSizeCountsRepeats`). */
+  goldSizes: Int32Array;
   included: number;
   maxK: number;
 }
@@ -96,16 +98,18 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
     if (!ids.some((id) => goldAt(level, input.gold.get(id)) !== undefined)) continue;
     const rule: LevelRule = input.ks ? { ...baseRule, ks: [...input.ks] } : baseRule;
     let included = 0;
-    const gold = ids.map((id) => {
+    const goldSizes = new Int32Array(ids.length);
+    const gold = ids.map((id, i) => {
       if (preset.excludedIds.has(id)) return null;
       let list = goldAt(level, input.gold.get(id)) ?? [];
       if (level === "function" && preset.symbolMatch === "name-only") list = list.map(symbolNameOf);
       const set = new Set(list);
       if (set.size === 0 && preset.excludeEmptyGold) return null;
+      goldSizes[i] = preset.goldSizeCountsRepeats ? list.length : set.size;
       included += 1;
       return set;
     });
-    levels.push({ level, rule, keys: metricKeys(level, rule, preset), gold, included, maxK: Math.max(...rule.ks) });
+    levels.push({ level, rule, keys: metricKeys(level, rule, preset), gold, goldSizes, included, maxK: Math.max(...rule.ks) });
     if (level === "file") fileIncluded = included;
   }
   const spans = preset.spans
@@ -143,10 +147,11 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
     const prediction = predictions.get(ids[i] as string);
     if (!prediction) missingPredictions += 1;
     for (let l = 0; l < levels.length; l += 1) {
-      const { level, rule, keys, gold, maxK } = levels[l] as PreparedLevel;
+      const { level, rule, keys, gold, goldSizes, maxK } = levels[l] as PreparedLevel;
       const goldSet = gold[i];
       if (!goldSet) continue;
       const profile = fillRankProfile(scratch, predictedAt(level, prediction, preset), goldSet);
+      profile.goldSize = goldSizes[i] as number;
       const levelValues = values[l] as Float64Array[];
       const levelSums = sums[l] as Float64Array;
       for (let m = 0; m < keys.length; m += 1) {

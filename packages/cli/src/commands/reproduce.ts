@@ -1,15 +1,9 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
-import { barChart, writeChart } from "@loclab/charts";
-import { BENCHMARKS, type BenchmarkName, isBenchmarkName, loadBenchmark } from "@loclab/datasets";
-import { type BenchmarkGoldSummary, extractGold, summarizeGold } from "@loclab/gold";
-import { makeArtifact } from "@loclab/schemas";
-import * as aq from "arquero";
+import { mkdir } from "node:fs/promises";
+import { relative, resolve } from "node:path";
+import { BENCHMARKS, type BenchmarkName, isBenchmarkName } from "@loclab/datasets";
 import type { Command } from "commander";
-import { type BenchmarkGoldReport, benchmarkGoldReport } from "../gold-report.js";
-import { progress } from "../progress.js";
-import { provenanceNow } from "../provenance.js";
-import { printTable } from "../table.js";
+import { goldStage } from "../reproduce/gold-stage.js";
+import { leaderboardStage } from "../reproduce/leaderboard-stage.js";
 
 interface ReproduceOptions {
   out: string;
@@ -17,20 +11,17 @@ interface ReproduceOptions {
   dataDir?: string;
 }
 
-/** How many repositories the "instances per repository" chart shows (Loc-Bench has 160+). */
-const TOP_REPOS = 15;
-
 /**
- * `loclab reproduce`: the main job on the bundled data. At this stage: load the benchmarks,
- * extract gold locations (domain.md §2) and write a summary to `results/`. Later stages
- * (metrics, statistics, controls) add their tables here.
+ * `loclab reproduce`: the main job on the bundled data, stage by stage, each writing its
+ * tables and charts to `results/`: (1) benchmarks and gold locations (domain.md §2);
+ * (2) the localization leaderboard of the bundled peer outputs (domain.md §3).
  */
 export function registerReproduceCommand(program: Command): void {
   program
     .command("reproduce")
     .description("run the main job on the bundled data and write its tables and charts to results/")
     .option("-o, --out <dir>", "output folder", "results")
-    .option("--benchmarks <names>", "comma-separated benchmarks", Object.keys(BENCHMARKS).join(","))
+    .option("--benchmarks <names>", "comma-separated benchmarks for the gold stage", Object.keys(BENCHMARKS).join(","))
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: ReproduceOptions) => {
       const started = performance.now();
@@ -39,91 +30,16 @@ export function registerReproduceCommand(program: Command): void {
       if (unknown.length > 0) throw new Error(`unknown benchmark(s) ${unknown.join(", ")}; expected some of ${Object.keys(BENCHMARKS).join(", ")}`);
       const out = resolve(options.out);
       await mkdir(out, { recursive: true });
+      const dataDir = options.dataDir ? { dataDir: options.dataDir } : {};
 
-      const summaries: BenchmarkGoldSummary[] = [];
-      const reports: BenchmarkGoldReport[] = [];
-      for (const name of names as BenchmarkName[]) {
-        progress(`loading ${name}`);
-        const benchmark = await loadBenchmark(name, options.dataDir ? { dataDir: options.dataDir } : {});
-        const { golds, failures } = extractGold(benchmark.instances);
-        const summary = summarizeGold(name, benchmark.instances, golds);
-        summaries.push(summary);
-        reports.push(benchmarkGoldReport(summary, benchmark.path, failures));
-        progress(`${name}: ${benchmark.instances.length} instances, ${summary.repos.length} repositories, ${failures.length} gold failures`);
-        for (const failure of failures) process.stderr.write(`loclab: gold failed: ${failure.message}\n`);
-      }
+      process.stdout.write("== benchmarks and gold locations\n");
+      const gold = await goldStage({ out, benchmarks: names as BenchmarkName[], ...dataDir });
+      process.stdout.write("\n== localization leaderboard (unified vs. each peer's own preset)\n");
+      const leaderboard = await leaderboardStage({ out, ...dataDir });
 
-      const written = await writeResults(out, summaries, reports, { benchmarks: names, dataDir: options.dataDir ?? null });
-      printTable(
-        reports.map((report) => ({
-          benchmark: report.benchmark,
-          instances: report.instances,
-          repos: report.repos,
-          goldFilesMean: round(report.goldFilesPerInstance.mean),
-          goldFilesMax: report.goldFilesPerInstance.max,
-          multiFile: report.multiFileInstances,
-          spansMean: round(report.spansPerInstance.mean),
-          withCreated: report.instancesWithCreatedFiles,
-          failures: report.failures.length,
-        })),
-      );
-      process.stdout.write(`wrote ${written.map((path) => relative(process.cwd(), path)).join(", ")}\n`);
+      const written = [...gold.written, ...leaderboard.written];
+      process.stdout.write(`\nwrote ${written.map((path) => relative(process.cwd(), path)).join(", ")}\n`);
       process.stdout.write(`reproduce finished in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-      if (reports.some((report) => report.failures.length > 0)) process.exitCode = 1;
+      if (gold.failures > 0) process.exitCode = 1;
     });
-}
-
-async function writeResults(
-  out: string,
-  summaries: BenchmarkGoldSummary[],
-  reports: BenchmarkGoldReport[],
-  inputs: Record<string, unknown>,
-): Promise<string[]> {
-  const provenance = provenanceNow(inputs);
-  const written: string[] = [];
-  const write = async (name: string, text: string) => {
-    const path = join(out, name);
-    await writeFile(path, text);
-    written.push(path);
-  };
-
-  await write("gold-summary.json", `${JSON.stringify(makeArtifact("gold-summary", { benchmarks: reports }, provenance), null, 2)}\n`);
-  const perInstance = summaries.flatMap((summary) => summary.perInstance.map((row) => ({ benchmark: summary.benchmark, ...row })));
-  await write("gold-per-instance.csv", aq.from(perInstance).toCSV());
-  const perRepo = summaries.flatMap((summary) => summary.repos.map((row) => ({ benchmark: summary.benchmark, ...row })));
-  await write("gold-per-repo.csv", aq.from(perRepo).toCSV());
-
-  const topRepos = new Set(
-    aq
-      .from(perRepo)
-      .groupby("repo")
-      .rollup({ instances: aq.op.sum("instances") })
-      .orderby(aq.desc("instances"), "repo")
-      .objects({ limit: TOP_REPOS })
-      .map((row) => (row as { repo: string }).repo),
-  );
-  const reposChart = barChart({
-    data: perRepo.filter((row) => topRepos.has(row.repo)).map(({ benchmark, repo, instances }) => ({ benchmark, repo, instances })),
-    x: { field: "repo", title: "repository" },
-    y: { field: "instances", title: "instances" },
-    color: { field: "benchmark" },
-    horizontal: true,
-    sort: "value-descending",
-    title: `Instances per repository (top ${TOP_REPOS})`,
-  });
-  written.push(...(await writeChart(reposChart, join(out, "instances-per-repo"), { formats: ["svg", "png"] })));
-
-  const filesChart = barChart({
-    data: perInstance.map((row) => ({ benchmark: row.benchmark, goldFiles: row.goldFiles >= 5 ? "5+" : String(row.goldFiles), instances: 1 })),
-    x: { field: "goldFiles", title: "gold files per instance", type: "ordinal" },
-    y: { field: "instances", title: "instances" },
-    color: { field: "benchmark" },
-    title: "Gold files per instance",
-  });
-  written.push(...(await writeChart(filesChart, join(out, "gold-files-per-instance"), { formats: ["svg", "png"] })));
-  return written;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

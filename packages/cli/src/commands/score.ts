@@ -1,0 +1,68 @@
+import { PRESET_NAMES } from "@loclab/metrics";
+import { PREDICTION_FORMATS, type PredictionFormat } from "@loclab/predictions";
+import { scorePredictionsFile } from "@loclab/scoring";
+import { type Command, Option } from "commander";
+import { progress } from "../progress.js";
+import { printTable } from "../table.js";
+
+interface ScoreCommandOptions {
+  benchmark: string;
+  predictions: string;
+  format: PredictionFormat;
+  preset: string;
+  k?: string;
+  json?: boolean;
+  dataDir?: string;
+}
+
+/** Parses `--k 1,3,5,10` into positive integers, naming the bad item. */
+export function parseKs(text: string): number[] {
+  return text.split(",").map((item) => {
+    const k = Number(item.trim());
+    if (!Number.isInteger(k) || k < 1) throw new Error(`--k: ${JSON.stringify(item)} is not a positive integer`);
+    return k;
+  });
+}
+
+/**
+ * `loclab score`: one prediction file scored against a benchmark under a preset. `--json`
+ * prints `{"preset", "n", "excluded", "metrics": {"file.acc@1": …}}` with unrounded
+ * fractions; the reader's report (duplicates removed, unknown ids, …) goes to stderr.
+ */
+export function registerScoreCommand(program: Command): void {
+  program
+    .command("score")
+    .description("score a localizer's predictions against a benchmark's gold (domain.md §3)")
+    .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
+    .requiredOption("-p, --predictions <file>", "the predictions file")
+    .addOption(new Option("-f, --format <format>", "the predictions file's format").choices([...PREDICTION_FORMATS]).makeOptionMandatory())
+    .addOption(new Option("--preset <preset>", "the scoring rules").choices([...PRESET_NAMES]).default("unified"))
+    .option("--k <list>", "comma-separated k values, replacing the preset's (e.g. 1,3,5,10)")
+    .option("--json", "print one JSON object")
+    .option("--data-dir <dir>", "the shared data folder")
+    .action(async (options: ScoreCommandOptions) => {
+      const result = await scorePredictionsFile({
+        benchmark: options.benchmark,
+        predictions: options.predictions,
+        format: options.format,
+        preset: options.preset,
+        ...(options.k ? { ks: parseKs(options.k) } : {}),
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      });
+      const { report, read } = result;
+      progress(
+        `${read.records} predictions read; ${read.unknownInstanceIds.length} for ids not in ${result.benchmark} (ignored); ` +
+          `${read.duplicateInstanceIds.length} repeated ids; ${read.duplicatesRemoved} repeated ranking entries removed; ` +
+          `${report.missingPredictions} instances without a prediction (scored 0); gold: ${result.goldSource}`,
+      );
+      if (read.unknownInstanceIds.length > 0) progress(`unknown ids: ${read.unknownInstanceIds.slice(0, 10).join(", ")}${read.unknownInstanceIds.length > 10 ? ", …" : ""}`);
+      for (const failure of result.patchFailures) progress(`gold failed: ${failure.message}`);
+      const metrics = Object.fromEntries(Object.values(report.metrics).map((metric) => [metric.key, metric.value]));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ preset: report.preset, benchmark: result.benchmark, n: report.n, excluded: report.excluded, metrics })}\n`);
+        return;
+      }
+      process.stdout.write(`preset ${report.preset} on ${result.benchmark}: n = ${report.n}, excluded = ${report.excluded}\n`);
+      printTable(Object.values(report.metrics).map((metric) => ({ metric: metric.key, value: metric.value.toFixed(4), n: metric.n, excluded: metric.excluded })));
+    });
+}

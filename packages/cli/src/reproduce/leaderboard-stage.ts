@@ -1,0 +1,57 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { lineChart, writeChart } from "@loclab/charts";
+import { leaderboardRows, leaderboardWide, recallCurves, scorePeerLeaderboard } from "@loclab/scoring";
+import { makeArtifact } from "@loclab/schemas";
+import * as aq from "arquero";
+import { progress } from "../progress.js";
+import { provenanceNow } from "../provenance.js";
+import { printTable } from "../table.js";
+
+/**
+ * Stage 2 of `loclab reproduce`: every localization output bundled in the data folder,
+ * scored under the unified definitions and under its own peer preset (domain.md §3), side by
+ * side; plus recall@k curves. Writes `localization-leaderboard.{csv,json}`, the long form
+ * (every metric) and the curves chart.
+ */
+export async function leaderboardStage(options: { out: string; dataDir?: string }): Promise<{ written: string[] }> {
+  const entries = await scorePeerLeaderboard({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    onProgress: (done, total, system) => progress(`leaderboard ${done}/${total}: ${system}`),
+  });
+  const wide = leaderboardWide(entries);
+  const long = leaderboardRows(entries);
+  const written: string[] = [];
+  const write = async (name: string, text: string) => {
+    const path = join(options.out, name);
+    await writeFile(path, text);
+    written.push(path);
+  };
+  await write("localization-leaderboard.csv", aq.from(wide).toCSV());
+  await write("localization-leaderboard-long.csv", aq.from(long).toCSV());
+  const provenance = provenanceNow({ dataDir: options.dataDir ?? null, files: entries.map((entry) => entry.output.file) });
+  const payload = entries.map(({ output, unified, own }) => ({
+    ...output,
+    unified: { n: unified.report.n, excluded: unified.report.excluded, gold: unified.goldSource, metrics: valuesOf(unified.report.metrics) },
+    own: { n: own.report.n, excluded: own.report.excluded, gold: own.goldSource, metrics: valuesOf(own.report.metrics) },
+    read: { records: unified.read.records, duplicatesRemoved: unified.read.duplicatesRemoved, unknownInstanceIds: unified.read.unknownInstanceIds.length, emptyFileRankings: unified.read.emptyFileRankings },
+  }));
+  await write("localization-leaderboard.json", `${JSON.stringify(makeArtifact("localization-leaderboard", payload, provenance), null, 2)}\n`);
+  const curves = lineChart({
+    data: recallCurves(entries),
+    x: { field: "k", title: "k" },
+    y: { field: "recall", title: "file recall@k (unified)" },
+    color: { field: "label", title: "system (benchmark)" },
+    yDomain: [0, 1],
+    title: "File-level recall@k of the bundled localizers",
+  });
+  written.push(...(await writeChart(curves, join(options.out, "localization-recall-curves"), { formats: ["svg", "png"] })));
+  printTable(
+    wide.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === "number" && !Number.isInteger(value) ? value.toFixed(4) : (value ?? "")]))),
+  );
+  return { written };
+}
+
+function valuesOf(metrics: Record<string, { value: number }>): Record<string, number> {
+  return Object.fromEntries(Object.entries(metrics).map(([key, metric]) => [key, metric.value]));
+}

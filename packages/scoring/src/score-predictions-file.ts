@@ -1,0 +1,65 @@
+import { loadBenchmark } from "@loclab/datasets";
+import { type PredictionTargets, type ScoreReport, scoreLocalization } from "@loclab/metrics";
+import { type PredictionFormat, type ReadReport, readPredictions } from "@loclab/predictions";
+import { buildGold } from "./build-gold.js";
+import { loadPreset } from "./load-preset.js";
+
+export interface ScorePredictionsFileOptions {
+  /** `lite`, `verified`, `locbench`, or a JSONL path of SWE-bench rows. */
+  benchmark: string;
+  predictions: string;
+  format: PredictionFormat;
+  /** Default `unified`. */
+  preset?: string;
+  /** Replaces the preset's k values. */
+  ks?: readonly number[];
+  dataDir?: string;
+}
+
+export interface ScorePredictionsFileResult {
+  benchmark: string;
+  predictionsFile: string;
+  format: PredictionFormat;
+  report: ScoreReport;
+  read: ReadReport;
+  goldSource: string;
+  /** Instances whose gold patch failed to parse (excluded; see `patchFailures`). */
+  patchFailures: { instanceId: string; message: string }[];
+}
+
+/**
+ * Scores one prediction file against a benchmark under a preset: loads the benchmark,
+ * reads the predictions (normalizing paths with each instance's repository), builds the
+ * preset's gold, and applies `scoreLocalization` over the benchmark's instance ids.
+ * Predictions for ids outside the benchmark are reported by the reader and never scored.
+ */
+export async function scorePredictionsFile(options: ScorePredictionsFileOptions): Promise<ScorePredictionsFileResult> {
+  const dataDirOption = options.dataDir ? { dataDir: options.dataDir } : {};
+  const preset = loadPreset(options.preset ?? "unified", dataDirOption);
+  const benchmark = await loadBenchmark(options.benchmark, dataDirOption);
+  const repoOf = new Map(benchmark.instances.map((instance) => [instance.instance_id, instance.repo]));
+  const instanceIds = benchmark.instances.map((instance) => instance.instance_id);
+  const { predictions, report: read } = await readPredictions(options.predictions, {
+    format: options.format,
+    instanceIds,
+    repoOf: (id) => repoOf.get(id),
+  });
+  const built = await buildGold({
+    preset,
+    benchmark: options.benchmark,
+    instances: benchmark.instances,
+    predictionsFile: options.predictions,
+    ...dataDirOption,
+  });
+  const byId = new Map<string, PredictionTargets>(predictions.map((prediction) => [prediction.instanceId, prediction]));
+  const report = scoreLocalization({ instanceIds, gold: built.gold, predictions: byId, preset, ...(options.ks ? { ks: options.ks } : {}) });
+  return {
+    benchmark: benchmark.name,
+    predictionsFile: options.predictions,
+    format: options.format,
+    report,
+    read,
+    goldSource: built.source,
+    patchFailures: built.patchFailures,
+  };
+}

@@ -4,7 +4,7 @@ import { type RankProfile, apSumOf, fillRankProfile, hitsAtKOf, newRankProfile }
 import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
 import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } from "./preset.js";
 import { UNIFIED } from "./presets.js";
-import { overlapOfLineSets, spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
+import { overlapWithGoldLineSet, spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
 import { moduleRanking, symbolNameOf } from "./symbol-ids.js";
 
 /** What an instance's gold offers at each level; a level left undefined is not scored. */
@@ -80,6 +80,7 @@ interface PreparedLevel {
   rule: LevelRule;
   keys: MetricKey[];
   gold: (ReadonlySet<string> | null)[];
+  rules: ValueRules;
   /** |G| per instance under the preset's rule (see `Preset.goldSizeCountsRepeats`). */
   goldSizes: Int32Array;
   included: number;
@@ -109,7 +110,14 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
       included += 1;
       return set;
     });
-    levels.push({ level, rule, keys: metricKeys(level, rule, preset), gold, goldSizes, included, maxK: Math.max(...rule.ks) });
+    const maxK = Math.max(...rule.ks);
+    const rules: ValueRules = {
+      recallOverMinGoldMaxK: preset.recallDenominator === "min-gold-max-k",
+      mapOverK: preset.mapRule === "divide-by-k",
+      cutoff: rule.cutoff ?? Number.POSITIVE_INFINITY,
+      maxK,
+    };
+    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldSizes, included, maxK });
     if (level === "file") fileIncluded = included;
   }
   const spans = preset.spans
@@ -147,7 +155,7 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
     const prediction = predictions.get(ids[i] as string);
     if (!prediction) missingPredictions += 1;
     for (let l = 0; l < levels.length; l += 1) {
-      const { level, rule, keys, gold, goldSizes, maxK } = levels[l] as PreparedLevel;
+      const { level, rules, keys, gold, goldSizes } = levels[l] as PreparedLevel;
       const goldSet = gold[i];
       if (!goldSet) continue;
       const profile = fillRankProfile(scratch, predictedAt(level, prediction, preset), goldSet);
@@ -156,7 +164,7 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
       const levelSums = sums[l] as Float64Array;
       for (let m = 0; m < keys.length; m += 1) {
         const key = keys[m] as MetricKey;
-        const value = rankingValue(key.metric, key.k, profile, rule, preset, maxK);
+        const value = rankingValue(key.code, key.k, profile, rules);
         (levelValues[m] as Float64Array)[i] = value;
         levelSums[m] = (levelSums[m] as number) + value;
       }
@@ -202,41 +210,61 @@ function predictedAt(level: Level, prediction: PredictionTargets | undefined, pr
 interface MetricKey {
   key: string;
   metric: RankingMetric;
+  /** `metric` as a small integer, so the per-instance loop switches on numbers. */
+  code: MetricCode;
   /** 0 for metrics without k. */
   k: number;
 }
+
+const enum MetricCode {
+  Hit,
+  Acc,
+  Recall,
+  Precision,
+  Mrr,
+  Map,
+}
+const CODES: Record<RankingMetric, MetricCode> = { hit: MetricCode.Hit, acc: MetricCode.Acc, recall: MetricCode.Recall, precision: MetricCode.Precision, mrr: MetricCode.Mrr, map: MetricCode.Map };
 
 function metricKeys(level: Level, rule: LevelRule, preset: Preset): MetricKey[] {
   const keys: MetricKey[] = [];
   for (const metric of rule.metrics) {
     const perK = metric === "hit" || metric === "acc" || metric === "recall" || metric === "precision" || (metric === "map" && preset.mapRule === "divide-by-k");
-    if (perK) for (const k of rule.ks) keys.push({ key: `${level}.${metric}@${k}`, metric, k });
-    else keys.push({ key: `${level}.${metric}`, metric, k: 0 });
+    if (perK) for (const k of rule.ks) keys.push({ key: `${level}.${metric}@${k}`, metric, code: CODES[metric], k });
+    else keys.push({ key: `${level}.${metric}`, metric, code: CODES[metric], k: 0 });
   }
   return keys;
+}
+
+/** The preset's per-metric rule switches, read once per level instead of per value. */
+interface ValueRules {
+  recallOverMinGoldMaxK: boolean;
+  mapOverK: boolean;
+  cutoff: number;
+  maxK: number;
 }
 
 /**
  * One metric of one instance, read off its rank profile. Each branch is the definition of
  * the single-metric function named beside it (tested equal on random rankings).
  */
-function rankingValue(metric: RankingMetric, k: number, profile: RankProfile, rule: LevelRule, preset: Preset, maxK: number): number {
+function rankingValue(code: MetricCode, k: number, profile: RankProfile, rules: ValueRules): number {
   const goldSize = profile.goldSize;
   if (goldSize === 0) return 0;
-  switch (metric) {
-    case "hit": // hitAtK
+  switch (code) {
+    case MetricCode.Hit: // hitAtK
       return hitsAtKOf(profile, k) > 0 ? 1 : 0;
-    case "acc": // accAtK
+    case MetricCode.Acc: // accAtK
       return hitsAtKOf(profile, k) >= Math.min(goldSize, k) ? 1 : 0;
-    case "recall": // recallAtK
-      return hitsAtKOf(profile, k) / (preset.recallDenominator === "min-gold-max-k" ? Math.min(goldSize, maxK) : goldSize);
-    case "precision": // precisionAtK
+    case MetricCode.Recall: // recallAtK
+      return hitsAtKOf(profile, k) / (rules.recallOverMinGoldMaxK ? Math.min(goldSize, rules.maxK) : goldSize);
+    case MetricCode.Precision: // precisionAtK
       return hitsAtKOf(profile, k) / k;
-    case "mrr": // reciprocalRank
-      return profile.firstGoldRank === 0 || (rule.cutoff !== undefined && profile.firstGoldRank > rule.cutoff) ? 0 : 1 / profile.firstGoldRank;
-    case "map": // averagePrecision
-      if (preset.mapRule === "divide-by-k") return apSumOf(profile, k) / k;
-      return apSumOf(profile, rule.cutoff ?? profile.length) / goldSize;
+    case MetricCode.Mrr: // reciprocalRank
+      return profile.firstGoldRank === 0 || profile.firstGoldRank > rules.cutoff ? 0 : 1 / profile.firstGoldRank;
+    case MetricCode.Map: // averagePrecision
+      if (rules.mapOverK) return apSumOf(profile, k) / k;
+      return apSumOf(profile, rules.cutoff) / goldSize;
   }
 }
 
@@ -252,7 +280,7 @@ function scoreSpans(prepared: PreparedGold, predictions: ReadonlyMap<string, Pre
   for (let i = 0; i < ids.length; i += 1) {
     const goldSpans = goldSpansOf[i];
     if (!goldSpans) continue;
-    const overlap = overlapOfLineSets(lineSetOf(predictions.get(ids[i] as string)?.locations ?? []), goldSpans);
+    const overlap = overlapWithGoldLineSet(predictions.get(ids[i] as string)?.locations ?? [], goldSpans);
     included += 1;
     recall[i] = spanCoverageRecall(overlap) ?? Number.NaN;
     precision[i] = spanPrecision(overlap);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type LineSpan, type SpanOverlap, lineCount, lineSetOf, spanCoverageRecall, spanOverlap, spanPrecision, spanTightness } from "../src/index.js";
+import { type LineSpan, type SpanOverlap, lineCount, overlapWithGoldLineSet, lineSetOf, spanCoverageRecall, spanOverlap, spanPrecision, spanTightness } from "../src/index.js";
 
 const span = (path: string, startLine: number, endLine: number): LineSpan => ({ path, startLine, endLine });
 
@@ -125,6 +125,16 @@ describe("span metrics, properties", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("the scorer's fast path (no predicted line set) equals spanOverlap", () => {
+    fc.assert(
+      fc.property(arbSpans, arbSpans, (predicted, gold) => {
+        expectSameOverlap(overlapWithGoldLineSet(predicted, lineSetOf(gold)), spanOverlap(predicted, gold));
+      }),
+      { numRuns: 500 },
+    );
+    expect(() => overlapWithGoldLineSet([span("a.py", 4, 2)], lineSetOf([]))).toThrow("invalid span a.py:4-2");
   });
 
   it("lines past a file's end are clipped away when its length is known", () => {

@@ -3,15 +3,8 @@ import { z } from "zod";
 import { collectPredictions } from "./collect-predictions.js";
 import type { ReadPredictionsOptions, ReadPredictionsResult } from "./read-types.js";
 
-/**
- * `PredictionSchema` plus `schemaVersion`. The cast restores the type only: the declared return
- * type of `versionedRecordSchema` widens the record's fields to an index signature (its
- * generic `extend`), while the schema it builds at run time is exactly this one.
- */
-const VersionedPredictionSchema = versionedRecordSchema(PredictionSchema) as unknown as z.ZodType<
-  Prediction & { schemaVersion: SchemaVersion },
-  unknown
->;
+/** `PredictionSchema` plus `schemaVersion`. */
+const VersionedPredictionSchema: z.ZodType<Prediction & { schemaVersion: SchemaVersion }, unknown> = versionedRecordSchema(PredictionSchema);
 
 /**
  * One line of a loclab predictions file: a `Prediction` stamped with `schemaVersion`

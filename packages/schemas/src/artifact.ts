@@ -40,7 +40,8 @@ export function makeArtifact<T>(kind: string, data: T, provenance: Provenance): 
  * A JSONL record as saved by loclab: the record plus `schemaVersion`, so each line of a
  * predictions or gold file can be checked on its own (files are appended to line by line).
  */
-export function versionedRecordSchema<T extends z.ZodObject>(record: T) {
+export function versionedRecordSchema<Shape extends z.ZodRawShape>(record: z.ZodObject<Shape>) {
+  // Generic over the shape (not the object type) so the result keeps the record's field types.
   return record.extend({ schemaVersion: z.literal(SCHEMA_VERSION) });
 }
 

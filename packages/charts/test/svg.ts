@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+import { renderSvg } from "../src/index.js";
 /**
  * Small readers for the SVG that Vega writes, so tests can check what was drawn
  * (how many bars, which labels) rather than snapshotting thousands of characters.
@@ -48,4 +50,13 @@ export function svgSize(svg: string): { width: number; height: number } {
     width: Number(/\swidth="([\d.]+)"/.exec(root)?.[1]),
     height: Number(/\sheight="([\d.]+)"/.exec(root)?.[1]),
   };
+}
+
+/** Renders a spec, failing the test on any Vega warning (our builders should trigger none) or malformed SVG. */
+export async function renderChecked(spec: Parameters<typeof renderSvg>[0]): Promise<string> {
+  const warnings: string[] = [];
+  const svg = await renderSvg(spec, { onWarning: (message) => warnings.push(message) });
+  expect(warnings).toEqual([]);
+  assertWellFormedXml(svg);
+  return svg;
 }

@@ -1,4 +1,4 @@
-import { type LineSet, type LineSpan, lineCount, lineSetOf } from "./line-spans.js";
+import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
 
 /**
  * The raw counts behind the span metrics of one instance (domain.md §3, span level), kept
@@ -29,44 +29,16 @@ export function spanOverlap(
   gold: readonly LineSpan[],
   options: { lineCounts?: ReadonlyMap<string, number> } = {},
 ): SpanOverlap {
-  return overlapOfLineSets(lineSetOf(predicted, options), lineSetOf(gold, options));
+  const { lineCounts } = options;
+  const clipped = lineCounts ? predicted.flatMap((span) => clipSpan(span, lineCounts.get(span.path))) : predicted;
+  return overlapWithGoldLineSet(clipped, lineSetOf(gold, options));
 }
 
-/** `spanOverlap` on line sets already built (gold sets are built once per benchmark). */
-export function overlapOfLineSets(predictedSet: LineSet, goldSet: LineSet): SpanOverlap {
-  const result: SpanOverlap = {
-    goldLines: lineCount(goldSet),
-    predictedLines: lineCount(predictedSet),
-    overlapLines: 0,
-    tightnessSum: 0,
-    tightnessCount: 0,
-  };
-  for (const [path, goldIntervals] of goldSet) {
-    const predictedIntervals = predictedSet.get(path);
-    if (predictedIntervals) compareFile(goldIntervals, predictedIntervals, result);
-  }
-  return result;
-}
-
-function compareFile(gold: [number, number][], predicted: [number, number][], into: SpanOverlap): void {
-  let first = 0; // first predicted interval that may still overlap the current gold interval
-  for (const [goldStart, goldEnd] of gold) {
-    while (first < predicted.length && (predicted[first] as [number, number])[1] < goldStart) first += 1;
-    let best = 0;
-    for (let i = first; i < predicted.length; i += 1) {
-      const [start, end] = predicted[i] as [number, number];
-      if (start > goldEnd) break;
-      const overlap = Math.min(end, goldEnd) - Math.max(start, goldStart) + 1;
-      if (overlap <= 0) continue;
-      into.overlapLines += overlap;
-      const union = goldEnd - goldStart + 1 + (end - start + 1) - overlap;
-      best = Math.max(best, overlap / union);
-    }
-    if (best > 0) {
-      into.tightnessSum += best;
-      into.tightnessCount += 1;
-    }
-  }
+/** A span cut at its file's last line (validated first, so a bad span still names itself). */
+function clipSpan(span: LineSpan, lastLine: number | undefined): LineSpan[] {
+  lineSetOf([span]);
+  if (lastLine === undefined || span.endLine <= lastLine) return [span];
+  return span.startLine > lastLine ? [] : [{ ...span, endLine: lastLine }];
 }
 
 /** Coverage recall |L(P) ∩ L(G)| / |L(G)|; undefined when the gold covers no line (excluded). */
@@ -87,13 +59,12 @@ export function spanTightness(overlap: SpanOverlap): number | undefined {
   return overlap.tightnessCount === 0 ? undefined : overlap.tightnessSum / overlap.tightnessCount;
 }
 
-export type { LineSet };
 
 /**
- * `overlapOfLineSets(lineSetOf(predicted), gold)` without building the predicted line set:
- * the predicted spans are sorted in place of a scratch copy and merged on the fly, per file.
- * This is the scorer's hot path (a prediction's spans are new every run; gold sets are
- * prepared once); it is tested equal to `spanOverlap` on random spans.
+ * The overlap of predicted spans with a gold line set (built once per benchmark by
+ * `lineSetOf`): the predicted spans are sorted in a scratch copy and merged on the fly, per
+ * file, without building their line set — the scorer's hot path, since predictions are new
+ * every run while gold is prepared once. Cost O(p log p + g).
  */
 export function overlapWithGoldLineSet(predicted: readonly LineSpan[], gold: LineSet): SpanOverlap {
   const result: SpanOverlap = { goldLines: 0, predictedLines: 0, overlapLines: 0, tightnessSum: 0, tightnessCount: 0 };

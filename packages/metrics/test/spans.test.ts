@@ -127,12 +127,37 @@ describe("span metrics, properties", () => {
     );
   });
 
-  it("the scorer's fast path (no predicted line set) equals spanOverlap", () => {
+  it("tightness equals the brute-force best IoU over merged intervals", () => {
     fc.assert(
       fc.property(arbSpans, arbSpans, (predicted, gold) => {
-        expectSameOverlap(overlapWithGoldLineSet(predicted, lineSetOf(gold)), spanOverlap(predicted, gold));
+        // Brute force: merge each side by explicit line sets, then compare every pair of runs.
+        const runs = (spans: LineSpan[]) => {
+          const byFile = new Map<string, number[]>();
+          for (const s of spans) for (let line = s.startLine; line <= s.endLine; line += 1) byFile.set(s.path, [...(byFile.get(s.path) ?? []), line]);
+          const out: LineSpan[] = [];
+          for (const [path, lines] of byFile) {
+            const sorted = [...new Set(lines)].sort((a, b) => a - b);
+            let start = sorted[0] as number;
+            for (let i = 1; i <= sorted.length; i += 1) {
+              if (i < sorted.length && sorted[i] === (sorted[i - 1] as number) + 1) continue;
+              out.push(span(path, start, sorted[i - 1] as number));
+              start = sorted[i] as number;
+            }
+          }
+          return out;
+        };
+        const p = runs(predicted);
+        const scores = runs(gold)
+          .map((g) => Math.max(0, ...p.filter((q) => q.path === g.path).map((q) => {
+            const overlap = Math.min(q.endLine, g.endLine) - Math.max(q.startLine, g.startLine) + 1;
+            return overlap <= 0 ? 0 : overlap / (g.endLine - g.startLine + 1 + q.endLine - q.startLine + 1 - overlap);
+          })))
+          .filter((score) => score > 0);
+        const tightness = spanTightness(spanOverlap(predicted, gold));
+        if (scores.length === 0) expect(tightness).toBeUndefined();
+        else expect(tightness).toBeCloseTo(scores.reduce((a, b) => a + b, 0) / scores.length, 12);
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
     expect(() => overlapWithGoldLineSet([span("a.py", 4, 2)], lineSetOf([]))).toThrow("invalid span a.py:4-2");
   });

@@ -7,6 +7,8 @@
 //      p-values, Wilson interval and clustered SE (clusters = repositories) per system.
 //      Target under 200 ms. The same pipeline with the naive McNemar is timed for the ratio,
 //      and the 861 McNemar tests alone (discordant counts ≤ 300 here, where naive is cheap).
+//      `compareCommandMedianMs` is what `loclab compare --holm` runs (parse + compareSystems,
+//      which counts discordant pairs on the 0/1 columns directly instead of id-keyed maps).
 // Figures are printed and written to results/bench-statistics.json; nothing is asserted.
 //
 //   npm run bench            (from the repository root; builds first)
@@ -14,7 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveDataDir } from "@loclab/datasets";
-import { clusterOfInstanceId, clusteredStandardError, exactMcNemar, holmAdjust, pairedTable, parseResolvedMatrix, wilsonInterval } from "@loclab/statistics";
+import { clusterOfInstanceId, clusteredStandardError, compareSystems, exactMcNemar, holmAdjust, pairedTable, parseResolvedMatrix, wilsonInterval } from "@loclab/statistics";
 import { gammaln } from "simple-statistics";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 15);
@@ -107,6 +109,8 @@ function pairwise(mcnemar) {
   return { perSystem, pairs };
 }
 
+// What `loclab compare --holm` runs: parse, then compareSystems over the columns directly.
+const compareCommand = timeCalls(() => compareSystems(parseResolvedMatrix(liteText, { source: "lite.csv" }), { holm: true }), ROUNDS);
 const parseOnly = timeCalls(() => parseResolvedMatrix(liteText, { source: "lite.csv" }), ROUNDS);
 const loclabPipeline = timeCalls(() => pairwise((b, c) => exactMcNemar({ b, c }).p), ROUNDS);
 const naivePipeline = timeCalls(() => pairwise(naiveMcNemar), ROUNDS);
@@ -129,6 +133,7 @@ const result = {
     pairs: pairs.length,
     rounds: ROUNDS,
     parseMedianMs: parseOnly.medianMs,
+    compareCommandMedianMs: compareCommand.medianMs,
     endToEndMedianMs: loclabPipeline.medianMs,
     targetMs: 200,
     naiveMcNemarPipelineMedianMs: naivePipeline.medianMs,

@@ -96,6 +96,63 @@ describe("loclab score", () => {
   });
 });
 
+describe("loclab mcnemar, compare, power", () => {
+  it("mcnemar prints b, c, p and mid-p; the FGL 5/1 example gives p = 0.22", async () => {
+    const { stdout, exitCode } = await loclab(["mcnemar", "--b", "5", "--c", "1", "--json"]);
+    expect(exitCode).toBe(0);
+    const result = JSON.parse(stdout) as { b: number; c: number; p: number; midP: number };
+    expect([result.b, result.c, Number(result.p.toFixed(2))]).toEqual([5, 1, 0.22]);
+    expect(result.p).toBeCloseTo(14 / 64, 14);
+    expect(result.midP).toBeLessThan(result.p);
+  });
+
+  it("mcnemar names a bad count", async () => {
+    const { stderr, exitCode } = await loclab(["mcnemar", "--b", "2.5", "--c", "1"]);
+    expect(exitCode).toBe(1);
+    expect(stderr).toContain('loclab: error: --b: "2.5" is not an integer >= 0');
+  });
+
+  it("compare gives every system and all 861 Lite pairs, Holm-adjusted on request", async () => {
+    const file = join(dataDir, "resolved/lite.csv");
+    const { stdout, exitCode } = await loclab(["compare", "--resolved", file, "--holm", "--json"]);
+    expect(exitCode).toBe(0);
+    const result = JSON.parse(stdout) as { systems: { name: string; resolved: number; n: number; rate: number; wilson: [number, number]; clusteredSE: number }[]; pairs: { a: string; b: string; aOnly: number; bOnly: number; p: number; pHolm: number | null }[] };
+    expect(result.systems).toHaveLength(42);
+    expect(result.pairs).toHaveLength(861);
+    const first = result.systems[0];
+    expect(first).toMatchObject({ name: "20231010_rag_claude2", resolved: 9, n: 300, rate: 0.03 });
+    expect(first?.wilson[0]).toBeLessThan(0.03);
+    expect(result.pairs.every((pair) => pair.pHolm !== null && pair.pHolm >= pair.p)).toBe(true);
+    const unadjusted = JSON.parse((await loclab(["compare", "--resolved", file, "--json"])).stdout) as { pairs: { pHolm: number | null }[] };
+    expect(unadjusted.pairs.every((pair) => pair.pHolm === null)).toBe(true);
+  });
+
+  it("compare refuses a bad matrix, naming line and column, and prints nothing", async () => {
+    const path = join(scratch, "bad-matrix.csv");
+    writeFileSync(path, "instance_id,A,B\nx__x-1,1,0\nx__x-2,1,yes\n");
+    const { stdout, stderr, exitCode } = await loclab(["compare", "--resolved", path, "--json"]);
+    expect(exitCode).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`${path}: line 3, column "B": expected 0 or 1, got "yes"`);
+  });
+
+  it("power gives Connor's n for a difference, and the minimum detectable effect for an n", async () => {
+    const n = JSON.parse((await loclab(["power", "--psi", "0.2", "--delta", "0.0595", "--json"])).stdout) as { n: number; nExact: number };
+    // n = [z(0.975)·√ψ + z(0.8)·√(ψ − δ²)]² / δ²
+    const z975 = 1.959963984540054;
+    const z80 = 0.8416212335729143;
+    const exact = (z975 * Math.sqrt(0.2) + z80 * Math.sqrt(0.2 - 0.0595 ** 2)) ** 2 / 0.0595 ** 2;
+    expect(n.nExact).toBeCloseTo(exact, 8);
+    expect(n.n).toBe(Math.ceil(exact));
+    const mde = JSON.parse((await loclab(["power", "--psi", "0.2", "--n", String(n.n), "--json"])).stdout) as { mde: number };
+    expect(mde.mde).toBeLessThanOrEqual(0.0595);
+    expect(mde.mde).toBeGreaterThan(0.059);
+    const both = await loclab(["power", "--psi", "0.2", "--delta", "0.05", "--n", "300"]);
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toContain("give exactly one of --delta");
+  });
+});
+
 describe("loclab reproduce", () => {
   it("writes the gold summary artifact, CSVs and charts", async () => {
     const out = join(scratch, "results");
@@ -120,5 +177,12 @@ describe("loclab reproduce", () => {
     expect(leaderboard[0]).toBe("system,benchmark,preset,n,excluded,file@1,file@5,file recall@5,file MRR,module@5,function@5");
     expect(leaderboard).toHaveLength(1 + 2 * 16);
     expect(leaderboard).toContain("blagent/claude-4-6,lite,blagent,300,0,0.8666666666666667,0.9466666666666667,,0.9008611111111111,,");
+    const significance = artifactSchema(z.array(z.object({ benchmark: z.string(), systems: z.number(), pairs: z.number(), tasksNeeded: z.number().nullable() })))
+      .parse(JSON.parse(readFileSync(join(out, "significance-summary.json"), "utf8")));
+    expect(significance.data.map((row) => [row.benchmark, row.systems, row.pairs])).toEqual([
+      ["lite", 42, 861],
+      ["verified", 36, 630],
+    ]);
+    expect(readFileSync(join(out, "significance-lite-pairs.csv"), "utf8").trim().split("\n")).toHaveLength(1 + 861);
   });
 });

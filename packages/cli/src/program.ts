@@ -1,5 +1,8 @@
 import { Command } from "commander";
 import { registerBenchmarksCommand } from "./commands/benchmarks.js";
+import { registerCompareCommand } from "./commands/compare.js";
+import { registerMcNemarCommand } from "./commands/mcnemar.js";
+import { registerPowerCommand } from "./commands/power.js";
 import { registerGoldCommand } from "./commands/gold.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
 import { registerScoreCommand } from "./commands/score.js";
@@ -16,6 +19,9 @@ export function buildProgram(): Command {
   registerBenchmarksCommand(program);
   registerGoldCommand(program);
   registerScoreCommand(program);
+  registerMcNemarCommand(program);
+  registerCompareCommand(program);
+  registerPowerCommand(program);
   registerReproduceCommand(program);
   return program;
 }

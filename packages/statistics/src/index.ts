@@ -15,3 +15,5 @@ export * from "./paired-minimum-detectable-effect.js";
 export * from "./holm-adjust.js";
 export * from "./paired-table.js";
 export * from "./parse-resolved-matrix.js";
+export * from "./compare-systems.js";
+export * from "./leaderboard-significance.js";

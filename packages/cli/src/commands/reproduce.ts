@@ -4,6 +4,7 @@ import { BENCHMARKS, type BenchmarkName, isBenchmarkName } from "@loclab/dataset
 import type { Command } from "commander";
 import { goldStage } from "../reproduce/gold-stage.js";
 import { leaderboardStage } from "../reproduce/leaderboard-stage.js";
+import { significanceStage } from "../reproduce/significance-stage.js";
 
 interface ReproduceOptions {
   out: string;
@@ -14,7 +15,8 @@ interface ReproduceOptions {
 /**
  * `loclab reproduce`: the main job on the bundled data, stage by stage, each writing its
  * tables and charts to `results/`: (1) benchmarks and gold locations (domain.md §2);
- * (2) the localization leaderboard of the bundled peer outputs (domain.md §3).
+ * (2) the localization leaderboard of the bundled peer outputs (domain.md §3); (3) how far
+ * apart SWE-bench leaderboard entries are (domain.md §7).
  */
 export function registerReproduceCommand(program: Command): void {
   program
@@ -36,8 +38,10 @@ export function registerReproduceCommand(program: Command): void {
       const gold = await goldStage({ out, benchmarks: names as BenchmarkName[], ...dataDir });
       process.stdout.write("\n== localization leaderboard (unified vs. each peer's own preset)\n");
       const leaderboard = await leaderboardStage({ out, ...dataDir });
+      process.stdout.write("\n== leaderboard significance (exact McNemar, Holm, power)\n");
+      const significance = await significanceStage({ out, ...dataDir });
 
-      const written = [...gold.written, ...leaderboard.written];
+      const written = [...gold.written, ...leaderboard.written, ...significance.written];
       process.stdout.write(`\nwrote ${written.map((path) => relative(process.cwd(), path)).join(", ")}\n`);
       process.stdout.write(`reproduce finished in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       if (gold.failures > 0) process.exitCode = 1;

@@ -153,6 +153,24 @@ describe("loclab mcnemar, compare, power", () => {
   });
 });
 
+describe("loclab mask", () => {
+  it("writes loadable masked instances with their reports and prints the summary", async () => {
+    const out = join(scratch, "masked", "lite-paths.jsonl");
+    const { stdout, exitCode } = await loclab(["mask", "--benchmark", "lite", "--out", out, "--json"]);
+    expect(exitCode).toBe(0);
+    const summary = JSON.parse(stdout) as { instances: number; instancesWithMention: number; revealingBefore: { path: number }; revealingAfter: { path: number } };
+    expect(summary.instances).toBe(300);
+    expect(summary.revealingBefore.path).toBeGreaterThan(0);
+    expect(summary.revealingAfter.path).toBe(0);
+    const { loadBenchmark } = await import("@loclab/datasets");
+    const masked = await loadBenchmark(out);
+    expect(masked.instances).toHaveLength(300);
+    const changed = masked.instances.filter((row) => row.problem_statement !== row.original_problem_statement);
+    expect(changed).toHaveLength(summary.instancesWithMention);
+    expect(changed.every((row) => /<path-\d+>/.test(row.problem_statement))).toBe(true);
+  });
+});
+
 describe("loclab reproduce", () => {
   it("writes the gold summary artifact, CSVs and charts", async () => {
     const out = join(scratch, "results");

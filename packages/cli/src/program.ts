@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerBenchmarksCommand } from "./commands/benchmarks.js";
 import { registerCompareCommand } from "./commands/compare.js";
+import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
 import { registerPowerCommand } from "./commands/power.js";
 import { registerGoldCommand } from "./commands/gold.js";
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerMcNemarCommand(program);
   registerCompareCommand(program);
   registerPowerCommand(program);
+  registerMaskCommand(program);
   registerReproduceCommand(program);
   return program;
 }

@@ -1,6 +1,8 @@
 // `npm test`: everything CI checks, on a fresh clone too.
 //   1. npm ci on first use (or when package-lock.json changed) and a turbo build;
-//   2. the Debian packages the notebooks need (apt-get when root; otherwise the exact command);
+//   2. the Debian packages the notebooks need, and those whose source trees the tests read
+//      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
+//      otherwise the exact command;
 //   3. type-check of the tests (tsc --noEmit);
 //   4. every unit and cross-package test (vitest);
 //   5. every notebook executed headlessly (scripts/run-notebooks.mjs).
@@ -10,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildPackages, ensureNodeDependencies } from "./lib/ensure-node-deps.mjs";
+import { TEST_CORPUS_PACKAGES, ensureDebianPackages } from "./lib/debian.mjs";
 import { ensureJupyter } from "./lib/jupyter.mjs";
 import { repoRoot, run, step } from "./lib/run.mjs";
 
@@ -22,6 +25,7 @@ try {
   ensureNodeDependencies();
   buildPackages();
   ensureJupyter();
+  ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
 } catch (error) {
   process.stderr.write(`test: setup failed: ${error.message}\n`);
   process.stdout.write("total: 0 passed, 1 failed\n");

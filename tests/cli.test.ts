@@ -171,6 +171,39 @@ describe("loclab mask", () => {
   });
 });
 
+describe("loclab shuffle and unshuffle", () => {
+  it("shuffles a checkout, and maps predictions made on it back to the original names", async () => {
+    const { mkdirSync } = await import("node:fs");
+    const repo = join(scratch, "repo");
+    mkdirSync(join(repo, "pkg"), { recursive: true });
+    writeFileSync(join(repo, "pkg", "__init__.py"), "");
+    writeFileSync(join(repo, "pkg", "core.py"), "def f():\n    return 1\n");
+    writeFileSync(join(repo, "pkg", "api.py"), "from pkg.core import f\nfrom . import core\n");
+    const out = join(scratch, "shuffled");
+    const mappingFile = join(scratch, "keys", "mapping.json");
+    const shuffled = await loclab(["shuffle", "--repo", repo, "--seed", "11", "--out", out, "--mapping", mappingFile, "--json"]);
+    expect(shuffled.exitCode).toBe(0);
+    const report = JSON.parse(shuffled.stdout) as { files: number; pythonFiles: number; importsRewritten: number };
+    expect(report).toMatchObject({ files: 3, pythonFiles: 3 });
+    expect(report.importsRewritten).toBeGreaterThanOrEqual(2);
+    const mapping = JSON.parse(readFileSync(mappingFile, "utf8")) as { files: Record<string, string> };
+    const shuffledCore = mapping.files["pkg/core.py"] as string;
+    expect(shuffledCore).toMatch(/^d_[a-z0-9]{6}\/m_[a-z0-9]{6}\.py$/);
+    expect(readFileSync(join(out, shuffledCore), "utf8")).toBe("def f():\n    return 1\n");
+    const predictions = join(scratch, "on-shuffled.jsonl");
+    writeFileSync(predictions, `${JSON.stringify({ schemaVersion: 1, instanceId: "o__r-1", files: [shuffledCore, "nowhere/x.py"], locations: [{ path: shuffledCore, startLine: 1, endLine: 2, role: "edit" }] })}\n`);
+    const back = join(scratch, "unshuffled.jsonl");
+    const unshuffled = await loclab(["unshuffle", "--mapping", mappingFile, "--predictions", predictions, "--out", back]);
+    expect(unshuffled.exitCode).toBe(0);
+    const [row] = readFileSync(back, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { files: string[]; locations: { path: string }[] });
+    expect(row?.files).toEqual(["pkg/core.py", "<unmapped>/nowhere/x.py"]);
+    expect(row?.locations[0]?.path).toBe("pkg/core.py");
+    const again = await loclab(["shuffle", "--repo", repo, "--seed", "11", "--out", out, "--mapping", join(scratch, "keys", "other.json")]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/loclab: error: .*not empty|loclab: error: .*exists/);
+  });
+});
+
 describe("loclab reproduce", () => {
   it("writes the gold summary artifact, CSVs and charts", async () => {
     const out = join(scratch, "results");

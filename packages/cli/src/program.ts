@@ -7,6 +7,7 @@ import { registerPowerCommand } from "./commands/power.js";
 import { registerGoldCommand } from "./commands/gold.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
 import { registerScoreCommand } from "./commands/score.js";
+import { registerShuffleCommands } from "./commands/shuffle.js";
 import { cliVersion } from "./provenance.js";
 
 /** The `loclab` program with every subcommand registered; `bin.ts` runs it. */
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerCompareCommand(program);
   registerPowerCommand(program);
   registerMaskCommand(program);
+  registerShuffleCommands(program);
   registerReproduceCommand(program);
   return program;
 }

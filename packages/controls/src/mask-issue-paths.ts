@@ -1,4 +1,5 @@
 import { KnownFileIndex } from "./known-file-index.js";
+import { longestFirst } from "./longest-first.js";
 import type { MaskedIssue, MaskIssuePathsOptions, MaskLevel, MaskReplacement, MentionKind } from "./mask-types.js";
 import { MASK_LEVELS, MENTION_KINDS } from "./mask-types.js";
 import type { MentionCandidate } from "./mention-candidate.js";
@@ -54,24 +55,8 @@ export function maskIssuePaths(text: string, options: MaskIssuePathsOptions): Ma
   const candidates = pathMentions(text, index, urls);
   if (level !== "paths") candidates.push(...moduleMentions(text, index, urls));
   if (level === "symbols") candidates.push(...symbolMentions(text, options.symbols ?? []));
-  const chosen = longestFirst(candidates, text.length);
+  const chosen = longestFirst(candidates, text.length, (candidate) => KIND_RANK[candidate.kind]);
   return rewrite(text, level, chosen);
-}
-
-/** Keeps non-overlapping candidates, longest first. */
-function longestFirst(candidates: MentionCandidate[], length: number): MentionCandidate[] {
-  const ordered = [...candidates].sort(
-    (a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start || KIND_RANK[a.kind] - KIND_RANK[b.kind],
-  );
-  const taken = new Uint8Array(length);
-  const chosen: MentionCandidate[] = [];
-  for (const candidate of ordered) {
-    if (candidate.end <= candidate.start) continue;
-    if (taken.subarray(candidate.start, candidate.end).includes(1)) continue;
-    taken.fill(1, candidate.start, candidate.end);
-    chosen.push(candidate);
-  }
-  return chosen.sort((a, b) => a.start - b.start);
 }
 
 function rewrite(text: string, level: MaskLevel, chosen: readonly MentionCandidate[]): MaskedIssue {

@@ -9,7 +9,7 @@ const SEGMENT = String.raw`[\p{L}\p{N}_.\-+~@%]`;
  * JSON-escaped `\\` too). A colon, quote, comma, bracket, `#` or space ends it, so
  * `query.py:12`, `query.py", line 12` and `query.py#L12` keep their line references.
  */
-const PATH_TOKEN = new RegExp(String.raw`(?:[A-Za-z]:(?=[\\/]))?[\\/]*${SEGMENT}+(?:[\\/]+${SEGMENT}+)*[\\/]*`, "gu");
+export const PATH_TOKEN = new RegExp(String.raw`(?:[A-Za-z]:(?=[\\/]))?[\\/]*${SEGMENT}+(?:[\\/]+${SEGMENT}+)*[\\/]*`, "gu");
 /** A traceback frame's file, which may hold spaces (`File "C:\Program Files\…\x.py", line 3`). */
 const TRACEBACK_FILE = /File "([^"\r\n]+)"/g;
 /** A last segment that looks like a file name with an extension (`query.py`, `setup.cfg`). */

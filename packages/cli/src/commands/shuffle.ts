@@ -1,0 +1,70 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { parseShuffleMapping, shuffleRepository, unmapPredictions } from "@loclab/controls";
+import { readLoclabPredictions } from "@loclab/predictions";
+import { stampRecord } from "@loclab/schemas";
+import type { Command } from "commander";
+import { numericOption } from "../numeric-option.js";
+import { progress } from "../progress.js";
+import { printTable } from "../table.js";
+
+/**
+ * `loclab shuffle` and `loclab unshuffle`: the repository-shuffling control (domain.md §4).
+ * `shuffle` writes a seeded, renamed copy of a checkout (Python imports rewritten) and the
+ * mapping outside it; `unshuffle` maps a loclab predictions file made on the shuffled tree
+ * back to the original names before scoring.
+ */
+export function registerShuffleCommands(program: Command): void {
+  program
+    .command("shuffle")
+    .description("write a seeded, renamed copy of a checkout with every Python import rewritten, and the mapping")
+    .requiredOption("--repo <dir>", "the checkout to shuffle (read only)")
+    .requiredOption("--seed <n>", "seed of the renaming")
+    .requiredOption("--out <dir>", "where the shuffled copy goes (must not exist, or be empty)")
+    .requiredOption("--mapping <file>", "where the mapping goes (outside --out and --repo; never shown to a model)")
+    .option("--json", "print the report as JSON")
+    .action(async (options: { repo: string; seed: string; out: string; mapping: string; json?: boolean }) => {
+      const seed = numericOption("seed", options.seed, { integer: true, min: 0 });
+      progress(`shuffling ${options.repo} with seed ${seed}`);
+      const report = await shuffleRepository({ repo: options.repo, out: options.out, mapping: options.mapping, seed });
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(report)}\n`);
+        return;
+      }
+      printTable([
+        { what: "files written", count: report.files },
+        { what: "directories written", count: report.directories },
+        { what: "Python files", count: report.pythonFiles },
+        { what: "imports rewritten", count: report.importsRewritten },
+        { what: "dynamic references left (dotted strings)", count: report.unresolvedDynamicReferences },
+        { what: "non-code references left", count: report.nonCodeReferencesLeft },
+        { what: "files that did not parse", count: report.unparsedFiles.length },
+        { what: "entries skipped (links out of the tree, loops…)", count: report.skipped.length },
+      ]);
+      process.stdout.write(`wrote ${options.out} and the mapping ${options.mapping} in ${(report.ms / 1000).toFixed(1)} s\n`);
+    });
+
+  program
+    .command("unshuffle")
+    .description("map a loclab predictions file made on a shuffled tree back to the original names")
+    .requiredOption("--mapping <file>", "the mapping written by loclab shuffle")
+    .requiredOption("--predictions <file>", "loclab predictions JSONL (paths in shuffled names)")
+    .requiredOption("--out <file>", "where the unshuffled predictions go")
+    .action(async (options: { mapping: string; predictions: string; out: string }) => {
+      const text = await readFile(options.mapping, "utf8").catch((error: NodeJS.ErrnoException) => {
+        throw new Error(`cannot read the mapping ${options.mapping}: ${error.code ?? error.message}`);
+      });
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        throw new Error(`${options.mapping}: invalid JSON: ${(error as Error).message}`);
+      }
+      const mapping = parseShuffleMapping(json);
+      const { predictions } = await readLoclabPredictions(options.predictions);
+      const result = unmapPredictions(mapping, predictions);
+      await mkdir(dirname(options.out), { recursive: true });
+      await writeFile(options.out, predictions.length === 0 ? "" : `${result.predictions.map((prediction) => JSON.stringify(stampRecord(prediction))).join("\n")}\n`);
+      progress(`${result.predictions.length} predictions mapped back; ${result.unmapped.length} paths not in the mapping (marked "<unmapped>/", so they score as misses)`);
+    });
+}

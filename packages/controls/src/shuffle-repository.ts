@@ -1,0 +1,315 @@
+import { chmod, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { walkCheckout, type SkippedEntry } from "./checkout-walk.js";
+import { countFileNameMentions } from "./file-name-mentions.js";
+import { planShuffle } from "./plan-shuffle.js";
+import { addImportRewriteStats, EMPTY_IMPORT_REWRITE_STATS, type ImportRewriteStats, planImportRewrites } from "./python-import-rewrites.js";
+import { PythonModuleIndex } from "./python-module-index.js";
+import { loadPythonParser } from "./python-parser.js";
+import { type PythonSourceFacts, pythonSourceFacts } from "./python-source-facts.js";
+import { type DecodedPythonSource, decodePythonSource, encodePythonSource } from "./python-source-text.js";
+import type { ShuffleMapping } from "./shuffle-mapping.js";
+import { isPythonSource, splitFileName } from "./shuffle-names.js";
+import { shuffleLookup } from "./shuffle-paths.js";
+import { applyTextEdits } from "./text-edits.js";
+
+/** Folders never copied: version control data, and bytecode caches (they hold the original names). */
+export const DEFAULT_SKIP_DIRECTORIES: readonly string[] = [".git", "__pycache__"];
+
+export interface ShuffleRepositoryOptions {
+  /** The checkout to shuffle: read, never written. */
+  repo: string;
+  /** Where the shuffled copy goes: must not exist, or be an empty folder, outside `repo`. */
+  out: string;
+  /** Where the mapping JSON goes: a new file outside `out` (and outside `repo`). */
+  mapping: string;
+  seed: number;
+  /** Names never renamed; default `SHUFFLE_KEEP_NAMES`. */
+  keepNames?: readonly string[];
+  /** Folder names kept at the root only; default `SHUFFLE_KEEP_TOP_LEVEL` (`src`). */
+  keepTopLevel?: readonly string[];
+  /** Folder names not copied, at any depth; default `DEFAULT_SKIP_DIRECTORIES`. */
+  skipDirectories?: readonly string[];
+  /** Also rewrite strings that name repository modules (`"django.contrib.admin"`); default off. */
+  rewriteDottedStrings?: boolean;
+  /** Add `as <original name>` to renamed imports so the code's names stay bound (default on; see `ImportRewriteContext`). */
+  keepBindings?: boolean;
+  /** Files read and written at once; default 16. */
+  concurrency?: number;
+}
+
+/** A Python file that tree-sitter could not fully parse, or that is not UTF-8. */
+export interface UnparsedFile {
+  /** Original path. */
+  path: string;
+  /**
+   * `syntax-error`: tree-sitter found an error; imports outside the error were rewritten,
+   * those inside it left as written (the file did not compile before either).
+   * `binary`: holds a NUL byte (UTF-16, or not text): copied unchanged.
+   */
+  reason: "syntax-error" | "binary";
+}
+
+/** What `shuffleRepository` did. Counts are over the copied tree. */
+export interface ShuffleReport {
+  schemaVersion: 1;
+  seed: number;
+  /** Absolute paths. */
+  repo: string;
+  out: string;
+  mapping: string;
+  /** Regular files written. */
+  files: number;
+  /** Folders written (the root excluded). */
+  directories: number;
+  /** Symbolic links written (pointing to the target's shuffled path). */
+  symlinks: number;
+  /** Entries (files, links, folders) whose name changed; the others are on the keep-list. */
+  renamed: number;
+  kept: number;
+  /** `.py` / `.pyi` files parsed. */
+  pythonFiles: number;
+  /** Import statements whose text changed. */
+  importsRewritten: number;
+  /** The import rewriting in detail, summed over files. */
+  imports: ImportRewriteStats;
+  /**
+   * Strings in Python code naming repository modules (`"django.contrib.admin"`) left as
+   * written: code that imports by string (`importlib`, `INSTALLED_APPS`, `mock.patch`)
+   * will look for the old names at run time.
+   */
+  unresolvedDynamicReferences: number;
+  /**
+   * Whole-token mentions of the original names of renamed non-Python files (`base.css`,
+   * `README.rst`) left in non-Python text files (docs, configs, templates).
+   */
+  nonCodeReferencesLeft: number;
+  /** The same for names of renamed Python files (`query.py` in a `.rst` or `.po`). */
+  nonCodePythonReferencesLeft: number;
+  unparsedFiles: UnparsedFile[];
+  /** Python files that are not UTF-8 (a `coding:` cookie): rewritten byte-transparently (`decodePythonSource`). */
+  notUtf8Files: string[];
+  /** Entries not copied, with the reason (symbolic links out of the tree or in a loop, `.git`). */
+  skipped: SkippedEntry[];
+  /** Wall-clock time of the whole run. */
+  ms: number;
+}
+
+const TOOL = "@loclab/controls shuffleRepository";
+
+/**
+ * Repository shuffling (domain.md §4) of a checkout on disk: writes a shuffled copy of
+ * `repo` to `out` — every folder and file renamed by `planShuffle` (seeded; keep-list
+ * `SHUFFLE_KEEP_NAMES`), every Python import rewritten by `planImportRewrites` so that the
+ * copy compiles and its in-repository imports still resolve — and the mapping JSON (with
+ * provenance) to `mapping`, outside the copy: the model works in `out` and never sees it.
+ *
+ * Safety: the original tree is only read. Refused before anything is written: `out` equal
+ * to, inside, or around `repo`; `out` existing and not an empty folder; `mapping` inside
+ * `out` or `repo`, or already existing. Paths are compared after resolving symbolic links.
+ * A failure midway can leave `out` partly written; the mapping is written last.
+ *
+ * Walking: `.git` and `__pycache__` are skipped (`skipDirectories`). Symbolic links are
+ * never followed: a link that resolves inside the tree is written as a link to the target's
+ * shuffled path (relative); one that leaves the tree, dangles, or loops (ELOOP, or a link to
+ * a folder holding it) is skipped and reported (`walkCheckout`). FIFOs and devices too.
+ *
+ * Python files (`.py`, `.pyi`) are parsed with tree-sitter. One with a syntax error still
+ * gets the imports outside the error rewritten and is listed in `unparsedFiles`; one that is
+ * not UTF-8 is rewritten byte-transparently (`decodePythonSource`) and listed in
+ * `notUtf8Files`; one with NUL bytes is copied unchanged and listed as `binary`. Non-Python files are copied byte for byte (file
+ * modes kept), and mentions of renamed file names left in them are counted.
+ *
+ * @example await shuffleRepository({ repo: "checkouts/django", out: "shuffled/django", mapping: "keys/django.json", seed: 7 })
+ */
+export async function shuffleRepository(options: ShuffleRepositoryOptions): Promise<ShuffleReport> {
+  const started = performance.now();
+  if (!Number.isSafeInteger(options.seed)) throw new RangeError(`shuffleRepository requires an integer seed, got ${options.seed}`);
+  const { repo, out, mappingPath } = await checkedPaths(options);
+  const skipDirectories = new Set(options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES);
+  const walk = await walkCheckout(repo, { skipDirectories });
+  // A link is copied only when its target is copied too (not a FIFO, say).
+  const copied = new Set([...walk.files, ...walk.directories]);
+  for (const link of walk.symlinks.filter((candidate) => !copied.has(candidate.target))) walk.skipped.push({ path: link.path, reason: "symlink-dangling" });
+  walk.symlinks = walk.symlinks.filter((link) => copied.has(link.target));
+  const entries = [...walk.files, ...walk.symlinks.map((link) => link.path)];
+  const mapping = planShuffle(entries, {
+    seed: options.seed,
+    directories: walk.directories,
+    ...(options.keepNames ? { keepNames: options.keepNames } : {}),
+    ...(options.keepTopLevel ? { keepTopLevel: options.keepTopLevel } : {}),
+  });
+  const lookup = shuffleLookup(mapping, "map");
+  const index = new PythonModuleIndex(entries);
+  const concurrency = options.concurrency ?? 16;
+
+  // Read and parse every Python file (one parser: sequential parsing).
+  const pythonPaths = walk.files.filter(isPythonSource);
+  const sources = new Map<string, Buffer>();
+  await forEachLimit(pythonPaths, concurrency, async (path) => {
+    sources.set(path, await readFile(join(repo, path)));
+  });
+  const python = await loadPythonParser();
+  const texts = new Map<string, DecodedPythonSource>();
+  const facts = new Map<string, PythonSourceFacts>();
+  const unparsedFiles: UnparsedFile[] = [];
+  const notUtf8: string[] = [];
+  for (const path of pythonPaths) {
+    const decoded = decodePythonSource(sources.get(path) as Buffer);
+    if (!decoded) {
+      unparsedFiles.push({ path, reason: "binary" });
+      continue;
+    }
+    if (decoded.encoding !== "utf8") notUtf8.push(path);
+    const fileFacts = pythonSourceFacts(decoded.text, python);
+    if (fileFacts.hasError) unparsedFiles.push({ path, reason: "syntax-error" });
+    texts.set(path, decoded);
+    facts.set(path, fileFacts);
+  }
+
+  // Plan the import edits of every file.
+  let imports: ImportRewriteStats = { ...EMPTY_IMPORT_REWRITE_STATS };
+  const rewritten = new Map<string, Buffer>();
+  const context = {
+    index,
+    lookup,
+    factsOf: (file: string) => facts.get(file),
+    rewriteDottedStrings: options.rewriteDottedStrings ?? false,
+    keepBindings: options.keepBindings ?? true,
+    shadowCache: new Map<string, Set<string>>(),
+  };
+  for (const [path, fileFacts] of facts) {
+    const { edits, stats } = planImportRewrites(path, fileFacts, context);
+    imports = addImportRewriteStats(imports, stats);
+    const { text, encoding } = texts.get(path) as DecodedPythonSource;
+    if (edits.length > 0) rewritten.set(path, encodePythonSource(applyTextEdits(text, edits), encoding));
+  }
+
+  // Write the copy: folders (parents sort first), files, links.
+  const nonPythonNames = new Set<string>();
+  const pythonNames = new Set<string>();
+  for (const [original, shuffled] of lookup.files) {
+    const name = basename(original);
+    if (name === basename(shuffled) || splitFileName(name).extension === "") continue;
+    (isPythonSource(name) ? pythonNames : nonPythonNames).add(name);
+  }
+  await mkdir(out, { recursive: true });
+  for (const folder of walk.directories) await mkdir(join(out, lookup.directories.get(folder) as string));
+  let nonCodeReferencesLeft = 0;
+  let nonCodePythonReferencesLeft = 0;
+  await forEachLimit(walk.files, concurrency, async (path) => {
+    const source = join(repo, path);
+    const target = join(out, lookup.files.get(path) as string);
+    const content = rewritten.get(path) ?? sources.get(path) ?? (await readFile(source));
+    if (!isPythonSource(path) && looksLikeText(content)) {
+      const text = content.toString("utf8");
+      nonCodeReferencesLeft += countFileNameMentions(text, nonPythonNames);
+      nonCodePythonReferencesLeft += countFileNameMentions(text, pythonNames);
+    }
+    await writeFile(target, content, { flag: "wx" });
+    await chmod(target, (await stat(source)).mode & 0o7777);
+  });
+  for (const link of walk.symlinks) {
+    const at = join(out, lookup.files.get(link.path) as string);
+    const to = join(out, (link.targetKind === "file" ? lookup.files.get(link.target) : lookup.directories.get(link.target)) as string);
+    await symlink(relative(dirname(at), to) || ".", at);
+  }
+
+  const saved: ShuffleMapping = {
+    ...mapping,
+    provenance: { tool: TOOL, toolVersion: packageVersion(), createdAt: new Date().toISOString(), repo, out },
+  };
+  await mkdir(dirname(mappingPath), { recursive: true });
+  await writeFile(mappingPath, `${JSON.stringify(saved, null, 2)}\n`, { flag: "wx" });
+
+  const allEntries = [...lookup.files, ...lookup.directories];
+  const renamed = allEntries.filter(([original, shuffled]) => basename(original) !== basename(shuffled)).length;
+  return {
+    schemaVersion: 1,
+    seed: options.seed,
+    repo,
+    out,
+    mapping: mappingPath,
+    files: walk.files.length,
+    directories: walk.directories.length,
+    symlinks: walk.symlinks.length,
+    renamed,
+    kept: allEntries.length - renamed,
+    pythonFiles: facts.size,
+    importsRewritten: imports.statementsRewritten,
+    imports,
+    unresolvedDynamicReferences: imports.dynamicReferences - imports.dynamicReferencesRewritten,
+    nonCodeReferencesLeft,
+    nonCodePythonReferencesLeft,
+    unparsedFiles: unparsedFiles.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    notUtf8Files: notUtf8,
+    skipped: walk.skipped,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/** Resolves and checks `repo`, `out` and `mapping` (see `shuffleRepository`); nothing is written. */
+async function checkedPaths(options: ShuffleRepositoryOptions): Promise<{ repo: string; out: string; mappingPath: string }> {
+  let repo: string;
+  try {
+    repo = await realpath(resolve(options.repo));
+  } catch {
+    throw new Error(`shuffleRepository: the checkout ${options.repo} does not exist`);
+  }
+  if (!(await stat(repo)).isDirectory()) throw new Error(`shuffleRepository: the checkout ${options.repo} is not a folder`);
+  const out = await realFuturePath(resolve(options.out));
+  const mappingPath = await realFuturePath(resolve(options.mapping));
+  if (isWithin(out, repo)) throw new Error(`shuffleRepository: out (${out}) is inside the checkout (${repo}); the original tree is never written to`);
+  if (isWithin(repo, out)) throw new Error(`shuffleRepository: the checkout (${repo}) is inside out (${out})`);
+  const existing = await stat(out).catch(() => undefined);
+  if (existing && !existing.isDirectory()) throw new Error(`shuffleRepository: out (${out}) exists and is not a folder`);
+  if (existing && (await readdir(out)).length > 0) throw new Error(`shuffleRepository: out (${out}) exists and is not empty`);
+  if (isWithin(mappingPath, out)) throw new Error(`shuffleRepository: the mapping (${mappingPath}) must be written outside the shuffled tree (${out})`);
+  if (isWithin(mappingPath, repo)) throw new Error(`shuffleRepository: the mapping (${mappingPath}) must not be written inside the checkout (${repo})`);
+  if (await stat(mappingPath).catch(() => undefined)) throw new Error(`shuffleRepository: the mapping file ${mappingPath} already exists`);
+  return { repo, out, mappingPath };
+}
+
+/** The real path of a path that may not exist yet: its nearest existing ancestor resolved, plus the rest. */
+async function realFuturePath(path: string): Promise<string> {
+  const rest: string[] = [];
+  let at = path;
+  for (;;) {
+    try {
+      return join(await realpath(at), ...rest.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return path;
+      rest.push(basename(at));
+      at = parent;
+    }
+  }
+}
+
+/** Whether `path` is `folder` or lies below it. */
+function isWithin(path: string, folder: string): boolean {
+  const inside = relative(folder, path);
+  return inside === "" || (!isAbsolute(inside) && inside !== ".." && !inside.startsWith(`..${sep}`));
+}
+
+/** No NUL byte in the first 8 KB (git's test for binary files). */
+function looksLikeText(content: Buffer): boolean {
+  return !content.subarray(0, 8192).includes(0);
+}
+
+function packageVersion(): string {
+  return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+}
+
+async function forEachLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}

@@ -1,0 +1,245 @@
+import { basename } from "node:path";
+import { comparePaths } from "./file-listing.js";
+import { type PythonImport, pythonImports } from "./python-imports.js";
+import { MODULE_SUFFIXES, PythonModuleResolver } from "./python-modules.js";
+import { type PythonImportParser, loadPythonImportParser } from "./python-parser.js";
+import type { Workspace } from "./workspace.js";
+
+/** How the graph was built: what was parsed, what was not, and what it cost. */
+export interface ImportGraphStats {
+  /** Python source files parsed (`.py`; files without the word `import` count, unparsed). */
+  parsedFiles: number;
+  /** Import edges between repository files (after de-duplication). */
+  edges: number;
+  /** Files where tree-sitter met a syntax error (their other imports are kept). */
+  filesWithErrors: string[];
+  /** `.py` files not parsed: binary, over `maxFileBytes`, unreadable or outside the root. */
+  skippedFiles: string[];
+  buildMs: number;
+}
+
+/** The imports of one module file, resolved: repository files and external names, each sorted. */
+export interface FileImports {
+  targets: string[];
+  external: string[];
+}
+
+/**
+ * The Python import graph of a workspace, complete (resolution rules:
+ * `PythonModuleResolver`). Nodes are module files (`.py`, `.pyi`, `.pyx`); only `.py` files
+ * are parsed, so the others have incoming edges only. Lists are sorted by path and hold
+ * each file once.
+ */
+export class ImportGraph {
+  private readonly index = new Map<string, number>();
+  private readonly forward: number[][];
+  private readonly backward: number[][];
+
+  constructor(
+    readonly files: readonly string[],
+    edges: ReadonlyMap<string, readonly string[]>,
+    private readonly externals: ReadonlyMap<string, readonly string[]>,
+    readonly stats: ImportGraphStats,
+  ) {
+    files.forEach((file, i) => this.index.set(file, i));
+    this.forward = files.map(() => []);
+    this.backward = files.map(() => []);
+    for (const [from, targets] of edges) {
+      const i = this.index.get(from) as number;
+      for (const target of targets) {
+        const j = this.index.get(target) as number;
+        this.forward[i]?.push(j);
+        this.backward[j]?.push(i);
+      }
+    }
+    for (const list of [...this.forward, ...this.backward]) list.sort((a, b) => a - b);
+  }
+
+  /** Whether `path` is a module file of the graph. */
+  has(path: string): boolean {
+    return this.index.has(path);
+  }
+
+  /** Repository files `path` imports directly. */
+  importsOf(path: string): string[] {
+    return this.neighbours(this.forward, path);
+  }
+
+  /** Repository files that import `path` directly. */
+  importersOf(path: string): string[] {
+    return this.neighbours(this.backward, path);
+  }
+
+  /** What `path` imports that resolves to no repository file, as written (`os`, `..gone`). */
+  externalOf(path: string): readonly string[] {
+    return this.externals.get(path) ?? [];
+  }
+
+  private neighbours(adjacency: number[][], path: string): string[] {
+    const i = this.index.get(path);
+    if (i === undefined) return [];
+    return (adjacency[i] as number[]).map((j) => this.files[j] as string);
+  }
+}
+
+/** A relative import with dots only (`from . import x`, `from .. import y`), which names its package without spelling it. */
+const DOTS_ONLY_IMPORT = /\bfrom[\s\\]*\.+[\s\\]*import\b/;
+
+/**
+ * The imports of a workspace's module files, parsed one file at a time on demand and kept:
+ * what connected_tree needs around one file costs the files around it, not the whole
+ * repository; `graph()` parses the rest and gives the complete `ImportGraph`. Every `.py`
+ * file is read through the workspace (so its content is cached like any other) and parsed
+ * with tree-sitter; a file without the word `import` is not parsed (it has none). When the
+ * workspace root is itself a package (`__init__.py` at the top), absolute imports name it by
+ * the root folder's name.
+ *
+ * `importersOf(t)` parses only the files that can import `t`: those whose text holds `t`'s
+ * module name (the file name without suffix, or the folder name of an `__init__`; every
+ * import that resolves to `t` spells it, as a dotted component or an imported name), plus,
+ * for an `__init__`, the files below its folder with a dots-only relative import. The answer
+ * is the same as the complete graph's.
+ */
+export class PythonImportIndex {
+  readonly moduleFiles: readonly string[];
+  private readonly moduleSet: ReadonlySet<string>;
+  private readonly resolver: PythonModuleResolver;
+  private readonly rootPackage: string;
+  private readonly parsed = new Map<string, Promise<FileImports>>();
+  private readonly errors = new Set<string>();
+  private readonly skipped = new Set<string>();
+  private parsedCount = 0;
+  private parser: PythonImportParser | undefined;
+  private graphPromise: Promise<ImportGraph> | undefined;
+  private builtGraph: ImportGraph | undefined;
+
+  constructor(
+    private readonly workspace: Workspace,
+    paths: readonly string[],
+  ) {
+    this.moduleFiles = paths.filter((path) => MODULE_SUFFIXES.some((suffix) => path.endsWith(suffix)));
+    this.moduleSet = new Set(this.moduleFiles);
+    this.rootPackage = basename(workspace.root);
+    this.resolver = new PythonModuleResolver(paths, { rootPackage: this.rootPackage });
+  }
+
+  /** Whether `path` is a module file (a node of the graph). */
+  has(path: string): boolean {
+    return this.moduleSet.has(path);
+  }
+
+  /** The complete graph, once it has been built. */
+  get graphIfBuilt(): ImportGraph | undefined {
+    return this.builtGraph;
+  }
+
+  /** The resolved imports of one module file (empty for `.pyi`, `.pyx` and unreadable files). */
+  importsOf(path: string): Promise<FileImports> {
+    let imports = this.parsed.get(path);
+    if (!imports) {
+      imports = this.parse(path);
+      this.parsed.set(path, imports);
+    }
+    return imports;
+  }
+
+  /** The module files that import `target` directly, sorted. */
+  async importersOf(target: string): Promise<string[]> {
+    if (this.builtGraph) return this.builtGraph.importersOf(target);
+    const slash = target.lastIndexOf("/");
+    const fileName = target.slice(slash + 1);
+    const isInit = fileName === "__init__.py" || fileName === "__init__.pyi";
+    const folder = slash < 0 ? "" : target.slice(0, slash);
+    const name = isInit ? (folder === "" ? this.rootPackage : folder.slice(folder.lastIndexOf("/") + 1)) : fileName.replace(/\.(py|pyi|pyx)$/, "");
+    const needle = Buffer.from(name, "utf8");
+    const importers: string[] = [];
+    for (const file of this.moduleFiles) {
+      if (file === target || !file.endsWith(".py")) continue;
+      let imports = await this.parsed.get(file);
+      if (!imports) {
+        const read = this.workspace.cached(file) ?? (await this.workspace.read(file).catch(() => undefined));
+        if (!read || read.kind !== "text") continue;
+        const underFolder = folder === "" || file.startsWith(`${folder}/`);
+        const candidate = read.bytes.indexOf(needle) >= 0 || (isInit && underFolder && DOTS_ONLY_IMPORT.test(read.bytes.toString("latin1")));
+        if (!candidate) continue;
+        imports = await this.importsOf(file);
+      }
+      if (imports.targets.includes(target)) importers.push(file);
+    }
+    return importers;
+  }
+
+  /** Parses every module file not parsed yet and gives the complete graph (built once). */
+  graph(): Promise<ImportGraph> {
+    this.graphPromise ??= this.buildGraph();
+    return this.graphPromise;
+  }
+
+  private async buildGraph(): Promise<ImportGraph> {
+    const started = performance.now();
+    const edges = new Map<string, string[]>();
+    const externals = new Map<string, string[]>();
+    let edgeCount = 0;
+    const sources = this.moduleFiles.filter((path) => path.endsWith(".py"));
+    // Reads run ahead of parsing (at most 16 at a time), so the disk and the parser overlap.
+    const ahead = new Map<string, Promise<unknown>>();
+    const prefetch = (i: number) => {
+      const path = sources[i];
+      if (path !== undefined && !this.parsed.has(path)) ahead.set(path, this.workspace.read(path).catch(() => undefined));
+    };
+    for (let i = 0; i < 16; i += 1) prefetch(i);
+    for (let i = 0; i < sources.length; i += 1) {
+      prefetch(i + 16);
+      const path = sources[i] as string;
+      await ahead.get(path);
+      ahead.delete(path);
+      const { targets, external } = await this.importsOf(path);
+      if (targets.length > 0) {
+        edges.set(path, targets);
+        edgeCount += targets.length;
+      }
+      if (external.length > 0) externals.set(path, external);
+    }
+    this.builtGraph = new ImportGraph(this.moduleFiles, edges, externals, {
+      parsedFiles: this.parsedCount,
+      edges: edgeCount,
+      filesWithErrors: [...this.errors].sort(comparePaths),
+      skippedFiles: [...this.skipped].sort(comparePaths),
+      buildMs: performance.now() - started,
+    });
+    return this.builtGraph;
+  }
+
+  private async parse(path: string): Promise<FileImports> {
+    if (!path.endsWith(".py") || !this.moduleSet.has(path)) return { targets: [], external: [] };
+    let read;
+    try {
+      read = await this.workspace.read(path);
+    } catch {
+      this.skipped.add(path);
+      return { targets: [], external: [] };
+    }
+    if (read.kind !== "text") {
+      this.skipped.add(path);
+      return { targets: [], external: [] };
+    }
+    this.parsedCount += 1;
+    if (read.bytes.indexOf("import") < 0) return { targets: [], external: [] };
+    this.parser ??= await loadPythonImportParser();
+    const { imports, hasError } = pythonImports(read.bytes.toString("utf8"), this.parser);
+    if (hasError) this.errors.add(path);
+    return resolveAll(this.resolver, path, imports);
+  }
+}
+
+/** The de-duplicated, sorted targets and external names of a file's imports. */
+export function resolveAll(resolver: PythonModuleResolver, file: string, imports: readonly PythonImport[]): FileImports {
+  const targets = new Set<string>();
+  const external = new Set<string>();
+  for (const statement of imports) {
+    const resolved = resolver.resolve(file, statement);
+    for (const target of resolved.targets) targets.add(target);
+    for (const name of resolved.external) external.add(name);
+  }
+  return { targets: [...targets].sort(comparePaths), external: [...external].sort(comparePaths) };
+}

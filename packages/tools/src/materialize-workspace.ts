@@ -1,0 +1,243 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, lstat, mkdir, readFile, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { type FileEntry, parseLsFilesStage } from "./file-listing.js";
+import { runGit } from "./git.js";
+import { WorkspaceError } from "./tool-error.js";
+import type { ToolLimits } from "./tool-limits.js";
+import { workspaceFromFiles } from "./open-workspace.js";
+import type { Workspace } from "./workspace.js";
+
+/** The fields of a task instance a workspace needs (SWE-bench names). */
+export interface RepositoryInstance {
+  /** `owner/name`, e.g. `django/django`. */
+  repo: string;
+  /** The commit the task's repository is checked out at (hexadecimal, full or abbreviated). */
+  base_commit: string;
+  instance_id?: string;
+}
+
+export interface MaterializeWorkspaceOptions {
+  instance: RepositoryInstance;
+  /** Folder of git mirrors or clones, one per repository: `<mirrors>/<owner>__<name>` or `<owner>__<name>.git`, bare or not. */
+  mirrors: string;
+  /** Folder the trees are materialized in (see `workspaceCachePath`). */
+  cacheDir: string;
+  limits?: Partial<ToolLimits>;
+}
+
+/** What `manifest.json` beside a materialized tree records. */
+export const workspaceManifestSchema = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.literal("loclab-workspace"),
+  repo: z.string(),
+  commit: z.string(),
+  mirror: z.string(),
+  createdAt: z.string(),
+  files: z.array(z.object({ path: z.string(), kind: z.enum(["file", "symlink"]) })),
+});
+export type WorkspaceManifest = z.infer<typeof workspaceManifestSchema>;
+
+const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const COMMIT = /^[0-9a-fA-F]{4,64}$/;
+const inFlight = new Map<string, Promise<string>>();
+
+/** The folder names a repository's mirror may have under the mirrors folder, in the order they are tried. */
+export function mirrorCandidates(mirrors: string, repo: string): string[] {
+  const slug = repoSlug(repo);
+  return [join(mirrors, slug), join(mirrors, `${slug}.git`)];
+}
+
+/**
+ * Where a repository's tree at a full commit id is materialized:
+ * `<cacheDir>/<owner>__<name>/<commit>/tree/`, with `manifest.json` beside `tree/`.
+ */
+export function workspaceCachePath(cacheDir: string, repo: string, commit: string): string {
+  return join(resolve(cacheDir), repoSlug(repo), commit);
+}
+
+/**
+ * A read-only checkout of `instance.repo` at `instance.base_commit`, made from the local
+ * mirror with git (no network) and cached by commit: the first call for a commit checks it
+ * out, later calls (from any process) reuse it.
+ *
+ * How: `git read-tree <commit>` into a temporary index file and `git checkout-index -a`
+ * into a fresh folder (the mirror is only read: no worktree is registered, no ref or index of
+ * it changes; bare mirrors work the same), with the user's and the system's git
+ * configuration ignored, so no filter or `autocrlf` setting of this machine alters the
+ * files. The tree is made read-only (files 0444 or 0555, folders 0555), its file list (`git
+ * ls-files --stage`: regular files and symlinks, no submodules) is written to
+ * `manifest.json`, and the folder is renamed into place in one step, so that a crash never
+ * leaves a half tree in the cache.
+ *
+ * Errors (`WorkspaceError`): `invalid-instance` (repo not `owner/name`, commit not
+ * hexadecimal), `no-mirror` (neither candidate folder exists; the message names both),
+ * `not-a-git-repository`, `unknown-commit` (the mirror lacks it: fetch it first).
+ */
+export async function materializeWorkspace(options: MaterializeWorkspaceOptions): Promise<Workspace> {
+  const { repo, base_commit: commitInput } = options.instance;
+  if (!REPO.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
+    throw new WorkspaceError("invalid-instance", `repository ${JSON.stringify(repo)} is not of the form owner/name`);
+  }
+  if (!COMMIT.test(commitInput)) throw new WorkspaceError("invalid-instance", `base commit ${JSON.stringify(commitInput)} is not a hexadecimal commit id`);
+  const mirror = await findMirror(options.mirrors, repo);
+  const commit = await resolveCommit(mirror, commitInput, repo);
+  const folder = workspaceCachePath(options.cacheDir, repo, commit);
+  let pending = inFlight.get(folder);
+  if (!pending) {
+    pending = ensureTree(mirror, repo, commit, folder).finally(() => inFlight.delete(folder));
+    inFlight.set(folder, pending);
+  }
+  await pending;
+  const manifest = await readManifest(folder);
+  if (!manifest) throw new WorkspaceError("git-failed", `${folder}: the materialized tree has no valid manifest.json`);
+  return workspaceFromFiles({
+    root: await realpath(join(folder, "tree")),
+    files: manifest.files,
+    repo,
+    commit,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+}
+
+/** The mirror of `repo` under `mirrors`: its folder and git directory. */
+export async function findMirror(mirrors: string, repo: string): Promise<{ path: string; gitDir: string }> {
+  const candidates = mirrorCandidates(mirrors, repo);
+  const path = candidates.find((candidate) => existsSync(candidate));
+  if (!path) {
+    throw new WorkspaceError("no-mirror", `no mirror of ${repo}: neither ${candidates.join(" nor ")} exists (clone it there, e.g. git clone --mirror https://github.com/${repo} ${candidates[1]})`);
+  }
+  if (!(await stat(path)).isDirectory()) throw new WorkspaceError("not-a-git-repository", `${path} (the mirror of ${repo}) is not a git repository: it is not a folder`);
+  const dotGit = join(path, ".git");
+  const gitDir = existsSync(dotGit) ? dotGit : path;
+  const probe = await runGit(["--git-dir", gitDir, "rev-parse", "--absolute-git-dir"], { cwd: path, safeDirectory: "*", allowFailure: true });
+  if (probe.exitCode !== 0) throw new WorkspaceError("not-a-git-repository", `${path} (the mirror of ${repo}) is not a git repository`);
+  return { path, gitDir: probe.stdout.trim() };
+}
+
+async function resolveCommit(mirror: { path: string; gitDir: string }, commit: string, repo: string): Promise<string> {
+  const result = await runGit(["--git-dir", mirror.gitDir, "rev-parse", "--verify", "--quiet", "--end-of-options", `${commit}^{commit}`], {
+    cwd: mirror.path,
+    safeDirectory: "*",
+    allowFailure: true,
+  });
+  const full = result.stdout.trim();
+  if (result.exitCode !== 0 || !/^[0-9a-f]{40,64}$/.test(full)) {
+    throw new WorkspaceError("unknown-commit", `commit ${commit} of ${repo} is not in the mirror ${mirror.path} (fetch it, or check the instance's base_commit)`);
+  }
+  return full;
+}
+
+async function ensureTree(mirror: { path: string; gitDir: string }, repo: string, commit: string, folder: string): Promise<string> {
+  if (await readManifest(folder)) return folder;
+  if (existsSync(folder)) await removeTree(folder);
+  const parent = join(folder, "..");
+  await mkdir(parent, { recursive: true });
+  const temporary = join(parent, `.tmp-${commit}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  await mkdir(join(temporary, "tree"), { recursive: true });
+  try {
+    const env = { GIT_INDEX_FILE: join(temporary, "index") };
+    const git = (args: string[]) =>
+      runGit(["--git-dir", mirror.gitDir, "--work-tree", join(temporary, "tree"), ...args], { cwd: temporary, safeDirectory: "*", env });
+    await git(["read-tree", commit]);
+    await git(["checkout-index", "--all", "--force"]);
+    const files = parseLsFilesStage((await git(["ls-files", "--stage", "-z"])).stdout);
+    await rm(join(temporary, "index"), { force: true });
+    await makeReadOnly(join(temporary, "tree"));
+    const manifest: WorkspaceManifest = {
+      schemaVersion: 1,
+      kind: "loclab-workspace",
+      repo,
+      commit,
+      mirror: mirror.path,
+      createdAt: new Date().toISOString(),
+      files: files.map((entry: FileEntry) => ({ path: entry.path, kind: entry.kind })),
+    };
+    await writeFile(join(temporary, "manifest.json"), `${JSON.stringify(manifest)}\n`);
+    try {
+      await rename(temporary, folder);
+    } catch (error) {
+      // Another process materialized the same commit first: use theirs.
+      if (!(await readManifest(folder))) throw error;
+      await removeTree(temporary);
+    }
+    return folder;
+  } catch (error) {
+    await removeTree(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function readManifest(folder: string): Promise<WorkspaceManifest | undefined> {
+  try {
+    const parsed = workspaceManifestSchema.safeParse(JSON.parse(await readFile(join(folder, "manifest.json"), "utf8")));
+    return parsed.success && existsSync(join(folder, "tree")) ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes one materialized tree (if present). Other sessions using it must be closed first. */
+export async function removeMaterializedWorkspace(options: { cacheDir: string; repo: string; commit: string }): Promise<void> {
+  await removeTree(workspaceCachePath(options.cacheDir, options.repo, options.commit));
+}
+
+/**
+ * Removes materialized trees from the cache: all of them, or those created more than
+ * `olderThanMs` ago; leftovers of interrupted materializations (`.tmp-*`) always go.
+ * Returns the folders removed.
+ */
+export async function clearWorkspaceCache(options: { cacheDir: string; olderThanMs?: number; now?: Date }): Promise<string[]> {
+  const cacheDir = resolve(options.cacheDir);
+  if (!existsSync(cacheDir)) return [];
+  const removed: string[] = [];
+  const now = (options.now ?? new Date()).getTime();
+  for (const repoEntry of await readdir(cacheDir, { withFileTypes: true })) {
+    if (!repoEntry.isDirectory()) continue;
+    const repoFolder = join(cacheDir, repoEntry.name);
+    for (const entry of await readdir(repoFolder, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const folder = join(repoFolder, entry.name);
+      let remove = entry.name.startsWith(".tmp-");
+      if (!remove) {
+        const manifest = await readManifest(folder);
+        remove = options.olderThanMs === undefined || !manifest || now - Date.parse(manifest.createdAt) > options.olderThanMs;
+      }
+      if (remove) {
+        await removeTree(folder);
+        removed.push(folder);
+      }
+    }
+    if ((await readdir(repoFolder)).length === 0) await rm(repoFolder, { recursive: true, force: true });
+  }
+  return removed.sort();
+}
+
+async function makeReadOnly(folder: string): Promise<void> {
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) await makeReadOnly(path);
+    else if (entry.isFile()) {
+      const { mode } = await lstat(path);
+      await chmod(path, mode & 0o111 ? 0o555 : 0o444);
+    }
+  }
+  await chmod(folder, 0o555);
+}
+
+/** `rm -rf` for a tree made read-only: folders are made writable again first. */
+async function removeTree(folder: string): Promise<void> {
+  if (!existsSync(folder)) return;
+  const unlock = async (path: string) => {
+    await chmod(path, 0o755);
+    for (const entry of await readdir(path, { withFileTypes: true })) if (entry.isDirectory()) await unlock(join(path, entry.name));
+  };
+  await unlock(folder).catch(() => undefined);
+  await rm(folder, { recursive: true, force: true });
+}
+
+function repoSlug(repo: string): string {
+  return repo.replace("/", "__");
+}

@@ -1,0 +1,205 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { formatZodError, ProvenanceSchema, SCHEMA_VERSION } from "@loclab/schemas";
+import { z } from "zod";
+import type { RunLimits, StepSink, Trajectory, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
+
+/** The `kind` of a loclab trajectory file's header line. */
+export const LOCLAB_TRAJECTORY_KIND = "loclab.trajectory";
+
+/**
+ * How a loclab agent run ended. `submitted`: the agent handed in its patch (maybe empty).
+ * The `*_limit` exits are the budgets (out of budget in the breakdown); `format_error` and
+ * `error` are failures; `running` is what the header says until the run ends (a file still
+ * `running` after the run is a crash).
+ */
+export const LOCLAB_EXITS = ["submitted", "step_limit", "cost_limit", "time_limit", "context_limit", "call_limit", "format_error", "error", "running"] as const;
+export type LoclabExit = (typeof LOCLAB_EXITS)[number];
+
+const Timestamp = z.iso.datetime({ offset: true });
+const Count = z.number().int().nonnegative();
+
+const UsageSchema = z.strictObject({
+  promptTokens: Count.optional(),
+  completionTokens: Count.optional(),
+  totalTokens: Count.optional(),
+  costUsd: z.number().nonnegative().optional(),
+});
+
+const LimitsSchema = z.strictObject({
+  steps: Count.optional(),
+  costUsd: z.number().nonnegative().optional(),
+  seconds: z.number().nonnegative().optional(),
+  calls: Count.optional(),
+  rounds: Count.optional(),
+});
+
+/** Line 1 of a loclab trajectory file. */
+export const LoclabTrajectoryHeaderSchema = z.strictObject({
+  kind: z.literal(LOCLAB_TRAJECTORY_KIND),
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  instanceId: z.string().min(1),
+  outcome: z.strictObject({ exit: z.enum(LOCLAB_EXITS), patch: z.string().nullable() }),
+  model: z.string().optional(),
+  limits: LimitsSchema.optional(),
+  usage: UsageSchema.extend({ apiCalls: Count.optional() }).optional(),
+  startedAt: Timestamp.optional(),
+  endedAt: Timestamp.optional(),
+  provenance: ProvenanceSchema.optional(),
+});
+export type LoclabTrajectoryHeader = z.infer<typeof LoclabTrajectoryHeaderSchema>;
+
+/** Lines 2…: one step each, `step` counting from 0 without gaps. */
+export const LoclabTrajectoryStepSchema = z.strictObject({
+  step: Count,
+  output: z.string().optional(),
+  finishReason: z.string().optional(),
+  usage: UsageSchema.optional(),
+  toolCalls: z.array(
+    z.strictObject({
+      name: z.string().min(1),
+      arguments: z.record(z.string(), z.unknown()),
+      observation: z.string().optional(),
+      ok: z.boolean().optional(),
+      returnCode: z.number().int().optional(),
+      observedAt: Timestamp.optional(),
+    }),
+  ),
+  startedAt: Timestamp.optional(),
+  endedAt: Timestamp.optional(),
+  error: z.string().optional(),
+});
+export type LoclabTrajectoryStep = z.infer<typeof LoclabTrajectoryStepSchema>;
+
+const seconds = (iso: string): number => Date.parse(iso) / 1000;
+const iso = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
+
+/** Drops undefined properties so that the written line passes the strict schema. */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * Serializes a trajectory as a loclab trajectory file (JSONL; see README "loclab trajectory
+ * format"): the header line, then one line per step. Times go out as ISO 8601 (UTC). The exit
+ * is the trajectory's `outcome.exitStatus`, which must be one of LOCLAB_EXITS. Extra header
+ * fields (provenance) come from `header`.
+ *
+ * Errors: an exit status that is not a loclab exit; a line that does not pass its schema.
+ */
+export function formatLoclabTrajectory(trajectory: Trajectory, header: { provenance?: z.infer<typeof ProvenanceSchema> } = {}): string {
+  const exit = trajectory.outcome.exitStatus;
+  if (!LOCLAB_EXITS.includes(exit as LoclabExit)) throw new Error(`formatLoclabTrajectory requires a loclab exit (${LOCLAB_EXITS.join(", ")}), got ${JSON.stringify(exit)}`);
+  const head: LoclabTrajectoryHeader = defined({
+    kind: LOCLAB_TRAJECTORY_KIND,
+    schemaVersion: SCHEMA_VERSION,
+    instanceId: trajectory.instanceId,
+    outcome: { exit: exit as LoclabExit, patch: trajectory.outcome.patch },
+    model: trajectory.model,
+    limits: trajectory.limits,
+    usage: trajectory.usage,
+    startedAt: trajectory.startedAt === undefined ? undefined : iso(trajectory.startedAt),
+    endedAt: trajectory.endedAt === undefined ? undefined : iso(trajectory.endedAt),
+    provenance: header.provenance,
+  });
+  const lines = [JSON.stringify(LoclabTrajectoryHeaderSchema.parse(head))];
+  trajectory.steps.forEach((step, index) => {
+    const line: LoclabTrajectoryStep = defined({
+      step: index,
+      output: step.output,
+      finishReason: step.finishReason,
+      usage: step.usage,
+      toolCalls: step.toolCalls.map((call) =>
+        defined({
+          name: call.name,
+          arguments: call.arguments,
+          observation: call.observation,
+          ok: call.ok,
+          returnCode: call.returnCode,
+          observedAt: call.observedAt === undefined ? undefined : iso(call.observedAt),
+        }),
+      ),
+      startedAt: step.startedAt === undefined ? undefined : iso(step.startedAt),
+      endedAt: step.endedAt === undefined ? undefined : iso(step.endedAt),
+      error: step.error,
+    });
+    lines.push(JSON.stringify(LoclabTrajectoryStepSchema.parse(line)));
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+function toStep(line: LoclabTrajectoryStep): TrajectoryStep {
+  const step: TrajectoryStep = {
+    index: line.step,
+    toolCalls: line.toolCalls.map((call) => ({
+      name: call.name,
+      arguments: call.arguments,
+      ...(call.observation === undefined ? {} : { observation: call.observation }),
+      ...(call.ok === undefined ? {} : { ok: call.ok }),
+      ...(call.returnCode === undefined ? {} : { returnCode: call.returnCode }),
+      ...(call.observedAt === undefined ? {} : { observedAt: seconds(call.observedAt) }),
+    })),
+  };
+  if (line.output !== undefined) step.output = line.output;
+  if (line.finishReason !== undefined) step.finishReason = line.finishReason;
+  if (line.usage !== undefined) step.usage = line.usage;
+  if (line.startedAt !== undefined) step.startedAt = seconds(line.startedAt);
+  if (line.endedAt !== undefined) step.endedAt = seconds(line.endedAt);
+  if (line.error !== undefined) step.error = line.error;
+  return step;
+}
+
+/**
+ * Reads a loclab trajectory file (`<instance_id>.traj.jsonl`) line by line (memory stays flat
+ * whatever the number of steps), validating the header line and every step line.
+ *
+ * Errors name the line: not JSON, a header or step that does not match its schema (including
+ * another schemaVersion), a step number out of sequence, an empty file.
+ */
+export async function readLoclabTrajectory(file: string, sink: StepSink): Promise<TrajectoryHeader> {
+  const input = createReadStream(file, { encoding: "utf8" });
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let header: LoclabTrajectoryHeader | undefined;
+  let lineNumber = 0;
+  let expected = 0;
+  try {
+    for await (const raw of lines) {
+      lineNumber += 1;
+      const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw;
+      if (text.trim() === "") continue;
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (error) {
+        throw new Error(`line ${lineNumber}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (!header) {
+        const parsed = LoclabTrajectoryHeaderSchema.safeParse(json);
+        if (!parsed.success) throw new Error(`line ${lineNumber}: not a loclab trajectory header: ${formatZodError(parsed.error)}`);
+        header = parsed.data;
+        continue;
+      }
+      const parsed = LoclabTrajectoryStepSchema.safeParse(json);
+      if (!parsed.success) throw new Error(`line ${lineNumber}: ${formatZodError(parsed.error)}`);
+      if (parsed.data.step !== expected) throw new Error(`line ${lineNumber}: step ${parsed.data.step} out of sequence (expected ${expected})`);
+      expected += 1;
+      sink(toStep(parsed.data));
+    }
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  if (!header) throw new Error("empty file: no header line");
+  const result: TrajectoryHeader = {
+    format: "loclab",
+    instanceId: header.instanceId,
+    source: file,
+    outcome: { exitStatus: header.outcome.exit, patch: header.outcome.patch },
+  };
+  if (header.usage) result.usage = header.usage;
+  if (header.limits) result.limits = header.limits as RunLimits;
+  if (header.model) result.model = header.model;
+  if (header.startedAt) result.startedAt = seconds(header.startedAt);
+  if (header.endedAt) result.endedAt = seconds(header.endedAt);
+  return result;
+}

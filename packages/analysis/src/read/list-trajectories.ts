@@ -1,0 +1,61 @@
+import { readdir, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { autoCodeRoverInstanceId } from "../formats/autocoderover.js";
+import type { RunFormat } from "./read-trajectory.js";
+
+/** One trajectory of a run folder, before it is read. */
+export interface TrajectoryEntry {
+  /** The file, or AutoCodeRover's instance folder. */
+  path: string;
+  /** The instance id its name gives (the file may still say otherwise). */
+  instanceId: string;
+  /** Bytes on disk (for AutoCodeRover the folder's files). */
+  bytes: number;
+}
+
+/** How deep below a run folder trajectories are looked for. */
+const MAX_DEPTH = 4;
+
+const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover">, RegExp> = {
+  loclab: /\.traj\.jsonl$/,
+  "mini-swe-agent": /\.traj\.json$/,
+  "swe-agent": /\.traj$/,
+};
+
+/**
+ * The trajectories of a run folder, sorted by name then path: loclab `<id>.traj.jsonl`, mini-swe-agent
+ * `<id>.traj.json` (as in `<id>/<id>.traj.json`), SWE-agent `<id>.traj`, AutoCodeRover
+ * instance folders (those holding tool_call_sequence.json or a conversation_round_N.json),
+ * up to 4 levels down.
+ *
+ * Errors: the folder cannot be read.
+ */
+export async function listTrajectories(dir: string, format: RunFormat): Promise<TrajectoryEntry[]> {
+  const found: TrajectoryEntry[] = [];
+  const walk = async (folder: string, depth: number): Promise<void> => {
+    const entries = await readdir(folder, { withFileTypes: true });
+    if (format === "autocoderover" && entries.some((e) => !e.isDirectory() && (e.name === "tool_call_sequence.json" || /^conversation_round_\d+\.json$/.test(e.name)))) {
+      let bytes = 0;
+      for (const e of entries) if (!e.isDirectory()) bytes += (await stat(join(folder, e.name)).catch(() => ({ size: 0 }))).size;
+      found.push({ path: folder, instanceId: autoCodeRoverInstanceId(folder), bytes });
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      // A symbolic link counts as what it points to (a run assembled from links); depth bounds cycles.
+      const target = entry.isSymbolicLink() ? await stat(path).catch(() => undefined) : entry;
+      if (!target) continue;
+      if (target.isDirectory()) {
+        if (depth < MAX_DEPTH) await walk(path, depth + 1);
+      } else if (target.isFile() && format !== "autocoderover" && FILE_PATTERNS[format].test(entry.name)) {
+        found.push({ path, instanceId: basename(entry.name).replace(FILE_PATTERNS[format], ""), bytes: (await stat(path)).size });
+      }
+    }
+  };
+  await walk(dir, 0).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read run folder ${dir}: ${error.code ?? error.message}`);
+  });
+  // By file or folder name, then path: an AutoCodeRover instance's later timestamp sorts last.
+  const key = (entry: TrajectoryEntry) => `${basename(entry.path)}\u0000${entry.path}`;
+  return found.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}

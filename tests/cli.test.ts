@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -204,6 +204,69 @@ describe("loclab shuffle and unshuffle", () => {
   });
 });
 
+describe("loclab tool", () => {
+  const django = "/usr/lib/python3/dist-packages/django";
+  const haveDjango = existsSync(join(django, "__init__.py"));
+
+  it.skipIf(!haveDjango)("search prints repository-relative hits with 1-based lines (needs Debian python3-django)", async () => {
+    const { stdout, exitCode } = await loclab(["tool", "search", "--repo", django, "--query", "get_FOO_display", "--json"]);
+    expect(exitCode).toBe(0);
+    const result = JSON.parse(stdout) as { hits: { path: string; line: number; text: string }[]; truncated: number };
+    expect(result.hits[0]).toMatchObject({ path: "db/models/fields/__init__.py", line: 791 });
+    expect(result.truncated).toBe(0);
+  });
+
+  it("refuses a path that leaves the repository, and views a file by a fuzzy path", async () => {
+    const { mkdirSync } = await import("node:fs");
+    const repo = join(scratch, "tool-repo");
+    mkdirSync(join(repo, "pkg"), { recursive: true });
+    writeFileSync(join(repo, "pkg", "module.py"), "import os\nfrom . import other\n");
+    writeFileSync(join(repo, "pkg", "other.py"), "X = 1\n");
+    writeFileSync(join(repo, "pkg", "__init__.py"), "");
+    const refused = await loclab(["tool", "view", "--repo", repo, "--path", "../x"]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(/^loclab: error: refused: /m);
+    const view = await loclab(["tool", "view", "--repo", repo, "--path", "MODULE.py", "--json"]);
+    expect(view.exitCode).toBe(0);
+    expect(view.stdout).toContain("pkg/module.py");
+    const imports = JSON.parse((await loclab(["tool", "imports", "--repo", repo, "--path", "pkg/module.py", "--json"])).stdout) as Record<string, unknown>;
+    expect(JSON.stringify(imports)).toContain("pkg/other.py");
+  });
+});
+
+describe("loclab breakdown", () => {
+  it("reproduces the solved counts of the four real runs on their 41 common tasks", async () => {
+    const runs = join(dataDir, "trajectories");
+    const manifest = JSON.parse(readFileSync(join(runs, "manifest.json"), "utf8")) as { core_instance_set: { ids: string[] } };
+    const tasks = join(scratch, "tasks.txt");
+    writeFileSync(tasks, `${manifest.core_instance_set.ids.join("\n")}\n`);
+    const { stdout, exitCode } = await loclab([
+      "breakdown",
+      "--run", `deepseek=mini-swe-agent:${join(runs, "mini-swe-agent_deepseek-chat_lite")}`,
+      "--run", `gemini=mini-swe-agent:${join(runs, "mini-swe-agent_gemini-3-pro_verified")}`,
+      "--run", `sweagent=swe-agent:${join(runs, "swe-agent_gpt4_lite")}`,
+      "--run", `acr=autocoderover:${join(runs, "autocoderover_gpt4_lite")}`,
+      "--base", "sweagent", "--tasks", tasks, "--json",
+    ]);
+    expect(exitCode).toBe(0);
+    const result = JSON.parse(stdout) as { runs: { run: string; tasks: number; solved: number; outOfBudget: number; wrongPatch: number; noPatch: number; vsBase: { baseOnly: number; runOnly: number; p: number } | null }[]; everSolved: number };
+    expect(result.runs.map((run) => [run.run, run.tasks, run.solved, run.outOfBudget, run.wrongPatch, run.noPatch])).toEqual([
+      ["deepseek", 41, 33, 0, 8, 0],
+      ["gemini", 41, 32, 0, 9, 0],
+      ["sweagent", 41, 6, 0, 30, 5],
+      ["acr", 41, 12, 6, 22, 1],
+    ]);
+    expect(result.runs[3]?.vsBase).toMatchObject({ baseOnly: 2, runOnly: 8, p: 0.109375 });
+    expect(result.everSolved).toBe(37);
+  });
+
+  it("names an unknown format", async () => {
+    const { stderr, exitCode } = await loclab(["breakdown", "--run", `x=openhands:${scratch}`]);
+    expect(exitCode).toBe(1);
+    expect(stderr).toMatch(/openhands/);
+  });
+});
+
 describe("loclab reproduce", () => {
   it("writes the gold summary artifact, CSVs and charts", async () => {
     const out = join(scratch, "results");
@@ -235,5 +298,8 @@ describe("loclab reproduce", () => {
       ["verified", 36, 630],
     ]);
     expect(readFileSync(join(out, "significance-lite-pairs.csv"), "utf8").trim().split("\n")).toHaveLength(1 + 861);
+    const breakdown = readFileSync(join(out, "trajectory-breakdown.csv"), "utf8").trim().split("\n");
+    expect(breakdown).toHaveLength(1 + 4);
+    expect(breakdown[1]).toMatch(/^mini-swe-agent_deepseek-chat_lite,41,33,/);
   });
 });

@@ -1,11 +1,11 @@
 // Debian packages the tests read as real-world corpora (not runtime dependencies of loclab):
 // the source trees of python3-requests, python3-django and python3-sympy are the codebases the
-// shuffling control and the tool suite are checked on, and ripgrep is the reference that
-// search_code is compared with. `npm test` installs them when missing (as root), like Jupyter.
+// shuffling control and the tool suite are checked on, ripgrep is the reference that
+// search_code is compared with, and git builds the fixture repositories of workspace tests. `npm test` installs them when missing (as root), like Jupyter.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
-export const TEST_CORPUS_PACKAGES = ["python3-requests", "python3-django", "python3-sympy", "ripgrep"];
+export const TEST_CORPUS_PACKAGES = ["python3-requests", "python3-django", "python3-sympy", "ripgrep", "git"];
 
 /** The packages of `names` that dpkg does not report as installed. */
 export function missingDebianPackages(names) {

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerBenchmarksCommand } from "./commands/benchmarks.js";
+import { registerBreakdownCommand } from "./commands/breakdown.js";
 import { registerCompareCommand } from "./commands/compare.js";
 import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
@@ -8,6 +9,7 @@ import { registerGoldCommand } from "./commands/gold.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
 import { registerScoreCommand } from "./commands/score.js";
 import { registerShuffleCommands } from "./commands/shuffle.js";
+import { registerToolCommand } from "./commands/tool.js";
 import { cliVersion } from "./provenance.js";
 
 /** The `loclab` program with every subcommand registered; `bin.ts` runs it. */
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerPowerCommand(program);
   registerMaskCommand(program);
   registerShuffleCommands(program);
+  registerToolCommand(program);
+  registerBreakdownCommand(program);
   registerReproduceCommand(program);
   return program;
 }

@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { goldStage } from "../reproduce/gold-stage.js";
 import { leaderboardStage } from "../reproduce/leaderboard-stage.js";
 import { significanceStage } from "../reproduce/significance-stage.js";
+import { trajectoriesStage } from "../reproduce/trajectories-stage.js";
 
 interface ReproduceOptions {
   out: string;
@@ -16,7 +17,8 @@ interface ReproduceOptions {
  * `loclab reproduce`: the main job on the bundled data, stage by stage, each writing its
  * tables and charts to `results/`: (1) benchmarks and gold locations (domain.md §2);
  * (2) the localization leaderboard of the bundled peer outputs (domain.md §3); (3) how far
- * apart SWE-bench leaderboard entries are (domain.md §7).
+ * apart SWE-bench leaderboard entries are (domain.md §7); (4) the failure breakdown of the
+ * real agent runs (domain.md §8).
  */
 export function registerReproduceCommand(program: Command): void {
   program
@@ -40,8 +42,10 @@ export function registerReproduceCommand(program: Command): void {
       const leaderboard = await leaderboardStage({ out, ...dataDir });
       process.stdout.write("\n== leaderboard significance (exact McNemar, Holm, power)\n");
       const significance = await significanceStage({ out, ...dataDir });
+      process.stdout.write("\n== failure breakdown of the four real agent runs (41 common tasks)\n");
+      const trajectories = await trajectoriesStage({ out, ...dataDir });
 
-      const written = [...gold.written, ...leaderboard.written, ...significance.written];
+      const written = [...gold.written, ...leaderboard.written, ...significance.written, ...trajectories.written];
       process.stdout.write(`\nwrote ${written.map((path) => relative(process.cwd(), path)).join(", ")}\n`);
       process.stdout.write(`reproduce finished in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       if (gold.failures > 0) process.exitCode = 1;

@@ -1,0 +1,141 @@
+import { readdir, readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import {
+  type BreakdownOptions,
+  breakdownJson,
+  breakdownRuns,
+  breakdownTable,
+  parseResolvedSpec,
+  parseRunSpec,
+  parseTaskList,
+  type RunSpec,
+  readRun,
+  runInputOf,
+} from "@loclab/analysis";
+import type { Command } from "commander";
+import { numericOption } from "../numeric-option.js";
+import { progress } from "../progress.js";
+import { printTable } from "../table.js";
+
+interface BreakdownCommandOptions {
+  run: string[];
+  resolved: string[];
+  base?: string;
+  tasks?: string;
+  json?: boolean;
+  missingFileThreshold: string;
+  repeatedLine: string;
+  badPrefix?: string[];
+  countTools?: string;
+  callBudget?: string;
+  roundLimit: string;
+  repoFiles?: string;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+async function readText(path: string, what: string): Promise<string> {
+  return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read ${what} ${path}: ${error.code ?? error.message}`);
+  });
+}
+
+/** `--repo-files DIR`: one `<instance_id>.txt` per task listing the repository's files, one per line. */
+async function readRepositoryFiles(dir: string): Promise<Map<string, ReadonlySet<string>>> {
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read --repo-files ${dir}: ${error.code ?? error.message}`);
+  });
+  const files = new Map<string, ReadonlySet<string>>();
+  for (const name of names.filter((n) => n.endsWith(".txt"))) {
+    const text = await readText(join(dir, name), "repository file list");
+    files.set(basename(name, ".txt"), new Set(parseTaskList(text).map((path) => path.replace(/^\.\//, ""))));
+  }
+  return files;
+}
+
+function formatP(p: number): string {
+  return p >= 0.001 ? p.toFixed(3) : p.toExponential(2);
+}
+
+/**
+ * `loclab breakdown --run NAME=FORMAT:DIR … [--resolved NAME=FILE …] [--base NAME] [--tasks FILE]
+ * [--json]`: the failure breakdown of agent runs from their own logs (domain.md §8, issue 8).
+ * FORMAT is loclab, mini-swe-agent (1.x and 2.x told apart per file), swe-agent or
+ * autocoderover. Resolved labels are looked for inside DIR where each format keeps them, or
+ * given with --resolved (a SWE-bench report / results JSON, a per-instance report folder, or a
+ * resolved-matrix CSV whose column is NAME, or FILE.csv#COLUMN). --tasks restricts every run
+ * to the instance ids of a file (one per line). --json prints
+ * {"runs": [{"run", "tasks", "solved", "outOfBudget", "wrongPatch", "noPatch", "medianCalls",
+ * "loops", "loopsFinishLength", "loopsRepeatedLine", "badPrefix", "noFile", "vsBase":
+ * {"baseOnly", "runOnly", "p"} | null}], "base", "overlap": {"runs", "both", "pairs"},
+ * "everSolved"}; without it, the table as text. Files that do not parse are reported on stderr
+ * with their path and reason, and the rest of the run is analysed.
+ */
+export function registerBreakdownCommand(program: Command): void {
+  program
+    .command("breakdown")
+    .description("per-run failure breakdown of agent trajectories, with paired tests against a base (domain.md §8)")
+    .requiredOption("--run <NAME=FORMAT:DIR>", "a run: its name, format (loclab, mini-swe-agent, swe-agent, autocoderover) and folder; repeat for more runs", collect)
+    .option("--resolved <NAME=FILE>", "resolved labels for run NAME (report JSON, folder, or resolved-matrix CSV[#column]); repeatable", collect, [])
+    .option("--base <name>", "the run the others are compared with (vs. base: base only, run only, exact McNemar p)")
+    .option("--tasks <file>", "instance ids, one per line: every run is restricted to them")
+    .option("--json", "print one JSON object")
+    .option("--missing-file-threshold <n>", '"No such file" observations that make a task a no-file task', "5")
+    .option("--repeated-line <n>", "times one line must repeat in a row in an output to count as a loop (≥ 3)", "5")
+    .option("--bad-prefix <prefix>", "a path prefix that does not exist (default /workspace/src/); repeatable", collect)
+    .option("--count-tools <list>", "comma-separated tools whose calls count (default: all but submit, submit_patch, get_status)")
+    .option("--call-budget <n>", "counted calls that exhaust a task's budget (out of budget when reached)")
+    .option("--round-limit <n>", "AutoCodeRover's conv_round_limit", "10")
+    .option("--repo-files <dir>", "one <instance_id>.txt per task listing the repository's files: paths not in it are bad paths")
+    .action(async (options: BreakdownCommandOptions) => {
+      const specs: RunSpec[] = options.run.map(parseRunSpec);
+      const names = specs.map((spec) => spec.name);
+      for (const text of options.resolved) {
+        const { name, file } = parseResolvedSpec(text);
+        const spec = specs.find((s) => s.name === name);
+        if (!spec) throw new Error(`--resolved: no run named ${JSON.stringify(name)} (runs: ${names.join(", ")})`);
+        spec.resolved = file;
+      }
+      if (options.base !== undefined && !names.includes(options.base)) throw new Error(`--base: no run named ${JSON.stringify(options.base)} (runs: ${names.join(", ")})`);
+      const taskIds = options.tasks === undefined ? undefined : parseTaskList(await readText(options.tasks, "--tasks"));
+      if (taskIds && taskIds.length === 0) throw new Error(`--tasks: ${options.tasks} lists no instance ids`);
+      const repositoryFiles = options.repoFiles === undefined ? undefined : await readRepositoryFiles(options.repoFiles);
+      const breakdownOptions: BreakdownOptions = {
+        noFileThreshold: numericOption("missing-file-threshold", options.missingFileThreshold, { integer: true, min: 1 }),
+        loops: { repeatedLine: numericOption("repeated-line", options.repeatedLine, { integer: true, min: 3 }) },
+        autoCodeRoverRoundLimit: numericOption("round-limit", options.roundLimit, { integer: true, min: 1 }),
+        ...(options.badPrefix ? { badPathPrefixes: options.badPrefix } : {}),
+        ...(options.countTools ? { calls: { only: options.countTools.split(",").map((tool) => tool.trim()).filter((tool) => tool !== "") } } : {}),
+        ...(options.callBudget === undefined ? {} : { callBudget: numericOption("call-budget", options.callBudget, { integer: true, min: 1 }) }),
+        ...(repositoryFiles ? { repositoryFiles: (id: string) => repositoryFiles.get(id) } : {}),
+      };
+      const tasks = taskIds ? new Set(taskIds) : undefined;
+      const inputs = [];
+      for (const spec of specs) {
+        const read = await readRun(spec, tasks ? { tasks } : {});
+        const sources = read.labels?.sources.map((source) => `${source.kind} ${source.source}`).join("; ") ?? "none";
+        progress(`${spec.name}: ${read.files} trajectories (${(read.bytes / 1e6).toFixed(1)} MB) read from ${spec.dir}; labels: ${sources}; ${read.problems.length} problems`);
+        for (const problem of read.problems) progress(`${spec.name}: ${problem.path}: ${problem.reason}`);
+        inputs.push(runInputOf(read, taskIds ? { taskIds } : {}));
+      }
+      const breakdown = breakdownRuns(inputs, { ...breakdownOptions, ...(options.base === undefined ? {} : { base: options.base }), ...(taskIds ? { taskIds } : {}) });
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(breakdownJson(breakdown))}\n`);
+        return;
+      }
+      printTable(
+        (breakdownTable(breakdown).objects() as Record<string, unknown>[]).map((row) => ({
+          ...row,
+          baseOnly: row.baseOnly ?? "",
+          runOnly: row.runOnly ?? "",
+          pVsBase: typeof row.pVsBase === "number" ? formatP(row.pVsBase) : "",
+        })),
+      );
+      const missing = breakdown.rows.filter((row) => row.missing > 0).map((row) => `${row.run} ${row.missing}`);
+      if (missing.length > 0) process.stdout.write(`tasks without a trajectory (counted as no patch unless labelled solved): ${missing.join(", ")}\n`);
+      process.stdout.write(`${breakdown.everSolved} tasks solved by at least one run\n`);
+      if (breakdown.overlap.pairs.length === 0) return;
+      process.stdout.write("pairwise (exact McNemar on the shared tasks, Holm-adjusted over the pairs):\n");
+      printTable(breakdown.overlap.pairs.map((pair) => ({ a: pair.a, b: pair.b, n: pair.n, both: pair.both, aOnly: pair.aOnly, bOnly: pair.bOnly, p: formatP(pair.p), pHolm: formatP(pair.pHolm) })));
+    });
+}

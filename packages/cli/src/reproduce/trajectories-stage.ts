@@ -1,0 +1,33 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { analyzeRealTrajectories, breakdownArtifact, breakdownTable, outcomeChart, overlapHeatmap, pairwiseTable } from "@loclab/analysis";
+import { writeChart } from "@loclab/charts";
+import { progress } from "../progress.js";
+import { provenanceNow } from "../provenance.js";
+
+/**
+ * Stage 4 of `loclab reproduce`: the failure breakdown (domain.md §8) of the four real agent
+ * runs in the data folder on their 41 common tasks — the breakdown table, the pairwise exact
+ * McNemar tests, the outcome chart and the overlap heatmap.
+ */
+export async function trajectoriesStage(options: { out: string; dataDir?: string }): Promise<{ written: string[] }> {
+  const analysis = await analyzeRealTrajectories(options.dataDir ? { dataDir: options.dataDir } : {});
+  for (const problem of analysis.problems) progress(`trajectory not used: ${problem.run}: ${problem.path}: ${problem.reason}`);
+  for (const check of analysis.manifestCheck.filter((c) => !c.agrees)) progress(`solved set of ${check.run} differs from the manifest labels (${check.solved} vs ${check.expected})`);
+  const written: string[] = [];
+  const write = async (name: string, text: string) => {
+    const path = join(options.out, name);
+    await writeFile(path, text);
+    written.push(path);
+  };
+  const table = breakdownTable(analysis.breakdown);
+  await write("trajectory-breakdown.csv", table.toCSV());
+  await write("trajectory-pairwise.csv", pairwiseTable(analysis.breakdown).toCSV());
+  const artifact = breakdownArtifact(analysis.breakdown, provenanceNow({ dataDir: analysis.dataDir, tasks: analysis.taskIds.length }), { problems: analysis.problems });
+  await write("trajectory-breakdown.json", `${JSON.stringify(artifact, null, 2)}\n`);
+  written.push(...(await writeChart(outcomeChart(analysis.breakdown), join(options.out, "trajectory-outcomes"), { formats: ["svg", "png"] })));
+  written.push(...(await writeChart(overlapHeatmap(analysis.breakdown), join(options.out, "trajectory-overlap"), { formats: ["svg", "png"] })));
+  process.stdout.write(`${table.toMarkdown()}\n`);
+  process.stdout.write(`${analysis.breakdown.everSolved} of ${analysis.taskIds.length} tasks solved by at least one run; base: ${analysis.base}\n`);
+  return { written };
+}

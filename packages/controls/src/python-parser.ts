@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
-import { Language, Parser, Query } from "web-tree-sitter";
+import { loadPythonLanguage } from "@loclab/python";
+import type { Language, Parser, Query } from "web-tree-sitter";
 
 /**
  * A tree-sitter parser for Python with the queries repository shuffling runs over every
@@ -25,27 +25,18 @@ const QUERY = `
 let loading: Promise<PythonParser> | undefined;
 
 /**
- * The Python grammar of `@vscode/tree-sitter-wasm` (tree-sitter-python 0.25) in
- * `web-tree-sitter` (toolchain.md: the native binding needs a newer libstdc++ than this
- * machine has). The `.wasm` is found through Node's resolution from this package, as an
- * absolute path, so it works from `src` (tests) and `dist` alike. Loaded once per process;
- * later calls get the same parser (tree-sitter parsers are not re-entrant: parse one file at
- * a time, as `shuffleRepository` does).
+ * A parser and the shuffling query over the shared Python grammar (`@loclab/python`), made
+ * once per process (tree-sitter parsers are not re-entrant: parse one file at a time, as
+ * `shuffleRepository` does).
  *
  * @example const python = await loadPythonParser(); python.parser.parse("import a.b").rootNode.type // "module"
  */
 export function loadPythonParser(): Promise<PythonParser> {
-  loading ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const wasm = require.resolve("@vscode/tree-sitter-wasm/wasm/tree-sitter-python.wasm");
-    await Parser.init();
-    const language = await Language.load(wasm);
-    const parser = new Parser();
-    parser.setLanguage(language);
-    return { parser, language, query: new Query(language, QUERY) };
-  })().catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  });
+  loading ??= loadPythonLanguage()
+    .then((python) => ({ parser: python.newParser(), language: python.language, query: python.query(QUERY) }))
+    .catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
   return loading;
 }

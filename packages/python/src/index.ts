@@ -1,0 +1,1 @@
+export * from "./load-python-language.js";

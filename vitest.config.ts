@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores here: one worker per core keeps real-data tests from starving each other.
     maxWorkers: 2,
+    setupFiles: ["./vitest.setup.ts"],
   },
 });

@@ -25,7 +25,7 @@ export interface PairedDesign {
  *
  * with ψ the discordant rate, δ the difference in success rates, z normal quantiles
  * (normalQuantile, full precision). Returns the real value (nExact) and the tasks needed,
- * n = ⌈nExact⌉ (a value within 1e-9 relative of an integer is taken as that integer, so that
+ * n = ⌈nExact⌉ (a value within 1e-12 relative of an integer is taken as that integer, so that
  * rounding noise does not add a task).
  *
  * Reference: R. J. Connor (1987), "Sample size for testing differences in proportions for the
@@ -46,6 +46,8 @@ export function pairedSampleSize(options: { psi: number; delta: number; alpha?: 
   const root = zAlpha * Math.sqrt(psi) + zBeta * Math.sqrt(psi - delta * delta);
   const nExact = (root * root) / (delta * delta);
   const nearest = Math.round(nExact);
-  const n = Math.abs(nExact - nearest) <= 1e-9 * nExact ? nearest : Math.ceil(nExact);
+  // 1e-12: far above the ~1e-15 rounding noise of nExact, far below a real fraction of a task
+  // even at n = 10^6 (1e-9 would swallow 0.00076 of a task at n = 760,253 and under-size it).
+  const n = Math.abs(nExact - nearest) <= 1e-12 * nExact ? nearest : Math.ceil(nExact);
   return { psi, delta, alpha, power, n: Math.max(1, n), nExact };
 }

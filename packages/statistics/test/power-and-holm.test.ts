@@ -24,7 +24,8 @@ describe("Connor (1987) sample size, power and minimum detectable effect (domain
       fc.property(arbDesign, ({ psi, fraction, alpha, power }) => {
         const delta = psi * fraction;
         const design = pairedSampleSize({ psi, delta, alpha, power });
-        expect(design.n).toBeGreaterThanOrEqual(design.nExact);
+        // n is the ceiling, except that rounding noise (1e-12 relative) does not add a task.
+        expect(design.n).toBeGreaterThanOrEqual(design.nExact * (1 - 1e-12));
         expect(design.n - design.nExact).toBeLessThan(1);
         expect(pairedPower({ psi, delta, n: design.nExact, alpha }).power).toBeCloseTo(power, 9);
         const mde = pairedMinimumDetectableEffect({ psi, n: design.nExact, alpha, power });

@@ -1,4 +1,5 @@
 import * as aq from "arquero";
+import { breakdownJson } from "../breakdown/breakdown-json.js";
 import type { ColumnTable } from "arquero";
 import type { Breakdown } from "../breakdown/breakdown-runs.js";
 
@@ -9,23 +10,13 @@ import type { Breakdown } from "../breakdown/breakdown-runs.js";
  * exact McNemar p; null for the base). Columns are camelCase for code; `toMarkdown()` renders it.
  */
 export function breakdownTable(breakdown: Breakdown): ColumnTable {
+  // The CLI's JSON rows, with vs. base flattened into three columns.
   return aq.from(
-    breakdown.rows.map((row) => ({
-      run: row.run,
-      tasks: row.tasks,
-      solved: row.solved,
-      outOfBudget: row.outOfBudget,
-      wrongPatch: row.wrongPatch,
-      noPatch: row.noPatch,
-      medianCalls: row.medianCalls,
-      loops: row.loops,
-      loopsFinishLength: row.loopsFinishLength,
-      loopsRepeatedLine: row.loopsRepeatedLine,
-      badPrefix: row.badPrefix,
-      noFile: row.noFile,
-      baseOnly: row.vsBase?.baseOnly ?? null,
-      runOnly: row.vsBase?.runOnly ?? null,
-      pVsBase: row.vsBase?.p ?? null,
+    breakdownJson(breakdown).runs.map(({ vsBase, ...row }) => ({
+      ...row,
+      baseOnly: vsBase?.baseOnly ?? null,
+      runOnly: vsBase?.runOnly ?? null,
+      pVsBase: vsBase?.p ?? null,
     })),
   );
 }

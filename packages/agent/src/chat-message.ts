@@ -1,0 +1,41 @@
+/**
+ * The conversation as the agent sees it: typed messages, not the wire's snake_case dicts.
+ * The agent loop's only state is this list (domain.md §1), so it is kept small and explicit;
+ * `wire-format.ts` translates it to and from the OpenAI chat-completions shape.
+ */
+
+/** One tool call the model asked for. `arguments` stays the raw string the model wrote, so a
+ * malformed call can be reported back to the model instead of failing here. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; content: string };
+
+/** A function tool offered to the model; `parameters` is a JSON Schema object. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** Why the model stopped. Servers may add their own reasons (vLLM: "abort"), hence the open string. */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | (string & {});
+
+/** What the model said in one turn. */
+export interface AssistantMessage {
+  content: string | null;
+  toolCalls: ToolCall[];
+}

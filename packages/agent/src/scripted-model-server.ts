@@ -1,0 +1,207 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { chatCompletionRequestSchema, type ChatCompletionRequest } from "./chat-completion-request.js";
+import type { ChatCompletionResponse } from "./chat-completion-response.js";
+import { isScriptedFault, type ModelScript, type ScriptedReply, type ScriptTurn } from "./script-turn.js";
+
+/** What the server received, in arrival order, for assertions. Bad requests are recorded too. */
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  /** The body exactly as sent. */
+  raw: string;
+  /** The validated body; absent when the request was rejected. */
+  body?: ChatCompletionRequest;
+  /** The script turn that answered it; absent for rejected requests (they consume no turn). */
+  turn?: number;
+  /** The status the server answered with; absent when the connection was cut. */
+  status?: number;
+}
+
+export interface ScriptedModelServerOptions {
+  script: ModelScript;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+}
+
+export interface ScriptedModelServer {
+  /** The OpenAI-style base URL, `http://127.0.0.1:<port>/v1`. */
+  url: string;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+const chatCompletionsPath = "/v1/chat/completions";
+
+/**
+ * An honest fake of an OpenAI-compatible chat-completions endpoint (style.md habit 7): a real
+ * `node:http` server on 127.0.0.1 that validates each request and answers it with the next turn
+ * of a script, including transport faults, so the client's retry and parsing paths run over
+ * real sockets. Non-streaming only. When the script runs out it answers HTTP 500 with an error
+ * that says so, rather than hanging or inventing a reply.
+ *
+ * @example
+ * const server = await startScriptedModelServer({ script: [{ fault: "http-503" }, { content: "done" }] });
+ * // point a client at server.url; afterwards: server.requests[1].body.messages
+ * await server.close();
+ */
+export async function startScriptedModelServer(options: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
+  const requests: ReceivedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let nextTurn = 0;
+
+  const server = createServer((req, res) => {
+    void readBody(req).then((raw) => {
+      const record: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", raw };
+      requests.push(record);
+      handle(record, res);
+    });
+  });
+
+  function handle(record: ReceivedRequest, res: ServerResponse): void {
+    if (record.method !== "POST" || record.path !== chatCompletionsPath) {
+      record.status = 404;
+      sendError(res, 404, `no route for ${record.method} ${record.path}; only POST ${chatCompletionsPath}`, "not_found");
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(record.raw);
+    } catch {
+      record.status = 400;
+      sendError(res, 400, "request body is not valid JSON", "invalid_request_error");
+      return;
+    }
+    const checked = chatCompletionRequestSchema.safeParse(parsed);
+    if (!checked.success) {
+      record.status = 400;
+      const problems = checked.error.issues.map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`);
+      sendError(res, 400, `invalid chat-completions request: ${problems.join("; ")}`, "invalid_request_error");
+      return;
+    }
+    record.body = checked.data;
+    const index = nextTurn++;
+    record.turn = index;
+    const turn = typeof options.script === "function" ? options.script(checked.data, index) : options.script[index];
+    if (turn === undefined) {
+      record.status = 500;
+      const scripted = typeof options.script === "function" ? "the script function" : `the script's ${options.script.length} turn(s)`;
+      sendError(res, 500, `scripted model server: script exhausted: request #${index + 1} has no turn left (${scripted} used up)`, "script_exhausted");
+      return;
+    }
+    answer(record, res, checked.data, index, turn);
+  }
+
+  function answer(record: ReceivedRequest, res: ServerResponse, request: ChatCompletionRequest, index: number, turn: ScriptTurn): void {
+    if (!isScriptedFault(turn)) {
+      record.status = 200;
+      sendJson(res, 200, completionFor(request, index, turn));
+      return;
+    }
+    switch (turn.fault) {
+      case "http-500":
+        record.status = 500;
+        sendError(res, 500, "scripted fault: internal server error", "server_error");
+        return;
+      case "http-503":
+        record.status = 503;
+        sendError(res, 503, "scripted fault: service unavailable", "server_error");
+        return;
+      case "cut-connection":
+        res.socket?.destroy();
+        return;
+      case "invalid-json":
+        record.status = 200;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"id": "chatcmpl-broken", "choices": [');
+        return;
+      case "delay": {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (res.destroyed || res.socket === null) return;
+          if (turn.then === undefined) {
+            res.socket.destroy();
+            return;
+          }
+          answer(record, res, request, index, turn.then);
+        }, turn.ms);
+        timers.add(timer);
+        // The client may give up first; then there is no one left to answer.
+        res.on("close", () => {
+          clearTimeout(timer);
+          timers.delete(timer);
+        });
+        return;
+      }
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function completionFor(request: ChatCompletionRequest, index: number, reply: ScriptedReply): ChatCompletionResponse {
+  const toolCalls = (reply.toolCalls ?? []).map((call, position) => ({
+    id: call.id ?? `call_${index}_${position}`,
+    type: "function" as const,
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  const content = reply.content ?? null;
+  const promptTokens = reply.usage?.promptTokens ?? roughTokens(JSON.stringify(request.messages));
+  const completionTokens =
+    reply.usage?.completionTokens ??
+    roughTokens((content ?? "") + toolCalls.map((call) => call.function.name + call.function.arguments).join(""));
+  return {
+    id: `chatcmpl-scripted-${index}`,
+    object: "chat.completion",
+    // Fixed rather than the clock, so that recorded responses are reproducible.
+    created: 1_767_225_600 + index,
+    model: request.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+      },
+    ],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
+}
+
+/** About four characters per token: enough for budget tests, not a tokenizer. */
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(res: ServerResponse, status: number, message: string, type: string): void {
+  sendJson(res, status, { error: { message, type, code: null, param: null } });
+}

@@ -1,0 +1,35 @@
+import { readFile } from "node:fs/promises";
+
+/** The prompt templates under `packages/agent/prompts/`, by file name without `.md`. */
+export type PromptName = "system" | "user" | "forced-final" | "final-repair";
+
+/**
+ * The prompts folder, found from this module's own location: `src/` and `dist/` both sit one
+ * level below the package root, so the same URL works from the sources (tests) and from the
+ * build, which ships `prompts/` beside `dist/` (package.json `files`).
+ */
+export const PROMPTS_DIR = new URL("../prompts/", import.meta.url);
+
+/** Reads one prompt template. */
+export async function readPromptTemplate(name: PromptName): Promise<string> {
+  return readFile(new URL(`${name}.md`, PROMPTS_DIR), "utf8");
+}
+
+/**
+ * Fills `{{name}}` placeholders. A placeholder without a value, or a value without a
+ * placeholder, is an error: a prompt silently missing its budget is worse than a crash.
+ *
+ * @example fillTemplate("{{n}} turns", { n: "20" }) // "20 turns"
+ */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  const used = new Set<string>();
+  const filled = template.replace(/\{\{(\w+)\}\}/g, (_match, key: string) => {
+    const value = values[key];
+    if (value === undefined) throw new Error(`prompt template needs a value for {{${key}}}`);
+    used.add(key);
+    return value;
+  });
+  const unused = Object.keys(values).filter((key) => !used.has(key));
+  if (unused.length > 0) throw new Error(`prompt template has no placeholder for ${unused.map((key) => `{{${key}}}`).join(", ")}`);
+  return filled;
+}

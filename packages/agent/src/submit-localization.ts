@@ -1,0 +1,62 @@
+import { z } from "zod";
+import type { ToolDefinition } from "./chat-message.js";
+
+/** The name of the final-answer tool. */
+export const SUBMIT_LOCALIZATION = "submit_localization";
+
+const text = (description: string) => z.string().min(1).describe(description);
+
+/**
+ * The arguments of `submit_localization`: up to `maxLocations` line-span locations and the
+ * five-field finding (domain.md §1). The model-facing JSON Schema is derived from this.
+ */
+export function submissionSchema(maxLocations: number) {
+  const location = z
+    .object({
+      path: text("File path relative to the repository root (matched fuzzily, like view_file)."),
+      startLine: z.number().int().min(1).describe("First line of the span (1-based)."),
+      endLine: z.number().int().min(1).describe("Last line of the span (1-based, inclusive)."),
+      role: z.enum(["edit", "read"]).describe('"edit": the fix changes it; "read": context the fixer needs.'),
+      symbol: z.string().min(1).optional().describe("The function or Class.method the span covers."),
+    })
+    .strict()
+    .refine((loc) => loc.startLine <= loc.endLine, { message: "startLine must not be greater than endLine", path: ["endLine"] });
+  return z
+    .object({
+      locations: z.array(location).min(1).max(maxLocations).describe(`Locations, best first; at most ${maxLocations}.`),
+      finding: z
+        .object({
+          locationExplanation: text("Why these locations: what in the code ties them to the issue."),
+          rootCause: text("The defect itself, in terms of the code's behaviour."),
+          solutionIdea: text("How a fix would go, concretely enough for a repair agent to act on."),
+          dependencies: text("Other code that the fix touches or must stay consistent with."),
+          testingImpact: text("Which tests exercise the change, or should be added."),
+        })
+        .strict(),
+    })
+    .strict();
+}
+
+export type Submission = z.output<ReturnType<typeof submissionSchema>>;
+
+/** `submit_localization` for the `tools` field, its parameters from `submissionSchema`. */
+export function submitLocalizationTool(maxLocations: number): ToolDefinition {
+  const parameters = z.toJSONSchema(submissionSchema(maxLocations), { io: "input" }) as Record<string, unknown>;
+  delete parameters.$schema;
+  return {
+    name: SUBMIT_LOCALIZATION,
+    description: "Hand in the final answer: the locations to fix and the structured finding. Ends the run.",
+    parameters: withoutSafeIntegerMaximum(parameters) as Record<string, unknown>,
+  };
+}
+
+/** zod adds `maximum: 2^53 − 1` to every integer; some servers reject it (as in @loclab/tools). */
+function withoutSafeIntegerMaximum(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerMaximum);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, inner]) => !(key === "maximum" && inner === Number.MAX_SAFE_INTEGER))
+      .map(([key, inner]) => [key, withoutSafeIntegerMaximum(inner)]),
+  );
+}

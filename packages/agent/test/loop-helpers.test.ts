@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { callKey, type ChatMessage, estimateTokens, fillTemplate, readPromptTemplate, repeatedLine, submissionSchema, truncateOldObservations } from "../src/index.js";
+
+describe("prompt templates", () => {
+  it("fills every placeholder and refuses a missing or an unused value", async () => {
+    expect(fillTemplate("{{a}} and {{b}}", { a: "1", b: "2" })).toBe("1 and 2");
+    expect(() => fillTemplate("{{a}}", {})).toThrow("needs a value for {{a}}");
+    expect(() => fillTemplate("{{a}}", { a: "1", b: "2" })).toThrow("no placeholder for {{b}}");
+    expect(await readPromptTemplate("system")).toContain("{{maxTurns}}");
+  });
+});
+
+describe("repetition", () => {
+  it("finds a line repeated 5 times in a row, ignoring blank lines, and nothing below that", () => {
+    expect(repeatedLine("x\n\nx\nx\n  x\nx\n")).toBe("x");
+    expect(repeatedLine("x\nx\nx\nx\ny\nx\n")).toBeUndefined();
+  });
+
+  it("identifies a call by name and arguments, whatever the key order and spacing", () => {
+    expect(callKey({ name: "view_file", arguments: '{"path":"a.py","start":1}' })).toBe(callKey({ name: "view_file", arguments: '{ "start": 1, "path": "a.py" }' }));
+    expect(callKey({ name: "view_file", arguments: '{"path":"a.py"}' })).not.toBe(callKey({ name: "search_code", arguments: '{"path":"a.py"}' }));
+  });
+});
+
+describe("truncateOldObservations", () => {
+  const turn = (n: number): ChatMessage[] => [
+    { role: "assistant", content: null, toolCalls: [{ id: `c${n}`, name: "view_file", arguments: "{}" }] },
+    { role: "tool", toolCallId: `c${n}`, content: "x".repeat(400) },
+  ];
+  const messages: ChatMessage[] = [{ role: "system", content: "s".repeat(400) }, { role: "user", content: "u".repeat(400) }, ...turn(1), ...turn(2), ...turn(3), ...turn(4)];
+
+  it("cuts the oldest observations first, only as far as needed, never the first two messages or the last 2 turns", () => {
+    expect(estimateTokens(messages)).toBe(611); // (800 + 4 × (9 + 2 + 400)) / 4, rounded up
+    const { messages: cut, truncated } = truncateOldObservations(messages, { limitTokens: 550 });
+    expect(truncated).toBe(1);
+    expect(cut[3]?.content).toBe("[observation of 400 characters removed to fit the context window]");
+    expect(cut[5]?.content).toBe("x".repeat(400));
+    expect(messages[3]?.content).toBe("x".repeat(400)); // the input is not changed
+
+    const all = truncateOldObservations(messages, { limitTokens: 10 });
+    expect(all.truncated).toBe(2);
+    expect(all.messages.slice(0, 2)).toEqual(messages.slice(0, 2));
+    expect(all.messages.slice(6)).toEqual(messages.slice(6));
+  });
+});
+
+describe("submissionSchema", () => {
+  it("caps the locations at maxLocations", () => {
+    const location = { path: "a.py", startLine: 1, endLine: 2, role: "edit" };
+    const finding = { locationExplanation: "a", rootCause: "b", solutionIdea: "c", dependencies: "d", testingImpact: "e" };
+    expect(submissionSchema(2).safeParse({ locations: [location, location], finding }).success).toBe(true);
+    expect(submissionSchema(2).safeParse({ locations: [location, location, location], finding }).success).toBe(false);
+  });
+});

@@ -13,4 +13,6 @@ export * from "./resolve-submission.js";
 export * from "./repetition.js";
 export * from "./context-truncation.js";
 export * from "./trajectory-writer.js";
+export * from "./text-tool-call.js";
 export * from "./localize-instance.js";
+export * from "./judge.js";

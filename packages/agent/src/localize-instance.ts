@@ -7,6 +7,7 @@ import { ModelRequestError, ModelTransportError, type RetryRecord } from "./mode
 import { fillTemplate, readPromptTemplate } from "./prompt-templates.js";
 import { callKey, repeatedLine } from "./repetition.js";
 import { resolveSubmission } from "./resolve-submission.js";
+import { parseTextToolCall } from "./text-tool-call.js";
 import { SUBMIT_LOCALIZATION, submissionSchema, submitLocalizationTool } from "./submit-localization.js";
 import { openTrajectory, type TrajectoryExit, type TrajectoryToolCall, type TrajectoryUsage } from "./trajectory-writer.js";
 
@@ -22,6 +23,8 @@ export interface Recovery {
   turn: number;
   detail: string;
 }
+
+export type ToolMode = "native" | "text";
 
 export interface LocalizeInstanceOptions {
   instance: { instance_id: string; problem_statement: string };
@@ -39,6 +42,13 @@ export interface LocalizeInstanceOptions {
   maxLocations?: number;
   /** Estimated prompt tokens above which the oldest observations are cut to a stub. */
   contextLimitTokens?: number;
+  /**
+   * `native` (default): tools go in the request's `tools` field and come back as tool calls.
+   * `text`: for servers without a tool-call parser: no `tools` are sent; the system prompt
+   * (prompts/system-text.md) asks for one ```json block `{"tool", "arguments"}` per turn, and
+   * observations come back as user messages.
+   */
+  toolMode?: ToolMode;
   /** Epoch milliseconds; injectable for tests. Default `Date.now`. */
   now?: () => number;
 }
@@ -76,6 +86,8 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   const maxTurns = options.maxTurns ?? 20;
   const maxLocations = options.maxLocations ?? 8;
   const now = options.now ?? Date.now;
+  const toolMode = options.toolMode ?? "native";
+  if (toolMode !== "native" && toolMode !== "text") throw new RangeError(`toolMode must be "native" or "text", not ${JSON.stringify(toolMode)}`);
   if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError("maxTurns must be a positive integer");
   if (!Number.isInteger(maxLocations) || maxLocations < 1) throw new RangeError("maxLocations must be a positive integer");
   const iso = () => new Date(now()).toISOString();
@@ -87,7 +99,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     submitTool,
   ];
   const messages: ChatMessage[] = [
-    { role: "system", content: fillTemplate(await readPromptTemplate("system"), { tools: toolList(allTools), maxTurns: String(maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(options) }) },
+    { role: "system", content: fillTemplate(await readPromptTemplate(toolMode === "text" ? "system-text" : "system"), { tools: toolMode === "text" ? textToolList(allTools) : toolList(allTools), maxTurns: String(maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(options) }) },
     { role: "user", content: fillTemplate(await readPromptTemplate("user"), { instanceId: instance.instance_id, problemStatement: instance.problem_statement }) },
   ];
   const forcedFinalPrompt = await readPromptTemplate("forced-final");
@@ -139,7 +151,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     const startedAt = iso();
     let completion: Completion;
     try {
-      completion = await client.complete({ messages, tools: offered });
+      completion = await client.complete(toolMode === "text" ? { messages } : { messages, tools: offered });
     } catch (error) {
       if (!(error instanceof ModelTransportError || error instanceof ModelRequestError)) throw error;
       const retries = error instanceof ModelTransportError ? error.retries : [];
@@ -154,14 +166,24 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
       usage.totalTokens += completion.usage.totalTokens;
     }
     const { message } = completion;
-    messages.push({ role: "assistant", content: message.content, ...(message.toolCalls.length > 0 ? { toolCalls: message.toolCalls } : {}) });
+    let toolCalls = message.toolCalls;
+    let textProblem: { kind: "missing" | "malformed"; problem: string } | undefined;
+    if (toolMode === "text") {
+      // Tool calls live in the text; any native ones a server sends anyway are ignored.
+      const parsed = parseTextToolCall(message.content);
+      toolCalls = parsed.ok ? [{ id: `text_${turns - 1}`, name: parsed.name, arguments: parsed.arguments }] : [];
+      if (!parsed.ok) textProblem = parsed;
+      messages.push({ role: "assistant", content: message.content ?? "" });
+    } else {
+      messages.push({ role: "assistant", content: message.content, ...(toolCalls.length > 0 ? { toolCalls } : {}) });
+    }
 
     // Run the calls in order; a valid submission ends the turn.
     const records: TrajectoryToolCall[] = [];
     const calls = new Set<string>();
     let accepted: { prediction: Prediction; droppedPaths: string[] } | undefined;
     let rejected: string | undefined;
-    for (const call of message.toolCalls) {
+    for (const call of toolCalls) {
       let observation: string;
       let ok: boolean;
       if (call.name === SUBMIT_LOCALIZATION) {
@@ -192,13 +214,19 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
         ok = outcome.ok;
       }
       calls.add(callKey(call));
-      messages.push({ role: "tool", toolCallId: call.id, content: observation });
+      messages.push(toolMode === "text" ? { role: "user", content: `Result of ${call.name}:\n${observation}` } : { role: "tool", toolCallId: call.id, content: observation });
       records.push({ name: call.name, arguments: argumentsRecord(call.arguments), observation, ok, observedAt: iso() });
       if (accepted) break;
     }
     previousCalls = calls;
 
-    if (message.toolCalls.length === 0 && !forced && !repairPending) {
+    if (textProblem?.kind === "malformed") {
+      messages.push({ role: "user", content: `Error: your tool call could not be read: ${textProblem.problem}. Write exactly one \`\`\`json block holding {"tool": "<name>", "arguments": {...}}.` });
+      recover("malformed_call", textProblem.problem);
+    } else if (textProblem?.kind === "missing" && !forced && !repairPending) {
+      messages.push({ role: "user", content: `Error: ${textProblem.problem}. Every turn must call a tool: write exactly one \`\`\`json block holding {"tool": "<name>", "arguments": {...}}; hand in the answer with the tool submit_localization.` });
+      recover("no_tool_call", textProblem.problem);
+    } else if (toolCalls.length === 0 && !forced && !repairPending) {
       messages.push({ role: "user", content: "Error: your answer called no tool. Every turn must call a tool: explore with the tools, or hand in the answer with submit_localization." });
       recover("no_tool_call", "the answer called no tool");
     }
@@ -257,6 +285,11 @@ function retryNote(retry: RetryRecord): string {
 
 function toolList(tools: readonly ToolDefinition[]): string {
   return tools.map((tool) => `- \`${tool.name}\`: ${tool.description ?? ""}`).join("\n");
+}
+
+/** For text mode the model sees each tool's parameters as JSON Schema, since no `tools` are sent. */
+function textToolList(tools: readonly ToolDefinition[]): string {
+  return tools.map((tool) => `- \`${tool.name}\`: ${tool.description ?? ""}\n  Parameters: ${JSON.stringify(tool.parameters ?? {})}`).join("\n");
 }
 
 function extraBudgets(options: LocalizeInstanceOptions): string {

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerBenchmarksCommand } from "./commands/benchmarks.js";
 import { registerBreakdownCommand } from "./commands/breakdown.js";
 import { registerCompareCommand } from "./commands/compare.js";
+import { registerLocalizeCommand } from "./commands/localize.js";
 import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
 import { registerPowerCommand } from "./commands/power.js";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerShuffleCommands(program);
   registerToolCommand(program);
   registerBreakdownCommand(program);
+  registerLocalizeCommand(program);
   registerReproduceCommand(program);
   return program;
 }

@@ -301,5 +301,8 @@ describe("loclab reproduce", () => {
     const breakdown = readFileSync(join(out, "trajectory-breakdown.csv"), "utf8").trim().split("\n");
     expect(breakdown).toHaveLength(1 + 4);
     expect(breakdown[1]).toMatch(/^mini-swe-agent_deepseek-chat_lite,41,33,/);
+    const demo = JSON.parse(readFileSync(join(out, "localizer-demo-score.json"), "utf8")) as { outcomes: Record<string, number>; metrics: Record<string, number> };
+    expect(demo.outcomes).toEqual({ finished: 1 });
+    expect(demo.metrics["file.acc@1"]).toBe(1);
   });
 });

@@ -87,57 +87,98 @@ export function registerLocalizeCommand(program: Command): void {
     .action(async (options: LocalizeCommandOptions) => {
       const maxTurns = parseInteger("--max-turns", options.maxTurns, 1);
       const seed = options.seed === undefined ? undefined : parseInteger("--seed", options.seed, 0);
-      const benchmark = await loadBenchmark(options.benchmark, options.dataDir ? { dataDir: options.dataDir } : {});
-      const selected = selectInstances(benchmark.instances, options.instances);
-      const client = createModelClient({
-        baseURL: options.endpoint,
+      const { counts, selected, predictionsPath } = await runLocalization({
+        benchmark: options.benchmark,
+        ...(options.instances ? { instances: options.instances } : {}),
+        repos: options.repos,
+        endpoint: options.endpoint,
         model: options.model,
+        toolMode: options.toolMode,
+        maskPaths: options.maskPaths ?? false,
         ...(seed !== undefined ? { seed } : {}),
+        maxTurns,
         ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
+        out: options.out,
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       });
-      await mkdir(join(options.out, "trajectories"), { recursive: true });
-      const predictionsPath = join(options.out, "predictions.jsonl");
-      const done = await donePredictions(predictionsPath);
-      const counts = new Map<LocalizeOutcome | "failed" | "skipped", number>();
-      const count = (key: LocalizeOutcome | "failed" | "skipped") => counts.set(key, (counts.get(key) ?? 0) + 1);
-      progress(`localize: ${selected.length} instance(s) of ${benchmark.name}, model ${options.model}, tool mode ${options.toolMode}${options.maskPaths ? ", paths masked" : ""}`);
-
-      for (const [position, instance] of selected.entries()) {
-        const id = instance.instance_id;
-        const tag = `[${position + 1}/${selected.length}] ${id}`;
-        if (done.has(id)) {
-          progress(`${tag}: already in predictions.jsonl, skipped`);
-          count("skipped");
-          continue;
-        }
-        const started = performance.now();
-        try {
-          const workspace = await materializeWorkspace({ instance, mirrors: options.repos, cacheDir: join(options.out, ".workspaces") });
-          const problemStatement = options.maskPaths
-            ? maskIssuePaths(instance.problem_statement, { knownFiles: knownFilesFromInstance(instance), level: "paths" }).text
-            : instance.problem_statement;
-          const result = await localizeInstance({
-            instance: { instance_id: id, problem_statement: problemStatement },
-            workspace,
-            client,
-            maxTurns,
-            toolMode: options.toolMode,
-            trajectoryPath: join(options.out, "trajectories", `${id}.traj.jsonl`),
-          });
-          count(result.outcome);
-          const seconds = ((performance.now() - started) / 1000).toFixed(1);
-          if (result.prediction) {
-            await appendFile(predictionsPath, `${JSON.stringify(stampRecord(result.prediction))}\n`, "utf8");
-            progress(`${tag}: ${result.outcome} in ${result.turns} turn(s), ${seconds} s: ${result.prediction.files.slice(0, 3).join(", ")}`);
-          } else {
-            progress(`${tag}: failed: ${result.outcome}${result.budget ? ` (${result.budget})` : ""}${result.error ? `: ${result.error}` : ""}, ${result.turns} turn(s), ${seconds} s`);
-          }
-        } catch (error) {
-          count("failed");
-          progress(`${tag}: failed: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
       const summary = [...counts.entries()].map(([key, n]) => `${key} ${n}`).join(", ");
-      process.stdout.write(`localize: ${selected.length} instance(s): ${summary || "none"}\npredictions: ${predictionsPath}\n`);
+      process.stdout.write(`localize: ${selected} instance(s): ${summary || "none"}\npredictions: ${predictionsPath}\n`);
     });
+}
+
+/** What `loclab localize` (and the reproduce demo) needs to run. */
+export interface RunLocalizationOptions {
+  benchmark: string;
+  instances?: string;
+  repos: string;
+  endpoint: string;
+  model: string;
+  toolMode: "native" | "text";
+  maskPaths: boolean;
+  seed?: number;
+  maxTurns: number;
+  apiKeyEnv?: string;
+  out: string;
+  dataDir?: string;
+}
+
+/**
+ * The localizer over a benchmark (domain.md §1): per instance, the workspace from its mirror,
+ * the (optionally masked) issue, `localizeInstance`, the trajectory, and the prediction
+ * appended as soon as the instance finishes; instances already in predictions.jsonl are
+ * skipped, a failing instance is reported and the run goes on.
+ */
+export async function runLocalization(options: RunLocalizationOptions): Promise<{ counts: Map<LocalizeOutcome | "failed" | "skipped", number>; selected: number; predictionsPath: string }> {
+  const { maxTurns, seed } = options;
+  const benchmark = await loadBenchmark(options.benchmark, options.dataDir ? { dataDir: options.dataDir } : {});
+  const selected = selectInstances(benchmark.instances, options.instances);
+  const client = createModelClient({
+    baseURL: options.endpoint,
+    model: options.model,
+    ...(seed !== undefined ? { seed } : {}),
+    ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
+  });
+  await mkdir(join(options.out, "trajectories"), { recursive: true });
+  const predictionsPath = join(options.out, "predictions.jsonl");
+  const done = await donePredictions(predictionsPath);
+  const counts = new Map<LocalizeOutcome | "failed" | "skipped", number>();
+  const count = (key: LocalizeOutcome | "failed" | "skipped") => counts.set(key, (counts.get(key) ?? 0) + 1);
+  progress(`localize: ${selected.length} instance(s) of ${benchmark.name}, model ${options.model}, tool mode ${options.toolMode}${options.maskPaths ? ", paths masked" : ""}`);
+
+  for (const [position, instance] of selected.entries()) {
+    const id = instance.instance_id;
+    const tag = `[${position + 1}/${selected.length}] ${id}`;
+    if (done.has(id)) {
+      progress(`${tag}: already in predictions.jsonl, skipped`);
+      count("skipped");
+      continue;
+    }
+    const started = performance.now();
+    try {
+      const workspace = await materializeWorkspace({ instance, mirrors: options.repos, cacheDir: join(options.out, ".workspaces") });
+      const problemStatement = options.maskPaths
+        ? maskIssuePaths(instance.problem_statement, { knownFiles: knownFilesFromInstance(instance), level: "paths" }).text
+        : instance.problem_statement;
+      const result = await localizeInstance({
+        instance: { instance_id: id, problem_statement: problemStatement },
+        workspace,
+        client,
+        maxTurns,
+        toolMode: options.toolMode,
+        trajectoryPath: join(options.out, "trajectories", `${id}.traj.jsonl`),
+      });
+      count(result.outcome);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      if (result.prediction) {
+        await appendFile(predictionsPath, `${JSON.stringify(stampRecord(result.prediction))}\n`, "utf8");
+        progress(`${tag}: ${result.outcome} in ${result.turns} turn(s), ${seconds} s: ${result.prediction.files.slice(0, 3).join(", ")}`);
+      } else {
+        progress(`${tag}: failed: ${result.outcome}${result.budget ? ` (${result.budget})` : ""}${result.error ? `: ${result.error}` : ""}, ${result.turns} turn(s), ${seconds} s`);
+      }
+    } catch (error) {
+      count("failed");
+      progress(`${tag}: failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { counts, selected: selected.length, predictionsPath };
 }

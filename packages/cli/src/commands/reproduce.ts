@@ -6,6 +6,7 @@ import { goldStage } from "../reproduce/gold-stage.js";
 import { leaderboardStage } from "../reproduce/leaderboard-stage.js";
 import { significanceStage } from "../reproduce/significance-stage.js";
 import { trajectoriesStage } from "../reproduce/trajectories-stage.js";
+import { localizerDemoStage } from "../reproduce/localizer-demo-stage.js";
 
 interface ReproduceOptions {
   out: string;
@@ -18,7 +19,8 @@ interface ReproduceOptions {
  * tables and charts to `results/`: (1) benchmarks and gold locations (domain.md §2);
  * (2) the localization leaderboard of the bundled peer outputs (domain.md §3); (3) how far
  * apart SWE-bench leaderboard entries are (domain.md §7); (4) the failure breakdown of the
- * real agent runs (domain.md §8).
+ * real agent runs (domain.md §8); (5) the localizer end to end on a fixture repository with
+ * the scripted model server (domain.md §1).
  */
 export function registerReproduceCommand(program: Command): void {
   program
@@ -44,8 +46,10 @@ export function registerReproduceCommand(program: Command): void {
       const significance = await significanceStage({ out, ...dataDir });
       process.stdout.write("\n== failure breakdown of the four real agent runs (41 common tasks)\n");
       const trajectories = await trajectoriesStage({ out, ...dataDir });
+      process.stdout.write("\n== localizer demo (fixture repository, scripted model server over HTTP, scored)\n");
+      const demo = await localizerDemoStage({ out });
 
-      const written = [...gold.written, ...leaderboard.written, ...significance.written, ...trajectories.written];
+      const written = [...gold.written, ...leaderboard.written, ...significance.written, ...trajectories.written, ...demo.written];
       process.stdout.write(`\nwrote ${written.map((path) => relative(process.cwd(), path)).join(", ")}\n`);
       process.stdout.write(`reproduce finished in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       if (gold.failures > 0) process.exitCode = 1;

@@ -73,6 +73,10 @@ describe("loclab localize, then loclab score", () => {
     expect(prediction?.finding.rootCause).toBe("the divisor is len(values) - 1");
     const trajectory = readFileSync(join(out, "trajectories", "acme__calc-1.traj.jsonl"), "utf8").trim().split("\n");
     expect(trajectory.length).toBeGreaterThanOrEqual(4); // header + three steps
+    const steps = trajectory.slice(1).map((line) => JSON.parse(line) as { messagesDigest?: string; toolCalls: { name: string }[] });
+    expect(steps.map((step) => step.toolCalls[0]?.name)).toEqual(["search_code", "view_file", "submit_localization"]);
+    for (const step of steps) expect(step.messagesDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(steps.map((step) => step.messagesDigest)).size).toBe(3);
     expect(server.requests.filter((request) => request.status === 200)).toHaveLength(3);
 
     const scored = await execa(process.execPath, [bin, "score", "--benchmark", benchmark, "--predictions", join(out, "predictions.jsonl"), "--format", "loclab", "--json"], { reject: false });

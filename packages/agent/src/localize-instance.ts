@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Prediction } from "@loclab/schemas";
 import { runTool, toolDefinitions, type Workspace } from "@loclab/tools";
 import type { ChatMessage, ToolCall, ToolDefinition } from "./chat-message.js";
@@ -149,13 +150,14 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     const offered = forced || repairPending ? [submitTool] : allTools;
 
     const startedAt = iso();
+    const messagesDigest = createHash("sha256").update(JSON.stringify(messages)).digest("hex");
     let completion: Completion;
     try {
       completion = await client.complete(toolMode === "text" ? { messages } : { messages, tools: offered });
     } catch (error) {
       if (!(error instanceof ModelTransportError || error instanceof ModelRequestError)) throw error;
       const retries = error instanceof ModelTransportError ? error.retries : [];
-      await trajectory.appendStep({ toolCalls: [], startedAt, endedAt: iso(), error: [...notes, ...retries.map(retryNote), `model error: ${error.message}`].join("; ") });
+      await trajectory.appendStep({ toolCalls: [], startedAt, endedAt: iso(), messagesDigest, ...(retries.length > 0 ? { retries: retries.map(retryRecord) } : {}), error: [...notes, ...retries.map(retryNote), `model error: ${error.message}`].join("; ") });
       return end("error", { outcome: "model_error", error: error.message });
     }
     turns += 1;
@@ -243,6 +245,8 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
       toolCalls: records,
       startedAt,
       endedAt: iso(),
+      messagesDigest,
+      ...(completion.retries.length > 0 ? { retries: completion.retries.map(retryRecord) } : {}),
       ...(notes.length + completion.retries.length > 0 ? { error: [...completion.retries.map(retryNote), ...notes].join("; ") } : {}),
     });
 
@@ -255,6 +259,11 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     }
     if (forced) return end("step_limit", { outcome: "budget_exhausted", budget: "turns" });
   }
+}
+
+/** A client retry as stored in the trajectory. */
+function retryRecord(retry: { attempt: number; error: string; message: string; waitedMs: number }) {
+  return { attempt: retry.attempt, error: retry.error, message: retry.message, waitedMs: retry.waitedMs };
 }
 
 async function checkSubmission(workspace: Workspace, instanceId: string, call: ToolCall, maxLocations: number) {

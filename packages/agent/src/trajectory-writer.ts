@@ -37,6 +37,10 @@ export interface TrajectoryStep {
   startedAt: string;
   endedAt?: string;
   error?: string;
+  /** SHA-256 (hex) of the request's messages. */
+  messagesDigest?: string;
+  /** Transport failures retried before the answer, as the client recorded them. */
+  retries?: { attempt: number; error: string; message: string; waitedMs: number }[];
 }
 
 export interface TrajectoryWriter {

@@ -266,5 +266,10 @@ describe("localizeInstance: budgets and errors", () => {
     expect(result.outcome).toBe("finished");
     const trajectory = await readTrajectory(trajectoryPath, "loclab");
     expect(trajectory.steps[0]?.error).toMatch(/^retry after attempt 1 \(http-5xx/);
+    // The raw step line keeps the retry as a record, and the digest of the request's messages.
+    const [, stepLine] = readFileSync(trajectoryPath, "utf8").trim().split("\n");
+    const step = JSON.parse(stepLine ?? "{}") as { retries?: { attempt: number; error: string }[]; messagesDigest?: string };
+    expect(step.retries).toEqual([expect.objectContaining({ attempt: 1, error: "http-5xx" })]);
+    expect(step.messagesDigest).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -68,6 +68,10 @@ export const LoclabTrajectoryStepSchema = z.strictObject({
   startedAt: Timestamp.optional(),
   endedAt: Timestamp.optional(),
   error: z.string().optional(),
+  /** SHA-256 (hex) of the messages sent for this step: ties the step to its exact request. */
+  messagesDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  /** Transport failures retried before this step's answer (never model output). */
+  retries: z.array(z.strictObject({ attempt: Count, error: z.string(), message: z.string(), waitedMs: z.number().nonnegative() })).optional(),
 });
 export type LoclabTrajectoryStep = z.infer<typeof LoclabTrajectoryStepSchema>;
 

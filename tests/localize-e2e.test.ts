@@ -73,6 +73,8 @@ describe("loclab localize, then loclab score", () => {
     expect(prediction?.finding.rootCause).toBe("the divisor is len(values) - 1");
     const trajectory = readFileSync(join(out, "trajectories", "acme__calc-1.traj.jsonl"), "utf8").trim().split("\n");
     expect(trajectory.length).toBeGreaterThanOrEqual(4); // header + three steps
+    const header = JSON.parse(trajectory[0] ?? "{}") as { provenance?: { tool: string; inputs?: Record<string, unknown> } };
+    expect(header.provenance).toMatchObject({ tool: "loclab", inputs: { model: "scripted", toolMode: "native", maxTurns: 20 } });
     const steps = trajectory.slice(1).map((line) => JSON.parse(line) as { messagesDigest?: string; toolCalls: { name: string }[] });
     expect(steps.map((step) => step.toolCalls[0]?.name)).toEqual(["search_code", "view_file", "submit_localization"]);
     for (const step of steps) expect(step.messagesDigest).toMatch(/^[0-9a-f]{64}$/);

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Provenance } from "@loclab/schemas";
 import type { Prediction } from "@loclab/schemas";
 import { runTool, toolDefinitions, type Workspace } from "@loclab/tools";
 import type { ChatMessage, ToolCall, ToolDefinition } from "./chat-message.js";
@@ -52,6 +53,8 @@ export interface LocalizeInstanceOptions {
   toolMode?: ToolMode;
   /** Epoch milliseconds; injectable for tests. Default `Date.now`. */
   now?: () => number;
+  /** Written into the trajectory header (style.md: the log is the contract); the caller's run spec. */
+  provenance?: Provenance;
 }
 
 export interface LocalizeResult {
@@ -111,6 +114,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     model: client.model,
     limits: { steps: maxTurns, ...(options.maxWallMs !== undefined ? { seconds: options.maxWallMs / 1000 } : {}) },
     startedAt: new Date(startedMs).toISOString(),
+    ...(options.provenance ? { provenance: options.provenance } : {}),
   });
   const usage: TrajectoryUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 };
   const recoveries: Recovery[] = [];

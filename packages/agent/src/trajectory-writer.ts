@@ -1,4 +1,5 @@
 import { appendFile, mkdir, rename, writeFile } from "node:fs/promises";
+import type { Provenance } from "@loclab/schemas";
 import { dirname } from "node:path";
 
 /** How a loclab run ended, in the trajectory format's words (packages/analysis README). */
@@ -17,6 +18,8 @@ export interface TrajectoryHeader {
   model: string;
   limits: { steps?: number; seconds?: number };
   startedAt: string;
+  /** How the run was made (tool, version, git revision, model config, seed); never the API key. */
+  provenance?: Provenance;
 }
 
 /** One tool call of a step, with its observation (whose length is the result size). */
@@ -68,6 +71,7 @@ export async function openTrajectory(path: string, header: TrajectoryHeader): Pr
         usage: extra.usage,
         startedAt: header.startedAt,
         endedAt: extra.endedAt,
+        provenance: header.provenance,
       }),
     );
   const lines: string[] = [];

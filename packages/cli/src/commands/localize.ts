@@ -8,6 +8,7 @@ import { type Instance, stampRecord } from "@loclab/schemas";
 import { materializeWorkspace } from "@loclab/tools";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
+import { provenanceNow } from "../provenance.js";
 
 interface LocalizeCommandOptions {
   benchmark: string;
@@ -166,6 +167,7 @@ export async function runLocalization(options: RunLocalizationOptions): Promise<
         maxTurns,
         toolMode: options.toolMode,
         trajectoryPath: join(options.out, "trajectories", `${id}.traj.jsonl`),
+        provenance: provenanceNow({ benchmark: options.benchmark, endpoint: options.endpoint, model: options.model, toolMode: options.toolMode, maskPaths: options.maskPaths, seed: seed ?? null, maxTurns }),
       });
       count(result.outcome);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -43,3 +43,13 @@ export async function makeFixtureRepo(): Promise<{ root: string; runs: string; d
   }
   return { root, runs: join(temp, "runs"), dispose: () => rm(temp, { recursive: true, force: true }) };
 }
+
+/** The right answer for the fixture: the five-field finding and the span of `average`. */
+export const FIXTURE_FINDING = {
+  locationExplanation: "average computes the mean the issue reports as wrong.",
+  rootCause: "It divides the sum by len(values) - 1 instead of len(values).",
+  solutionIdea: "Divide by len(values).",
+  dependencies: "calc/cli.py prints average's result; calc/__init__.py re-exports it.",
+  testingImpact: "Add a test of average to tests/test_ops.py.",
+};
+export const FIXTURE_SPAN = { path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" };

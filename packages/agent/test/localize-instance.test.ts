@@ -15,7 +15,7 @@ import {
   type ScriptTurn,
   startScriptedModelServer,
 } from "../src/index.js";
-import { FIXTURE_ISSUE, makeFixtureRepo } from "./fixture-repo.js";
+import { FIXTURE_FINDING, FIXTURE_ISSUE, FIXTURE_SPAN, makeFixtureRepo } from "./fixture-repo.js";
 
 // Real HTTP to a scripted server on 127.0.0.1, real tools over a temp-dir Python package.
 let server: ScriptedModelServer | undefined;
@@ -34,14 +34,8 @@ afterEach(async () => {
   await repo.dispose();
 });
 
-const finding = {
-  locationExplanation: "average computes the mean the issue reports as wrong.",
-  rootCause: "It divides the sum by len(values) - 1 instead of len(values).",
-  solutionIdea: "Divide by len(values).",
-  dependencies: "calc/cli.py prints average's result; calc/__init__.py re-exports it.",
-  testingImpact: "Add a test of average to tests/test_ops.py.",
-};
-const averageSpan = { path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" };
+const finding = FIXTURE_FINDING;
+const averageSpan = FIXTURE_SPAN;
 
 const call = (name: string, args: unknown): ScriptedReply => ({ toolCalls: [{ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }] });
 const submit = (args: unknown = { locations: [averageSpan], finding }): ScriptTurn => call("submit_localization", args);

@@ -3,7 +3,7 @@ import { readTrajectory } from "@loclab/analysis";
 import { openWorkspace, type Workspace } from "@loclab/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createModelClient, localizeInstance, parseTextToolCall, type ModelScript, type ScriptedModelServer, type ScriptTurn, startScriptedModelServer } from "../src/index.js";
-import { FIXTURE_ISSUE, makeFixtureRepo } from "./fixture-repo.js";
+import { FIXTURE_FINDING, FIXTURE_ISSUE, FIXTURE_SPAN, makeFixtureRepo } from "./fixture-repo.js";
 
 // Text tool-calling over real HTTP: the scripted server answers with plain content only.
 let server: ScriptedModelServer | undefined;
@@ -22,14 +22,8 @@ afterEach(async () => {
   await repo.dispose();
 });
 
-const finding = {
-  locationExplanation: "average computes the mean the issue reports as wrong.",
-  rootCause: "It divides the sum by len(values) - 1 instead of len(values).",
-  solutionIdea: "Divide by len(values).",
-  dependencies: "calc/cli.py prints average's result.",
-  testingImpact: "Add a test of average to tests/test_ops.py.",
-};
-const averageSpan = { path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" };
+const finding = FIXTURE_FINDING;
+const averageSpan = FIXTURE_SPAN;
 const block = (tool: string, args: unknown, prose = "Next step.") => ({ content: `${prose}\n\n\`\`\`json\n${JSON.stringify({ tool, arguments: args })}\n\`\`\`\n` });
 const submitText = block("submit_localization", { locations: [averageSpan], finding }, "I know where the fix goes.");
 

@@ -1,34 +1,23 @@
 import { renderSvg } from "@loclab/charts";
 import { describe, expect, it } from "vitest";
 import { breakdownRuns, breakdownTable, outcomeChart, outcomeTable, overlapHeatmap, type RunInput, type TaskSummary } from "../src/index.js";
+import { taskSummary } from "./task-summary.js";
 
 // The arquero tables and the two Vega-Lite charts, built with the charts package and rendered.
 
 function task(instanceId: string, overrides: Partial<TaskSummary> = {}): TaskSummary {
-  return {
+  return taskSummary({
     instanceId,
-    format: "loclab",
-    source: "",
-    exitStatus: "submitted",
-    hasPatch: true,
     steps: 2,
     outputs: 2,
     toolCalls: { read_file: 2 },
-    failedCalls: {},
-    noFileObservations: 0,
-    loopCandidates: [],
-    paths: [],
-    createdPaths: [],
-    pathsTruncated: false,
     seconds: 60,
     promptTokens: 1000,
     completionTokens: 100,
     costUsd: 0.01,
     apiCalls: 2,
-    limits: {},
-    rounds: null,
     ...overrides,
-  };
+  });
 }
 
 const ids = ["x__x-1", "x__x-2", "x__x-3", "x__x-4"];

@@ -1,34 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ArtifactHeaderSchema } from "@loclab/schemas";
 import { breakdownArtifact, breakdownJson, breakdownRuns, overlapTable, pairwiseTable, type RunInput, type TaskSummary, taskTable } from "../src/index.js";
+import { taskSummary } from "./task-summary.js";
 
 // vs. base, the overlap matrix, everSolved and the pairwise tests, on runs built from summaries
 // (pure: no files), against hand-counted tables and exact p-values.
 
 function task(instanceId: string, patch = true): TaskSummary {
-  return {
-    instanceId,
-    format: "loclab",
-    source: "",
-    exitStatus: "submitted",
-    hasPatch: patch,
-    steps: 1,
-    outputs: 1,
-    toolCalls: { run_command: 1 },
-    failedCalls: {},
-    noFileObservations: 0,
-    loopCandidates: [],
-    paths: [],
-    createdPaths: [],
-    pathsTruncated: false,
-    seconds: null,
-    promptTokens: null,
-    completionTokens: null,
-    costUsd: null,
-    apiCalls: 1,
-    limits: {},
-    rounds: null,
-  };
+  return taskSummary({ instanceId, hasPatch: patch, toolCalls: { run_command: 1 }, apiCalls: 1 });
 }
 
 const ids = Array.from({ length: 10 }, (_, i) => `t__t-${i}`);

@@ -1,33 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { badPaths, budgetExit, countedCalls, lineRepeats, loopOutputs, median, parseResolvedSpec, parseRunSpec, parseTaskList, pathsInToolCall, type TaskSummary } from "../src/index.js";
+import { taskSummary } from "./task-summary.js";
 
 // The rules behind each column, one by one.
 
 function summary(overrides: Partial<TaskSummary>): TaskSummary {
-  return {
-    instanceId: "django__django-1",
-    format: "mini-swe-agent-2",
-    source: "",
-    exitStatus: "Submitted",
-    hasPatch: true,
-    steps: 1,
-    outputs: 1,
-    toolCalls: {},
-    failedCalls: {},
-    noFileObservations: 0,
-    loopCandidates: [],
-    paths: [],
-    createdPaths: [],
-    pathsTruncated: false,
-    seconds: null,
-    promptTokens: null,
-    completionTokens: null,
-    costUsd: null,
-    apiCalls: null,
-    limits: {},
-    rounds: null,
-    ...overrides,
-  };
+  return taskSummary({ format: "mini-swe-agent-2", exitStatus: "Submitted", ...overrides });
 }
 
 describe("lineRepeats", () => {

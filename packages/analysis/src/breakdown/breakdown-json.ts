@@ -1,21 +1,11 @@
+import type { BreakdownRow } from "./breakdown-run.js";
 import type { Breakdown } from "./breakdown-runs.js";
 
-/** One run in the CLI's JSON (`loclab breakdown --json`). */
-export interface BreakdownJsonRow {
-  run: string;
-  tasks: number;
-  solved: number;
-  outOfBudget: number;
-  wrongPatch: number;
-  noPatch: number;
-  medianCalls: number | null;
-  loops: number;
-  loopsFinishLength: number;
-  loopsRepeatedLine: number;
-  badPrefix: number;
-  noFile: number;
-  vsBase: { baseOnly: number; runOnly: number; p: number } | null;
-}
+/** One run in the CLI's JSON (`loclab breakdown --json`): the breakdown row's counts, vs. base without its ids. */
+export type BreakdownJsonRow = Pick<
+  BreakdownRow,
+  "run" | "tasks" | "solved" | "outOfBudget" | "wrongPatch" | "noPatch" | "medianCalls" | "loops" | "loopsFinishLength" | "loopsRepeatedLine" | "badPrefix" | "noFile"
+> & { vsBase: { baseOnly: number; runOnly: number; p: number } | null };
 
 /** What `loclab breakdown --json` prints. */
 export interface BreakdownJson {

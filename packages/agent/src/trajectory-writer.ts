@@ -1,10 +1,21 @@
 import { appendFile, mkdir, rename, writeFile } from "node:fs/promises";
-import type { Provenance } from "@loclab/schemas";
 import { dirname } from "node:path";
+import {
+  formatZodError,
+  type Provenance,
+  SCHEMA_VERSION,
+  TRAJECTORY_KIND,
+  type TrajectoryExit,
+  TrajectoryHeaderSchema,
+  type TrajectoryLimits,
+  type TrajectoryStepLine,
+  TrajectoryStepSchema,
+} from "@loclab/schemas";
+import type { z } from "zod";
 
-/** How a loclab run ended, in the trajectory format's words (packages/analysis README). */
-export type TrajectoryExit = "submitted" | "step_limit" | "cost_limit" | "time_limit" | "context_limit" | "call_limit" | "format_error" | "error" | "running";
+export type { TrajectoryExit } from "@loclab/schemas";
 
+/** A run's totals, as the header records them at the end. */
 export interface TrajectoryUsage {
   promptTokens: number;
   completionTokens: number;
@@ -16,35 +27,15 @@ export interface TrajectoryUsage {
 export interface TrajectoryHeader {
   instanceId: string;
   model: string;
-  limits: { steps?: number; seconds?: number };
+  limits: TrajectoryLimits;
   startedAt: string;
   /** How the run was made (tool, version, git revision, model config, seed); never the API key. */
   provenance?: Provenance;
 }
 
-/** One tool call of a step, with its observation (whose length is the result size). */
-export interface TrajectoryToolCall {
-  name: string;
-  arguments: Record<string, unknown>;
-  observation?: string;
-  ok?: boolean;
-  observedAt?: string;
-}
-
-/** One step line; `error` carries harness notes (retries, recoveries, the model error). */
-export interface TrajectoryStep {
-  output?: string;
-  finishReason?: string;
-  usage?: { promptTokens: number; completionTokens: number; totalTokens: number };
-  toolCalls: TrajectoryToolCall[];
-  startedAt: string;
-  endedAt?: string;
-  error?: string;
-  /** SHA-256 (hex) of the request's messages. */
-  messagesDigest?: string;
-  /** Transport failures retried before the answer, as the client recorded them. */
-  retries?: { attempt: number; error: string; message: string; waitedMs: number }[];
-}
+/** One step as the loop hands it over: the step line without its number, which the writer assigns. */
+export type TrajectoryStep = Omit<TrajectoryStepLine, "step">;
+export type TrajectoryToolCall = TrajectoryStep["toolCalls"][number];
 
 export interface TrajectoryWriter {
   /** Appends one step line at once; a crash afterwards loses nothing already appended. */
@@ -54,32 +45,33 @@ export interface TrajectoryWriter {
 }
 
 /**
- * Writes a loclab trajectory (schemaVersion 1): the header first, saying `running`, then one
- * appended line per step as it happens; at the end the header is rewritten with the exit.
+ * Writes a loclab trajectory (`TrajectoryHeaderSchema`, `TrajectoryStepSchema` in
+ * @loclab/schemas): the header first, saying `running`, then one appended line per step as it
+ * happens; at the end the header is rewritten with the exit. Every line is validated against
+ * its schema before it is written, so a file this writer produced always reads back; a line
+ * that does not fit is a bug in the caller, reported with the field, and nothing is written.
  * Only what it is given is written: the caller never hands it the API key.
  */
 export async function openTrajectory(path: string, header: TrajectoryHeader): Promise<TrajectoryWriter> {
   const head = (extra: { exit: TrajectoryExit; usage?: TrajectoryUsage; endedAt?: string }) =>
-    JSON.stringify(
-      defined({
-        kind: "loclab.trajectory",
-        schemaVersion: 1,
-        instanceId: header.instanceId,
-        outcome: { exit: extra.exit, patch: null },
-        model: header.model,
-        limits: defined(header.limits),
-        usage: extra.usage,
-        startedAt: header.startedAt,
-        endedAt: extra.endedAt,
-        provenance: header.provenance,
-      }),
-    );
+    validLine(TrajectoryHeaderSchema, "header", {
+      kind: TRAJECTORY_KIND,
+      schemaVersion: SCHEMA_VERSION,
+      instanceId: header.instanceId,
+      outcome: { exit: extra.exit, patch: null },
+      model: header.model,
+      limits: header.limits,
+      usage: extra.usage,
+      startedAt: header.startedAt,
+      endedAt: extra.endedAt,
+      provenance: header.provenance,
+    });
   const lines: string[] = [];
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${head({ exit: "running" })}\n`, "utf8");
   return {
     async appendStep(step) {
-      const line = JSON.stringify(defined({ step: lines.length, ...step, toolCalls: step.toolCalls.map((call) => defined({ ...call })) }));
+      const line = validLine(TrajectoryStepSchema, `step ${lines.length}`, { step: lines.length, ...step });
       lines.push(line);
       await appendFile(path, `${line}\n`, "utf8");
     },
@@ -91,6 +83,15 @@ export async function openTrajectory(path: string, header: TrajectoryHeader): Pr
   };
 }
 
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as T;
+/** Drops undefined properties (JSON would drop them too), validates, and serializes one line. */
+function validLine(schema: z.ZodType, what: string, value: object): string {
+  const parsed = schema.safeParse(withoutUndefined(value));
+  if (!parsed.success) throw new TypeError(`trajectory ${what} does not fit the loclab trajectory schema: ${formatZodError(parsed.error)}`);
+  return JSON.stringify(parsed.data);
+}
+
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined).map(([key, inner]) => [key, withoutUndefined(inner)]));
 }

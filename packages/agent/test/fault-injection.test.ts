@@ -1,6 +1,6 @@
 import { appendFile, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { readTrajectory } from "@loclab/analysis";
+import { readTrajectoryFile } from "./read-trajectory-file.js";
 import { stampRecord } from "@loclab/schemas";
 import { openWorkspace } from "@loclab/tools";
 import { afterEach, describe, expect, it } from "vitest";
@@ -94,8 +94,8 @@ describe("fault injection", () => {
 
     let retriesRecorded = 0;
     for (const id of ids) {
-      const trajectory = await readTrajectory(join(repo.runs, `${id}.traj.jsonl`), "loclab");
-      expect(trajectory.outcome.exitStatus).toBe("submitted");
+      const trajectory = await readTrajectoryFile(join(repo.runs, `${id}.traj.jsonl`));
+      expect(trajectory.header.outcome.exit).toBe("submitted");
       // One step per answered model call: faults add no steps and no outputs.
       expect(trajectory.steps.map((step) => step.output)).toEqual([0, 1, 2].map((step) => `model turn ${step} of ${id}`));
       for (const step of trajectory.steps) {

@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 const prediction: Prediction = {
-  instanceId: "calc__calc-1",
+  instanceId: "acme__calc-1",
   files: ["calc/ops.py"],
   locations: [{ path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" }],
   finding: {

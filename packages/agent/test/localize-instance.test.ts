@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { readTrajectory } from "@loclab/analysis";
+import { readTrajectoryFile } from "./read-trajectory-file.js";
 import { openWorkspace, type Workspace } from "@loclab/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -70,7 +70,7 @@ describe("localizeInstance: end to end", () => {
     expect(result.turns).toBe(3);
     expect(result.droppedPaths).toEqual(["nope/missing.py"]);
     expect(result.prediction).toEqual({
-      instanceId: "calc__calc-1",
+      instanceId: "acme__calc-1",
       files: ["calc/ops.py", "calc/cli.py"],
       locations: [averageSpan, { path: "calc/cli.py", startLine: 6, endLine: 7, role: "read" }],
       finding,
@@ -96,10 +96,10 @@ describe("localizeInstance: end to end", () => {
     // The client was given a key (via apiKeyEnv); it never reaches the trajectory.
     const text = await readFile(trajectoryPath, "utf8");
     expect(text).not.toContain("sk-test-secret-4711");
-    const trajectory = await readTrajectory(trajectoryPath, "loclab");
-    expect(trajectory.outcome.exitStatus).toBe("submitted");
-    expect(trajectory.instanceId).toBe("calc__calc-1");
-    expect(trajectory.usage).toMatchObject({ apiCalls: 3 });
+    const trajectory = await readTrajectoryFile(trajectoryPath);
+    expect(trajectory.header.outcome.exit).toBe("submitted");
+    expect(trajectory.header.instanceId).toBe("acme__calc-1");
+    expect(trajectory.header.usage).toMatchObject({ apiCalls: 3 });
     expect(trajectory.steps.map((step) => step.toolCalls.map((c) => c.name))).toEqual([["search_code"], ["view_file"], ["submit_localization"]]);
     expect(trajectory.steps[1]?.toolCalls[0]).toMatchObject({ arguments: { path: "calc/ops.py" }, ok: true });
     expect(trajectory.steps.every((step) => step.finishReason === "tool_calls" && step.usage !== undefined && step.startedAt !== undefined)).toBe(true);
@@ -128,7 +128,7 @@ describe("localizeInstance: recovery branches", () => {
     expect(kinds(result)).toEqual(["malformed_call", "malformed_call"]);
     expect(lastMessage(requests[1])).toMatchObject({ role: "tool", content: expect.stringContaining("the arguments of view_file are not valid JSON") });
     expect(lastMessage(requests[2])?.content).toContain("the arguments of view_file do not fit its schema");
-    const trajectory = await readTrajectory(trajectoryPath, "loclab");
+    const trajectory = await readTrajectoryFile(trajectoryPath);
     expect(trajectory.steps[0]?.toolCalls[0]).toMatchObject({ arguments: { raw: '{"path": "calc/ops.py"' }, ok: false });
     expect(trajectory.steps[0]?.error).toContain("malformed_call");
   });
@@ -188,7 +188,7 @@ describe("localizeInstance: recovery branches", () => {
     expect(result.prediction?.files).toEqual(["calc/ops.py"]);
     expect(toolNames(requests[1])).toEqual(["submit_localization"]);
     expect(lastMessage(requests[1])).toMatchObject({ role: "user", content: expect.stringContaining("This is your last turn") });
-    expect((await readTrajectory(trajectoryPath, "loclab")).outcome.exitStatus).toBe("submitted");
+    expect((await readTrajectoryFile(trajectoryPath)).header.outcome.exit).toBe("submitted");
   });
 
   it("invalid final answer: one repair request (only submit_localization offered), then invalid_final", async () => {
@@ -201,7 +201,7 @@ describe("localizeInstance: recovery branches", () => {
     expect(lastMessage(requests[1])?.content).toContain("locations.0.endLine: startLine must not be greater than endLine");
     expect(toolNames(requests[1])).toEqual(["submit_localization"]);
     expect(result.error).toContain("finding");
-    expect((await readTrajectory(trajectoryPath, "loclab")).outcome.exitStatus).toBe("format_error");
+    expect((await readTrajectoryFile(trajectoryPath)).header.outcome.exit).toBe("format_error");
   });
 
   it("invalid final answer repaired: paths that match no file are refused, the corrected answer is accepted", async () => {
@@ -217,7 +217,7 @@ describe("localizeInstance: budgets and errors", () => {
   it("turn budget: no submission on the forced final turn is budget_exhausted (step_limit)", async () => {
     const { result } = await run([viewOps, { content: "I am not sure yet." }], { maxTurns: 2 });
     expect(result).toMatchObject({ outcome: "budget_exhausted", budget: "turns", turns: 2 });
-    expect((await readTrajectory(trajectoryPath, "loclab")).outcome.exitStatus).toBe("step_limit");
+    expect((await readTrajectoryFile(trajectoryPath)).header.outcome.exit).toBe("step_limit");
   });
 
   it("token budget: no call is made once the total tokens reach maxTotalTokens", async () => {
@@ -226,7 +226,7 @@ describe("localizeInstance: budgets and errors", () => {
     expect(result).toMatchObject({ outcome: "budget_exhausted", budget: "tokens", turns: 1 });
     expect(result.usage).toEqual({ promptTokens: 900, completionTokens: 200, totalTokens: 1_100, apiCalls: 1 });
     expect(requests).toHaveLength(1);
-    expect((await readTrajectory(trajectoryPath, "loclab")).outcome.exitStatus).toBe("cost_limit");
+    expect((await readTrajectoryFile(trajectoryPath)).header.outcome.exit).toBe("cost_limit");
   });
 
   it("wall-time budget, with an injected clock: the run stops once maxWallMs has passed", async () => {
@@ -238,10 +238,10 @@ describe("localizeInstance: budgets and errors", () => {
     const { result, requests } = await run(script, { maxWallMs: 60_000, now: () => clock });
     expect(result).toMatchObject({ outcome: "budget_exhausted", budget: "wall_time", turns: 2 });
     expect(requests).toHaveLength(2);
-    const trajectory = await readTrajectory(trajectoryPath, "loclab");
-    expect(trajectory.outcome.exitStatus).toBe("time_limit");
-    expect(trajectory.startedAt).toBe(Date.parse("2026-01-01T00:00:00Z") / 1000);
-    expect(trajectory.endedAt).toBe(Date.parse("2026-01-01T00:01:20Z") / 1000);
+    const trajectory = await readTrajectoryFile(trajectoryPath);
+    expect(trajectory.header.outcome.exit).toBe("time_limit");
+    expect(trajectory.header.startedAt).toBe("2026-01-01T00:00:00.000Z");
+    expect(trajectory.header.endedAt).toBe("2026-01-01T00:01:20.000Z");
   });
 
   it("transport failure after the client's retries is model_error; the retries are in the trajectory", async () => {
@@ -249,8 +249,8 @@ describe("localizeInstance: budgets and errors", () => {
     expect(result).toMatchObject({ outcome: "model_error", turns: 1 });
     expect(result.error).toContain("after 2 attempt(s)");
     expect(requests).toHaveLength(3);
-    const trajectory = await readTrajectory(trajectoryPath, "loclab");
-    expect(trajectory.outcome.exitStatus).toBe("error");
+    const trajectory = await readTrajectoryFile(trajectoryPath);
+    expect(trajectory.header.outcome.exit).toBe("error");
     expect(trajectory.steps).toHaveLength(2);
     expect(trajectory.steps[1]?.error).toMatch(/^retry after attempt 1 \(http-5xx, waited 1 ms\).*; model error: model transport failed after 2 attempt\(s\)/);
   });
@@ -258,7 +258,7 @@ describe("localizeInstance: budgets and errors", () => {
   it("a retried call that then succeeds records the retry in its step and goes on", async () => {
     const { result } = await run([{ fault: "http-503" }, submit()], { maxRetries: 1 });
     expect(result.outcome).toBe("finished");
-    const trajectory = await readTrajectory(trajectoryPath, "loclab");
+    const trajectory = await readTrajectoryFile(trajectoryPath);
     expect(trajectory.steps[0]?.error).toMatch(/^retry after attempt 1 \(http-5xx/);
     // The raw step line keeps the retry as a record, and the digest of the request's messages.
     const [, stepLine] = readFileSync(trajectoryPath, "utf8").trim().split("\n");

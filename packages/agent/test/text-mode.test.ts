@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { readTrajectory } from "@loclab/analysis";
+import { readTrajectoryFile } from "./read-trajectory-file.js";
 import { openWorkspace, type Workspace } from "@loclab/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createModelClient, localizeInstance, parseTextToolCall, type ModelScript, type ScriptedModelServer, type ScriptTurn, startScriptedModelServer } from "../src/index.js";
@@ -40,7 +40,7 @@ describe("localizeInstance, toolMode text", () => {
     expect(result.outcome).toBe("finished");
     expect(result.turns).toBe(3);
     expect(result.recoveries).toEqual([]);
-    expect(result.prediction).toEqual({ instanceId: "calc__calc-1", files: ["calc/ops.py"], locations: [averageSpan], finding });
+    expect(result.prediction).toEqual({ instanceId: "acme__calc-1", files: ["calc/ops.py"], locations: [averageSpan], finding });
     expect(requests.every((request) => request.tools === undefined)).toBe(true);
     const system = String(requests[0]?.messages[0]?.content);
     expect(system).toContain('{"tool": "view_file", "arguments": {"path": "src/app.py"}}');
@@ -54,8 +54,8 @@ describe("localizeInstance, toolMode text", () => {
     expect(last.at(-2)).toMatchObject({ role: "assistant", content: expect.stringContaining('"tool":"view_file"') });
     expect(last.at(-1)).toMatchObject({ role: "user", content: expect.stringMatching(/^Result of view_file:\n[\s\S]*return sum\(values\) \/ \(len\(values\) - 1\)/) });
     expect(requests[1]?.messages.at(-1)?.content).toContain("calc/ops.py:8:");
-    const trajectory = await readTrajectory(trajectoryPath, "loclab");
-    expect(trajectory.outcome.exitStatus).toBe("submitted");
+    const trajectory = await readTrajectoryFile(trajectoryPath);
+    expect(trajectory.header.outcome.exit).toBe("submitted");
     expect(trajectory.steps.map((step) => step.toolCalls.map((c) => c.name))).toEqual([["search_code"], ["view_file"], ["submit_localization"]]);
     expect(trajectory.steps[1]?.toolCalls[0]).toMatchObject({ arguments: { path: "calc/ops.py" }, ok: true });
   });

@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatLoclabTrajectory, LoclabTrajectoryHeaderSchema, readTrajectory } from "../src/index.js";
+import { TrajectoryHeaderSchema } from "@loclab/schemas";
+import { formatLoclabTrajectory, readTrajectory } from "../src/index.js";
 import { loclabTrajectories, scratchDir } from "./fixtures.js";
 
 // loclab's own trajectory format: one header line, then one line per step; written and read back.
@@ -22,7 +23,7 @@ describe("loclab trajectory format", () => {
     const text = formatLoclabTrajectory(loclabTrajectories()[1] as never);
     const lines = text.trimEnd().split("\n");
     expect(lines).toHaveLength(6);
-    const header = LoclabTrajectoryHeaderSchema.parse(JSON.parse(lines[0] as string));
+    const header = TrajectoryHeaderSchema.parse(JSON.parse(lines[0] as string));
     expect(header).toEqual({ kind: "loclab.trajectory", schemaVersion: 1, instanceId: "l__e-2", outcome: { exit: "step_limit", patch: null }, limits: { steps: 5 } });
     expect(JSON.parse(lines[1] as string)).toEqual({ step: 0, output: "more", toolCalls: [{ name: "read_file", arguments: { path: "src/m0.py" }, observation: "error: src/m0.py: No such file or directory" }] });
   });

@@ -4,5 +4,8 @@ export * from "./instance.js";
 export * from "./location.js";
 export * from "./finding.js";
 export * from "./prediction.js";
+export * from "./prediction-record.js";
 export * from "./artifact.js";
+export * from "./trajectory.js";
+export * from "./run-record.js";
 export * from "./jsonl.js";

@@ -1,3 +1,4 @@
+import { isBudgetExit, TRAJECTORY_BUDGET_EXITS } from "@loclab/schemas";
 import type { TaskSummary } from "../model/task-summary.js";
 import { type BreakdownOptions, DEFAULT_BREAKDOWN_OPTIONS } from "./breakdown-options.js";
 import { countedCalls } from "./counted-calls.js";
@@ -11,13 +12,6 @@ export interface BudgetExit {
   rule: string;
 }
 
-const LOCLAB_BUDGETS: Record<string, BudgetLimit> = {
-  step_limit: "steps",
-  cost_limit: "cost",
-  time_limit: "time",
-  context_limit: "context",
-  call_limit: "calls",
-};
 
 function miniSweAgentRule(task: TaskSummary): BudgetExit | null {
   const status = task.exitStatus ?? "";
@@ -63,7 +57,8 @@ function autoCodeRoverRule(task: TaskSummary, roundLimit: number): BudgetExit | 
  * - SWE-agent 0.x: exit status containing exit_cost (cost; also "submitted (exit_cost)", the
  *   autosubmission), exit_context (context);
  * - AutoCodeRover: more conversation rounds than conv_round_limit (default 10);
- * - loclab: exit step_limit, cost_limit, time_limit, context_limit, call_limit;
+ * - loclab: the budget exits of the trajectory schema (TRAJECTORY_BUDGET_EXITS: step_limit,
+ *   cost_limit, time_limit, context_limit, call_limit);
  * - any format, when configured: counted calls ≥ callBudget, wall-clock ≥ timeLimitSeconds.
  * Null when none applies.
  */
@@ -81,8 +76,8 @@ export function budgetExit(task: TaskSummary, options: BreakdownOptions = {}): B
       exit = autoCodeRoverRule(task, options.autoCodeRoverRoundLimit ?? DEFAULT_BREAKDOWN_OPTIONS.autoCodeRoverRoundLimit);
       break;
     case "loclab": {
-      const limit = LOCLAB_BUDGETS[task.exitStatus ?? ""];
-      if (limit) exit = { limit, rule: `loclab: exit ${task.exitStatus}` };
+      const status = task.exitStatus ?? "";
+      if (isBudgetExit(status)) exit = { limit: TRAJECTORY_BUDGET_EXITS[status], rule: `loclab: exit ${status}` };
       break;
     }
   }

@@ -1,79 +1,18 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { formatZodError, ProvenanceSchema, SCHEMA_VERSION } from "@loclab/schemas";
-import { z } from "zod";
+import {
+  formatZodError,
+  type Provenance,
+  SCHEMA_VERSION,
+  TRAJECTORY_EXITS,
+  TRAJECTORY_KIND,
+  type TrajectoryExit,
+  type TrajectoryHeaderLine,
+  TrajectoryHeaderSchema,
+  type TrajectoryStepLine,
+  TrajectoryStepSchema,
+} from "@loclab/schemas";
 import type { RunLimits, StepSink, Trajectory, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
-
-/** The `kind` of a loclab trajectory file's header line. */
-export const LOCLAB_TRAJECTORY_KIND = "loclab.trajectory";
-
-/**
- * How a loclab agent run ended. `submitted`: the agent handed in its patch (maybe empty).
- * The `*_limit` exits are the budgets (out of budget in the breakdown); `format_error` and
- * `error` are failures; `running` is what the header says until the run ends (a file still
- * `running` after the run is a crash).
- */
-export const LOCLAB_EXITS = ["submitted", "step_limit", "cost_limit", "time_limit", "context_limit", "call_limit", "format_error", "error", "running"] as const;
-export type LoclabExit = (typeof LOCLAB_EXITS)[number];
-
-const Timestamp = z.iso.datetime({ offset: true });
-const Count = z.number().int().nonnegative();
-
-const UsageSchema = z.strictObject({
-  promptTokens: Count.optional(),
-  completionTokens: Count.optional(),
-  totalTokens: Count.optional(),
-  costUsd: z.number().nonnegative().optional(),
-});
-
-const LimitsSchema = z.strictObject({
-  steps: Count.optional(),
-  costUsd: z.number().nonnegative().optional(),
-  seconds: z.number().nonnegative().optional(),
-  calls: Count.optional(),
-  rounds: Count.optional(),
-});
-
-/** Line 1 of a loclab trajectory file. */
-export const LoclabTrajectoryHeaderSchema = z.strictObject({
-  kind: z.literal(LOCLAB_TRAJECTORY_KIND),
-  schemaVersion: z.literal(SCHEMA_VERSION),
-  instanceId: z.string().min(1),
-  outcome: z.strictObject({ exit: z.enum(LOCLAB_EXITS), patch: z.string().nullable() }),
-  model: z.string().optional(),
-  limits: LimitsSchema.optional(),
-  usage: UsageSchema.extend({ apiCalls: Count.optional() }).optional(),
-  startedAt: Timestamp.optional(),
-  endedAt: Timestamp.optional(),
-  provenance: ProvenanceSchema.optional(),
-});
-export type LoclabTrajectoryHeader = z.infer<typeof LoclabTrajectoryHeaderSchema>;
-
-/** Lines 2…: one step each, `step` counting from 0 without gaps. */
-export const LoclabTrajectoryStepSchema = z.strictObject({
-  step: Count,
-  output: z.string().optional(),
-  finishReason: z.string().optional(),
-  usage: UsageSchema.optional(),
-  toolCalls: z.array(
-    z.strictObject({
-      name: z.string().min(1),
-      arguments: z.record(z.string(), z.unknown()),
-      observation: z.string().optional(),
-      ok: z.boolean().optional(),
-      returnCode: z.number().int().optional(),
-      observedAt: Timestamp.optional(),
-    }),
-  ),
-  startedAt: Timestamp.optional(),
-  endedAt: Timestamp.optional(),
-  error: z.string().optional(),
-  /** SHA-256 (hex) of the messages sent for this step: ties the step to its exact request. */
-  messagesDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-  /** Transport failures retried before this step's answer (never model output). */
-  retries: z.array(z.strictObject({ attempt: Count, error: z.string(), message: z.string(), waitedMs: z.number().nonnegative() })).optional(),
-});
-export type LoclabTrajectoryStep = z.infer<typeof LoclabTrajectoryStepSchema>;
 
 const seconds = (iso: string): number => Date.parse(iso) / 1000;
 const iso = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
@@ -86,19 +25,19 @@ function defined<T extends object>(value: T): T {
 /**
  * Serializes a trajectory as a loclab trajectory file (JSONL; see README "loclab trajectory
  * format"): the header line, then one line per step. Times go out as ISO 8601 (UTC). The exit
- * is the trajectory's `outcome.exitStatus`, which must be one of LOCLAB_EXITS. Extra header
+ * is the trajectory's `outcome.exitStatus`, which must be one of TRAJECTORY_EXITS (@loclab/schemas). Extra header
  * fields (provenance) come from `header`.
  *
  * Errors: an exit status that is not a loclab exit; a line that does not pass its schema.
  */
-export function formatLoclabTrajectory(trajectory: Trajectory, header: { provenance?: z.infer<typeof ProvenanceSchema> } = {}): string {
+export function formatLoclabTrajectory(trajectory: Trajectory, header: { provenance?: Provenance } = {}): string {
   const exit = trajectory.outcome.exitStatus;
-  if (!LOCLAB_EXITS.includes(exit as LoclabExit)) throw new Error(`formatLoclabTrajectory requires a loclab exit (${LOCLAB_EXITS.join(", ")}), got ${JSON.stringify(exit)}`);
-  const head: LoclabTrajectoryHeader = defined({
-    kind: LOCLAB_TRAJECTORY_KIND,
+  if (!TRAJECTORY_EXITS.includes(exit as TrajectoryExit)) throw new Error(`formatLoclabTrajectory requires a loclab exit (${TRAJECTORY_EXITS.join(", ")}), got ${JSON.stringify(exit)}`);
+  const head: TrajectoryHeaderLine = defined({
+    kind: TRAJECTORY_KIND,
     schemaVersion: SCHEMA_VERSION,
     instanceId: trajectory.instanceId,
-    outcome: { exit: exit as LoclabExit, patch: trajectory.outcome.patch },
+    outcome: { exit: exit as TrajectoryExit, patch: trajectory.outcome.patch },
     model: trajectory.model,
     limits: trajectory.limits,
     usage: trajectory.usage,
@@ -106,9 +45,9 @@ export function formatLoclabTrajectory(trajectory: Trajectory, header: { provena
     endedAt: trajectory.endedAt === undefined ? undefined : iso(trajectory.endedAt),
     provenance: header.provenance,
   });
-  const lines = [JSON.stringify(LoclabTrajectoryHeaderSchema.parse(head))];
+  const lines = [JSON.stringify(TrajectoryHeaderSchema.parse(head))];
   trajectory.steps.forEach((step, index) => {
-    const line: LoclabTrajectoryStep = defined({
+    const line: TrajectoryStepLine = defined({
       step: index,
       output: step.output,
       finishReason: step.finishReason,
@@ -127,12 +66,12 @@ export function formatLoclabTrajectory(trajectory: Trajectory, header: { provena
       endedAt: step.endedAt === undefined ? undefined : iso(step.endedAt),
       error: step.error,
     });
-    lines.push(JSON.stringify(LoclabTrajectoryStepSchema.parse(line)));
+    lines.push(JSON.stringify(TrajectoryStepSchema.parse(line)));
   });
   return `${lines.join("\n")}\n`;
 }
 
-function toStep(line: LoclabTrajectoryStep): TrajectoryStep {
+function toStep(line: TrajectoryStepLine): TrajectoryStep {
   const step: TrajectoryStep = {
     index: line.step,
     toolCalls: line.toolCalls.map((call) => ({
@@ -163,7 +102,7 @@ function toStep(line: LoclabTrajectoryStep): TrajectoryStep {
 export async function readLoclabTrajectory(file: string, sink: StepSink): Promise<TrajectoryHeader> {
   const input = createReadStream(file, { encoding: "utf8" });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  let header: LoclabTrajectoryHeader | undefined;
+  let header: TrajectoryHeaderLine | undefined;
   let lineNumber = 0;
   let expected = 0;
   try {
@@ -178,12 +117,12 @@ export async function readLoclabTrajectory(file: string, sink: StepSink): Promis
         throw new Error(`line ${lineNumber}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
       }
       if (!header) {
-        const parsed = LoclabTrajectoryHeaderSchema.safeParse(json);
+        const parsed = TrajectoryHeaderSchema.safeParse(json);
         if (!parsed.success) throw new Error(`line ${lineNumber}: not a loclab trajectory header: ${formatZodError(parsed.error)}`);
         header = parsed.data;
         continue;
       }
-      const parsed = LoclabTrajectoryStepSchema.safeParse(json);
+      const parsed = TrajectoryStepSchema.safeParse(json);
       if (!parsed.success) throw new Error(`line ${lineNumber}: ${formatZodError(parsed.error)}`);
       if (parsed.data.step !== expected) throw new Error(`line ${lineNumber}: step ${parsed.data.step} out of sequence (expected ${expected})`);
       expected += 1;

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { ProvenanceSchema } from "./artifact.js";
+import { SCHEMA_VERSION } from "./version.js";
+
+/**
+ * The loclab trajectory format: one file per instance, `<instance_id>.traj.jsonl`, whose line 1
+ * is a header and whose lines 2… are one step each. Runs write it (the agent's trajectory
+ * writer validates every line against these schemas before it is written); analysis reads it
+ * (the analysis package's reader validates every line on the way in). This file is the one
+ * definition both sides share: "the log is the contract" (style.md).
+ */
+
+/** The `kind` of a loclab trajectory file's header line. */
+export const TRAJECTORY_KIND = "loclab.trajectory";
+
+/**
+ * How a loclab run ended. `submitted`: the agent handed in its answer (maybe empty). The
+ * `*_limit` exits are budgets (out of budget in the failure breakdown); `format_error` and
+ * `error` are failures; `running` is what the header says until the run ends, so a file still
+ * `running` after its run is a crash.
+ */
+export const TRAJECTORY_EXITS = ["submitted", "step_limit", "cost_limit", "time_limit", "context_limit", "call_limit", "format_error", "error", "running"] as const;
+export type TrajectoryExit = (typeof TRAJECTORY_EXITS)[number];
+
+/** The budget each `*_limit` exit stands for, as the failure breakdown names budgets. */
+export const TRAJECTORY_BUDGET_EXITS = {
+  step_limit: "steps",
+  cost_limit: "cost",
+  time_limit: "time",
+  context_limit: "context",
+  call_limit: "calls",
+} as const satisfies Partial<Record<TrajectoryExit, string>>;
+export type TrajectoryBudgetExit = keyof typeof TRAJECTORY_BUDGET_EXITS;
+
+/** Whether an exit is one of the budget exits (and so "out of budget"). */
+export function isBudgetExit(exit: string): exit is TrajectoryBudgetExit {
+  return Object.hasOwn(TRAJECTORY_BUDGET_EXITS, exit);
+}
+
+const Timestamp = z.iso.datetime({ offset: true });
+const Count = z.number().int().nonnegative();
+
+/** Tokens (and money, for priced APIs) of one model call, or totals of a run. */
+export const TrajectoryUsageSchema = z.strictObject({
+  promptTokens: Count.optional(),
+  completionTokens: Count.optional(),
+  totalTokens: Count.optional(),
+  costUsd: z.number().nonnegative().optional(),
+});
+
+/** The budgets a run was given. */
+export const TrajectoryLimitsSchema = z.strictObject({
+  steps: Count.optional(),
+  costUsd: z.number().nonnegative().optional(),
+  seconds: z.number().nonnegative().optional(),
+  calls: Count.optional(),
+  rounds: Count.optional(),
+});
+export type TrajectoryLimits = z.infer<typeof TrajectoryLimitsSchema>;
+
+/** Line 1 of a loclab trajectory file, rewritten with the exit when the run ends. */
+export const TrajectoryHeaderSchema = z.strictObject({
+  kind: z.literal(TRAJECTORY_KIND),
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  instanceId: z.string().min(1),
+  outcome: z.strictObject({ exit: z.enum(TRAJECTORY_EXITS), patch: z.string().nullable() }),
+  model: z.string().optional(),
+  limits: TrajectoryLimitsSchema.optional(),
+  usage: TrajectoryUsageSchema.extend({ apiCalls: Count.optional() }).optional(),
+  startedAt: Timestamp.optional(),
+  endedAt: Timestamp.optional(),
+  provenance: ProvenanceSchema.optional(),
+});
+export type TrajectoryHeaderLine = z.infer<typeof TrajectoryHeaderSchema>;
+
+/** A transport failure retried before a step's answer, as the model client recorded it (never model output). */
+export const TrajectoryRetrySchema = z.strictObject({
+  attempt: Count,
+  error: z.string(),
+  message: z.string(),
+  waitedMs: z.number().nonnegative(),
+});
+export type TrajectoryRetry = z.infer<typeof TrajectoryRetrySchema>;
+
+/** One tool call of a step, with its observation (whose length is the result size). */
+export const TrajectoryToolCallSchema = z.strictObject({
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()),
+  observation: z.string().optional(),
+  ok: z.boolean().optional(),
+  returnCode: z.number().int().optional(),
+  observedAt: Timestamp.optional(),
+});
+export type TrajectoryToolCallLine = z.infer<typeof TrajectoryToolCallSchema>;
+
+/** Lines 2…: one step each, `step` counting from 0 without gaps; `error` carries harness notes. */
+export const TrajectoryStepSchema = z.strictObject({
+  step: Count,
+  output: z.string().optional(),
+  finishReason: z.string().optional(),
+  usage: TrajectoryUsageSchema.optional(),
+  toolCalls: z.array(TrajectoryToolCallSchema),
+  startedAt: Timestamp.optional(),
+  endedAt: Timestamp.optional(),
+  error: z.string().optional(),
+  /** SHA-256 (hex) of the messages sent for this step: ties the step to its exact request. */
+  messagesDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  retries: z.array(TrajectoryRetrySchema).optional(),
+});
+export type TrajectoryStepLine = z.infer<typeof TrajectoryStepSchema>;

@@ -1,5 +1,6 @@
 import { mean, sampleStandardDeviation } from "simple-statistics";
-import type { ScoreReport } from "./score-localization.js";
+import { prepareGold, scorePrepared } from "./score-localization.js";
+import type { PredictionTargets, ScoreLocalizationInput, ScoreReport } from "./score-report.js";
 
 /** A metric across runs (seeds): mean ± sample standard deviation of the per-run values. */
 export interface RunAggregate {
@@ -29,4 +30,20 @@ export function aggregateRuns(reports: readonly ScoreReport[]): Record<string, R
     result[key] = { key, mean: mean(values), sd: values.length < 2 ? null : sampleStandardDeviation(values), runs: values.length, values };
   }
   return result;
+}
+
+/** Every run's report and the metrics across runs (mean ± sample standard deviation). */
+export interface ScoreRunsResult {
+  reports: ScoreReport[];
+  aggregate: Record<string, RunAggregate>;
+}
+
+/**
+ * Scores several runs of one localizer (seeds, or repeated trials) against the same gold,
+ * preparing the gold once, and aggregates them across runs (domain.md §3).
+ */
+export function scoreRuns(input: Omit<ScoreLocalizationInput, "predictions"> & { runs: readonly ReadonlyMap<string, PredictionTargets>[] }): ScoreRunsResult {
+  const prepared = prepareGold(input);
+  const reports = input.runs.map((predictions) => scorePrepared(prepared, predictions));
+  return { reports, aggregate: aggregateRuns(reports) };
 }

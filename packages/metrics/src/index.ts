@@ -12,5 +12,6 @@ export * from "./span-overlap.js";
 export * from "./symbol-ids.js";
 export * from "./preset.js";
 export * from "./presets.js";
+export * from "./score-report.js";
 export * from "./score-localization.js";
 export * from "./aggregate-runs.js";

@@ -1,4 +1,3 @@
-import { type RunAggregate, aggregateRuns } from "./aggregate-runs.js";
 import { withoutRepeats } from "./dedupe-ranking.js";
 import { type RankProfile, apSumOf, fillRankProfile, hitsAtKOf, newRankProfile } from "./rank-profile.js";
 import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
@@ -6,59 +5,7 @@ import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } f
 import { UNIFIED } from "./presets.js";
 import { overlapWithGoldLineSet, spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
 import { moduleRanking, symbolNameOf } from "./symbol-ids.js";
-
-/** What an instance's gold offers at each level; a level left undefined is not scored. */
-export interface GoldTargets {
-  files: readonly string[];
-  modules?: readonly string[];
-  functions?: readonly string[];
-  spans?: readonly LineSpan[];
-}
-
-/** The parts of a prediction the metrics read (a `Prediction` fits). */
-export interface PredictionTargets {
-  files: readonly string[];
-  modules?: readonly string[];
-  functions?: readonly string[];
-  locations?: readonly LineSpan[];
-}
-
-/** One metric over the scored instances, with its per-instance values for paired tests. */
-export interface MetricValue {
-  /** `<level>.<metric>@<k>` or `<level>.<metric>`, e.g. `file.acc@1`, `span.coverageRecall`. */
-  key: string;
-  /** The preset and the rule applied, in words. */
-  definition: string;
-  /** Macro mean over the included instances (pooled ratio for `…Micro` span metrics). */
-  value: number;
-  n: number;
-  excluded: number;
-  /** Aligned with `ScoreReport.instanceIds`; NaN where the instance is excluded. Absent for micro forms. */
-  perInstance?: Float64Array;
-}
-
-export interface ScoreReport {
-  preset: Preset["name"];
-  /** The instances considered, in the order given. */
-  instanceIds: readonly string[];
-  /** Instances scored at file level. */
-  n: number;
-  /** Instances left out at file level (peer exclusion list, empty gold), counted not hidden. */
-  excluded: number;
-  /** Scored instances that had no prediction (scored 0). */
-  missingPredictions: number;
-  metrics: Record<string, MetricValue>;
-}
-
-export interface ScoreLocalizationInput {
-  /** The universe of instances, e.g. a benchmark's ids. Predictions for other ids are ignored. */
-  instanceIds: readonly string[];
-  gold: ReadonlyMap<string, GoldTargets>;
-  predictions: ReadonlyMap<string, PredictionTargets>;
-  preset?: Preset;
-  /** Replaces the preset's k values at every level. */
-  ks?: readonly number[];
-}
+import type { GoldTargets, MetricValue, PredictionTargets, ScoreLocalizationInput, ScoreReport } from "./score-report.js";
 
 /**
  * Gold prepared once for a preset: the gold set of every instance at every level (null
@@ -332,21 +279,4 @@ export function meanIgnoringNaN(values: Float64Array): number {
     count += 1;
   }
   return count === 0 ? 0 : sum / count;
-}
-
-
-/** Every run's report and the metrics across runs (mean ± sample standard deviation). */
-export interface ScoreRunsResult {
-  reports: ScoreReport[];
-  aggregate: Record<string, RunAggregate>;
-}
-
-/**
- * Scores several runs of one localizer (seeds, or repeated trials) against the same gold,
- * preparing the gold once, and aggregates them across runs (domain.md §3).
- */
-export function scoreRuns(input: Omit<ScoreLocalizationInput, "predictions"> & { runs: readonly ReadonlyMap<string, PredictionTargets>[] }): ScoreRunsResult {
-  const prepared = prepareGold(input);
-  const reports = input.runs.map((predictions) => scorePrepared(prepared, predictions));
-  return { reports, aggregate: aggregateRuns(reports) };
 }

@@ -1,9 +1,22 @@
 import { basename } from "node:path";
 import { comparePaths } from "./file-listing.js";
+import type { FileRead } from "./file-read.js";
 import { type PythonImport, pythonImports } from "./python-imports.js";
 import { MODULE_SUFFIXES, PythonModuleResolver } from "./python-modules.js";
 import { type PythonImportParser, loadPythonImportParser } from "./python-parser.js";
-import type { Workspace } from "./workspace.js";
+
+/**
+ * What the import index reads: the source root (its folder name is the root package's name
+ * when the root is itself a package) and file texts. A `Workspace` fits; the index depends on
+ * this small interface, not on the workspace class, so the two files do not import each other.
+ */
+export interface ModuleSource {
+  readonly root: string;
+  /** A file already in memory, if it is. */
+  cached(path: string): FileRead | undefined;
+  /** Reads a repository file (text, binary, too large, or missing). */
+  read(path: string): Promise<FileRead>;
+}
 
 /** How the graph was built: what was parsed, what was not, and what it cost. */
 export interface ImportGraphStats {
@@ -114,7 +127,7 @@ export class PythonImportIndex {
   private builtGraph: ImportGraph | undefined;
 
   constructor(
-    private readonly workspace: Workspace,
+    private readonly workspace: ModuleSource,
     paths: readonly string[],
   ) {
     this.moduleFiles = paths.filter((path) => MODULE_SUFFIXES.some((suffix) => path.endsWith(suffix)));

@@ -5,6 +5,7 @@ export * from "./glob-filter.js";
 export * from "./path-categories.js";
 export * from "./file-listing.js";
 export * from "./text-lines.js";
+export * from "./file-read.js";
 export * from "./workspace.js";
 export * from "./open-workspace.js";
 export * from "./materialize-workspace.js";

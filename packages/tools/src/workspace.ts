@@ -1,6 +1,7 @@
 import { open, realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type FileEntry, comparePaths } from "./file-listing.js";
+import type { FileRead } from "./file-read.js";
 import { type ImportGraph, PythonImportIndex } from "./import-graph.js";
 import { clip } from "./repo-path.js";
 import { lineStartOffsets } from "./text-lines.js";
@@ -15,19 +16,6 @@ export type WorkspaceSource =
   | "git-index"
   /** A plain directory: every regular file and symbolic link under it. */
   | "directory";
-
-/**
- * What reading a file gave:
- * - `text`: the whole file, at most `maxFileBytes`, without a NUL byte;
- * - `binary`: a NUL byte somewhere in the file (the bytes are not kept);
- * - `large`: more than `maxFileBytes`; never read whole (tools stream it);
- * - `missing`: listed but gone or unreadable (a file deleted from a working tree).
- */
-export type FileRead =
-  | { kind: "text"; path: string; bytes: Buffer; size: number }
-  | { kind: "binary"; path: string; size: number }
-  | { kind: "large"; path: string; size: number; absolutePath: string }
-  | { kind: "missing"; path: string; reason: string };
 
 /** Bytes read first from a file: a NUL byte among them makes it binary without reading the rest. */
 const BINARY_PROBE_BYTES = 8192;

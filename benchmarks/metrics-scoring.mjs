@@ -8,23 +8,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { aggregateRuns, prepareGold, scoreLocalization, scorePrepared, spanOverlap } from "@loclab/metrics";
+import { seededRandom } from "@loclab/statistics";
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 
-// A small seeded generator (mulberry32) so every run of the benchmark scores the same data.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(42);
-const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+// The project's one seeded generator (xoshiro128**), so every run of the benchmark uses the same data.
+const random = seededRandom(42);
+const int = (lo, hi) => lo + random.nextBelow(hi - lo + 1);
 const fileName = (i) => `pkg/mod${i}/file${i}.py`;
 function distinctFiles(count) {
   const chosen = new Set();

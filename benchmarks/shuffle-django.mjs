@@ -1,4 +1,4 @@
-// Benchmark: repository shuffling (domain.md §4) of Django's tree, as installed by Debian's
+// Benchmark: repository shuffling (docs/definitions.md §4) of Django's tree, as installed by Debian's
 // python3-django (/usr/lib/python3/dist-packages/django, copied into a checkout folder).
 // Compares loclab's `shuffleRepository` (walk, plan, parse every Python file with
 // tree-sitter, rewrite imports, write the copy and the mapping) with the obvious alternatives
@@ -15,7 +15,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { DEFAULT_SKIP_DIRECTORIES, planShuffle, shuffleLookup, shuffleRepository, walkCheckout } from "@loclab/controls";
+import { planShuffle, shuffleLookup } from "@loclab/controls";
+import { DEFAULT_SKIP_DIRECTORIES, shuffleRepository, walkCheckout } from "@loclab/tools";
 
 const run = promisify(execFile);
 const SOURCE = "/usr/lib/python3/dist-packages/django";

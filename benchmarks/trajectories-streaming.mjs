@@ -21,6 +21,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFil
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { seededRandom } from "@loclab/statistics";
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -75,18 +76,9 @@ if (process.argv[2] === "--analyse") {
 const TARGET = Number(process.env.BENCH_TRAJECTORY_BYTES ?? 2 ** 30);
 const scale = TARGET / 2 ** 30;
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(8);
-const int = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+// The project's one seeded generator (xoshiro128**), so every run of the benchmark uses the same data.
+const random = seededRandom(8);
+const int = (lo, hi) => lo + random.nextBelow(hi - lo + 1);
 
 // A pool of code-like observation texts (1–12 KB), stringified once.
 const WORDS = ["def", "return", "self", "import", "class", "value", "None", "if", "for", "in", "models", "field", "query", "=", "(", ")", ":", "django", "path", "request"];

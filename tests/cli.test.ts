@@ -17,7 +17,7 @@ describe("loclab --help", () => {
   it("lists the subcommands", async () => {
     const { stdout, exitCode } = await loclab(["--help"]);
     expect(exitCode).toBe(0);
-    for (const command of ["gold", "benchmarks", "reproduce"]) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
+    for (const command of ["gold", "datasets", "reproduce"]) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
   });
 
   it("explains a missing required option", async () => {
@@ -89,7 +89,7 @@ describe("loclab score", () => {
   it("names a bad --k value and an unknown format", async () => {
     const badK = await loclab(["score", "-b", "lite", "-p", blagent, "-f", "blagent", "--k", "1,zero"]);
     expect(badK.exitCode).toBe(1);
-    expect(badK.stderr).toContain('loclab: error: --k: "zero" is not a positive integer');
+    expect(badK.stderr).toContain('loclab: error: --k: "zero" is not an integer >= 1');
     const badFormat = await loclab(["score", "-b", "lite", "-p", blagent, "-f", "swe-agent"]);
     expect(badFormat.exitCode).toBe(1);
     expect(badFormat.stderr).toMatch(/argument 'swe-agent' is invalid\. Allowed choices are locagent, agentless, blagent, loclab/);

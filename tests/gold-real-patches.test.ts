@@ -3,7 +3,7 @@ import { type GoldLocations, extractGold, goldFromPatch, parsePatch } from "@loc
 import { beforeAll, describe, expect, it } from "vitest";
 import { readSharedJsonl } from "./helpers.js";
 
-// Gold extraction over the real patches of the three bundled benchmarks (domain.md §2).
+// Gold extraction over the real patches of the three bundled benchmarks (docs/definitions.md §2).
 // Each edge case is checked on a real patch that has it; the instance ids were found by
 // scanning the benchmarks, and the expected values read off the patches by hand.
 

@@ -25,7 +25,7 @@ function isMultilineString(value: unknown): boolean {
 
 describe("committed notebooks", () => {
   it("exist", () => {
-    expect(notebooks).toContain("benchmarks.ipynb");
+    expect(notebooks).toContain("datasets.ipynb");
   });
 
   describe.each(notebooks)("%s", (name) => {

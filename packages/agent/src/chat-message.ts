@@ -1,21 +1,25 @@
 /**
  * The conversation as the agent sees it: typed messages, not the wire's snake_case dicts.
- * The agent loop's only state is this list (domain.md §1), so it is kept small and explicit;
+ * The agent loop's only state is this list (docs/definitions.md §1), so it is kept small and explicit;
  * `wire-format.ts` translates it to and from the OpenAI chat-completions shape.
  */
 
-/** One tool call the model asked for. `arguments` stays the raw string the model wrote, so a
- * malformed call can be reported back to the model instead of failing here. */
-export interface ToolCall {
+import type { ToolCall } from "@loclab/tools";
+
+/**
+ * One tool call the model asked for: a `ToolCall` of the tools package (name and arguments)
+ * with the id the chat API gives it. `arguments` stays the raw string the model wrote, so a
+ * malformed call can be reported back to the model instead of failing here.
+ */
+export interface ChatToolCall extends ToolCall {
   id: string;
-  name: string;
   arguments: string;
 }
 
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; toolCalls?: ToolCall[] }
+  | { role: "assistant"; content: string | null; toolCalls?: ChatToolCall[] }
   | { role: "tool"; toolCallId: string; content: string };
 
 /** A function tool offered to the model; `parameters` is a JSON Schema object. */
@@ -37,5 +41,5 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
 /** What the model said in one turn. */
 export interface AssistantMessage {
   content: string | null;
-  toolCalls: ToolCall[];
+  toolCalls: ChatToolCall[];
 }

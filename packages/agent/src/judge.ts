@@ -5,7 +5,7 @@ import type { ModelClient } from "./model-client.js";
 import { ModelRequestError, ModelTransportError } from "./model-errors.js";
 import { fillTemplate, readPromptTemplate } from "./prompt-templates.js";
 
-/** SHERLOC's filter (domain.md §1): findings whose composite is below this are not injected. */
+/** SHERLOC's filter (docs/definitions.md §1): findings whose composite is below this are not injected. */
 export const DEFAULT_JUDGE_THRESHOLD = 4.0;
 
 const score = z.number().int().min(1).max(5);
@@ -50,7 +50,7 @@ export interface JudgeFindingOptions {
 }
 
 /**
- * The quality filter between a localizer and a repair agent (domain.md §1): a judge model
+ * The quality filter between a localizer and a repair agent (docs/definitions.md §1): a judge model
  * scores the prediction's finding 1–5 on root-cause correctness, location accuracy and solution
  * actionability (prompts/judge.md); composite = mean; `passes = composite >= threshold`. An
  * answer that is not valid JSON of the right shape gets one repair request (prompts/judge-repair.md);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Provenance } from "@loclab/schemas";
 import type { Prediction } from "@loclab/schemas";
 import { runTool, toolDefinitions, type Workspace } from "@loclab/tools";
-import type { ChatMessage, ToolCall, ToolDefinition } from "./chat-message.js";
+import type { ChatMessage, ChatToolCall, ToolDefinition } from "./chat-message.js";
 import { truncateOldObservations } from "./context-truncation.js";
 import type { ModelClient, Completion } from "./model-client.js";
 import { ModelRequestError, ModelTransportError, type RetryRecord } from "./model-errors.js";
@@ -16,7 +16,7 @@ import { openTrajectory, type TrajectoryExit, type TrajectoryToolCall, type Traj
 /** How a localization run ended. */
 export type LocalizeOutcome = "finished" | "forced_final" | "budget_exhausted" | "model_error" | "invalid_final";
 
-/** The self-recovery branches (domain.md §1), as recorded in the result and the trajectory. */
+/** The self-recovery branches (docs/definitions.md §1), as recorded in the result and the trajectory. */
 export type RecoveryKind = "malformed_call" | "unknown_tool" | "repeated_call" | "repeated_line" | "no_tool_call" | "context_truncated" | "forced_final" | "final_repair";
 
 export interface Recovery {
@@ -74,7 +74,7 @@ export interface LocalizeResult {
 }
 
 /**
- * The structured diagnostic localizer (domain.md §1): one model, four read-only tools and
+ * The structured diagnostic localizer (docs/definitions.md §1): one model, four read-only tools and
  * `submit_localization`, native tool calling, at most `maxTurns` turns. Each turn: call the
  * model, run its tool calls, append the observations, log the step. The conversation is the
  * only state. Exits are typed (`LocalizeOutcome`); the recovery branches are named in
@@ -270,7 +270,7 @@ function retryRecord(retry: { attempt: number; error: string; message: string; w
   return { attempt: retry.attempt, error: retry.error, message: retry.message, waitedMs: retry.waitedMs };
 }
 
-async function checkSubmission(workspace: Workspace, instanceId: string, call: ToolCall, maxLocations: number) {
+async function checkSubmission(workspace: Workspace, instanceId: string, call: ChatToolCall, maxLocations: number) {
   let args: unknown;
   try {
     args = JSON.parse(call.arguments);

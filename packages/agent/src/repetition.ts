@@ -1,28 +1,20 @@
-import type { ToolCall } from "./chat-message.js";
+import { lineRepeats, REPEATED_LINE_THRESHOLD } from "@loclab/schemas";
+import type { ChatToolCall } from "./chat-message.js";
 
-/** Lines repeated this many times in a row mark a looping output (as in @loclab/analysis). */
-export const REPEATED_LINE_THRESHOLD = 5;
+export { REPEATED_LINE_THRESHOLD } from "@loclab/schemas";
 
 /**
- * The first non-blank line that occurs `threshold` or more times in a row, if any.
+ * The first non-blank line that occurs `threshold` or more times in a row, if any (the
+ * trajectory contract's `lineRepeats`, which the failure breakdown reads too).
  *
  * @example repeatedLine("a\na\na\na\na\n", 5) // "a"
  */
 export function repeatedLine(output: string, threshold = REPEATED_LINE_THRESHOLD): string | undefined {
-  let previous: string | undefined;
-  let run = 0;
-  for (const raw of output.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "") continue;
-    run = line === previous ? run + 1 : 1;
-    previous = line;
-    if (run >= threshold) return line;
-  }
-  return undefined;
+  return lineRepeats(output, { threshold }).firstRepeated;
 }
 
 /** A call's identity for repeat detection: its name and its arguments with keys sorted. */
-export function callKey(call: Pick<ToolCall, "name" | "arguments">): string {
+export function callKey(call: Pick<ChatToolCall, "name" | "arguments">): string {
   let args: unknown;
   try {
     args = JSON.parse(call.arguments);

@@ -8,7 +8,7 @@ const text = (description: string) => z.string().min(1).describe(description);
 
 /**
  * The arguments of `submit_localization`: up to `maxLocations` line-span locations and the
- * five-field finding (domain.md §1). The model-facing JSON Schema is derived from this.
+ * five-field finding (docs/definitions.md §1). The model-facing JSON Schema is derived from this.
  */
 export function submissionSchema(maxLocations: number) {
   const location = z

@@ -27,7 +27,7 @@ describe("vs. base", () => {
       { base: "base", n: 10, baseOnly: 0, runOnly: 1, p: 1 },
     ]);
     const fgl = breakdownRuns([run("base", [0, 1, 2, 3]), run("A", [0, 1, 4, 5, 6, 7])], { base: "base" });
-    // FGL Table 4's check (domain.md §7): 2 / 4 → 0.69.
+    // FGL Table 4's check (docs/definitions.md §7): 2 / 4 → 0.69.
     expect(fgl.rows[1]?.vsBase).toMatchObject({ baseOnly: 2, runOnly: 4 });
     expect(fgl.rows[1]?.vsBase?.p).toBeCloseTo(0.6875, 12);
   });

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { registerBenchmarksCommand } from "./commands/benchmarks.js";
+import { registerDatasetsCommand } from "./commands/datasets.js";
 import { registerBreakdownCommand } from "./commands/breakdown.js";
 import { registerCompareCommand } from "./commands/compare.js";
 import { registerLocalizeCommand } from "./commands/localize.js";
@@ -21,7 +21,7 @@ export function buildProgram(): Command {
     .version(cliVersion)
     .showHelpAfterError()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  registerBenchmarksCommand(program);
+  registerDatasetsCommand(program);
   registerGoldCommand(program);
   registerScoreCommand(program);
   registerMcNemarCommand(program);

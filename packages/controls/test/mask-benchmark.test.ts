@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dottedModuleNames, goldMentions, maskBenchmark } from "../src/index.js";
+import { dottedModuleNames } from "@loclab/python";
+import { goldMentions, maskBenchmark } from "../src/index.js";
 
 const instance = {
   instance_id: "owner__repo-1",

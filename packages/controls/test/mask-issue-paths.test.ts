@@ -7,7 +7,7 @@ const DJANGO = ["django/db/models/query.py", "django/db/models/__init__.py", "te
 const mask = (text: string, options: Partial<MaskIssuePathsOptions> = {}) => maskIssuePaths(text, { knownFiles: DJANGO, ...options });
 const masked = (text: string, options: Partial<MaskIssuePathsOptions> = {}) => mask(text, options).text;
 
-describe("path mentions (domain.md §4, level paths)", () => {
+describe("path mentions (docs/definitions.md §4, level paths)", () => {
   it("masks a relative path, with ./, with a diff's a/ and with Windows backslashes", () => {
     expect(masked("See django/db/models/query.py line 5.")).toBe("See <path-1> line 5.");
     expect(masked("Open ./django/db/models/query.py now")).toBe("Open <path-1> now");

@@ -1,9 +1,9 @@
 import { loadBenchmark } from "@loclab/datasets";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type MismatchPairing, type SnapshotInstance, mismatchPairing, mulberry32, randomIndex } from "../src/index.js";
+import { type MismatchPairing, type SnapshotInstance, mismatchPairing } from "../src/index.js";
 
-/** Every property the mismatch control promises (domain.md §4). */
+/** Every property the mismatch control promises (docs/definitions.md §4). */
 function expectValidPairing(instances: readonly SnapshotInstance[], { pairs }: MismatchPairing): void {
   const byId = new Map(instances.map((instance) => [instance.instance_id, instance]));
   // One pair per instance, in input order.
@@ -32,7 +32,7 @@ const feasibleInstances = fc
     ),
   );
 
-describe("mismatchPairing (domain.md §4, negative control)", () => {
+describe("mismatchPairing (docs/definitions.md §4, negative control)", () => {
   it("gives each instance once another repository's snapshot, and each snapshot once (property)", () => {
     fc.assert(
       fc.property(feasibleInstances, fc.integer(), (instances, seed) => {
@@ -111,52 +111,5 @@ describe("mismatchPairing (domain.md §4, negative control)", () => {
     expect(() => mismatchPairing([one[0] as SnapshotInstance], { seed: 1 })).toThrow("holds 1 of 1");
     expect(() => mismatchPairing([...skewed, one[0] as SnapshotInstance], { seed: 1 })).toThrow("duplicate instance_id django-1");
     expect(() => mismatchPairing(skewed, { seed: 0.5 })).toThrow("integer seed");
-  });
-});
-
-describe("mulberry32", () => {
-  /** Tommy Ettinger's published one-liner, as the outside reference. */
-  function reference(a: number): () => number {
-    return () => {
-      a |= 0;
-      a = (a + 0x6d2b79f5) | 0;
-      let t = Math.imul(a ^ (a >>> 15), 1 | a);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
-  it("equals the reference implementation draw for draw", () => {
-    fc.assert(
-      fc.property(fc.integer(), (seed) => {
-        const ours = mulberry32(seed);
-        const theirs = reference(seed);
-        for (let i = 0; i < 50; i += 1) expect(ours()).toBe(theirs());
-      }),
-    );
-    expect(mulberry32(42)()).toBe(0.6011037519201636);
-  });
-
-  it("draws in [0, 1) with mean near 1/2, and integers in [0, n)", () => {
-    const rng = mulberry32(2026);
-    let sum = 0;
-    let outside = 0;
-    for (let i = 0; i < 100_000; i += 1) {
-      const x = rng();
-      if (!(x >= 0 && x < 1)) outside += 1;
-      sum += x;
-    }
-    expect(outside).toBe(0);
-    // Standard error of the mean of U(0,1) over 1e5 draws: 0.00091; allow 5 of them.
-    expect(Math.abs(sum / 100_000 - 0.5)).toBeLessThan(0.0046);
-    const counts = [0, 0, 0];
-    for (let i = 0; i < 3_000; i += 1) {
-      const k = randomIndex(rng, 3);
-      counts[k] = (counts[k] ?? 0) + 1;
-    }
-    // Binomial(3000, 1/3): sd 25.8; allow 5 of them.
-    for (const count of counts) expect(Math.abs(count - 1_000)).toBeLessThan(130);
-    expect(() => randomIndex(rng, 0)).toThrow("positive integer bound");
-    expect(() => mulberry32(Number.NaN)).toThrow("integer seed");
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { loadPythonParser, PythonModuleIndex, pythonSourceFacts } from "../src/index.js";
+import { loadPythonParser, PythonModuleIndex, pythonSourceFacts } from "@loclab/python";
 import { rewriteInMemory } from "./shuffle-helpers.js";
 
-// Import rewriting for repository shuffling (domain.md §4): each import form on a small
+// Import rewriting for repository shuffling (docs/definitions.md §4): each import form on a small
 // in-memory repository. `name(path)` is the shuffled name of a folder or module file.
 
 const PKG = {

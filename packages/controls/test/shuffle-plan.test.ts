@@ -37,7 +37,7 @@ const DJANGO = [
 const DRAWN = /^[dm]_[a-z0-9]{6}$/;
 const lastSegment = (path: string) => path.split("/").at(-1) as string;
 
-describe("planShuffle (domain.md §4, repository shuffling)", () => {
+describe("planShuffle (docs/definitions.md §4, repository shuffling)", () => {
   it("renames every folder and file name to a drawn Python identifier, keeping extensions", () => {
     const plan = planShuffle(DJANGO, { seed: 7 });
     expect(Object.keys(plan.files).sort()).toEqual([...DJANGO].sort());
@@ -193,6 +193,11 @@ describe("parseShuffleMapping", () => {
   it("refuses a mapping that is not one-to-one, or of another version", () => {
     const broken: ShuffleMapping = { ...plan, files: { ...plan.files, "extra.py": plan.files["setup.py"] as string } };
     expect(() => parseShuffleMapping(broken)).toThrow(/both map to/);
-    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 2 })).toThrow(/schemaVersion/);
+    expect(plan.schemaVersion).toBe(2);
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 1 })).toThrow(
+      "a shuffle mapping of schemaVersion 1 cannot be used: this loclab reads version 2 (names are now drawn with another generator); shuffle the checkout again with this version",
+    );
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 3 })).toThrow("a shuffle mapping of schemaVersion 3 cannot be used: this loclab reads version 2 (written by a newer loclab)");
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: "2" })).toThrow(/not a shuffle mapping at schemaVersion/);
   });
 });

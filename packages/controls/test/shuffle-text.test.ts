@@ -46,7 +46,7 @@ function expectRestIdentical(original: string, result: MappedIssueText): void {
   expect(rebuilt + original.slice(cursor)).toBe(result.text);
 }
 
-describe("mapIssueText (domain.md §4: issue text through the same renaming)", () => {
+describe("mapIssueText (docs/definitions.md §4: issue text through the same renaming)", () => {
   it("rewrites paths, keeping what is not the repository's", () => {
     const text = [
       "The bug is in django/db/models/query.py line 12, see also ./django/db/models/sql/compiler.py.",

@@ -9,12 +9,12 @@ export interface GoldFromPatchOptions {
 }
 
 /**
- * Gold locations of one gold patch, exactly as domain.md §2 defines them: gold files (a
+ * Gold locations of one gold patch, exactly as docs/definitions.md §2 defines them: gold files (a
  * pre-image exists: modified, deleted, renamed — under their pre-image path), created files
  * apart, pre-image line spans (runs of removed lines; insertion anchors), hunks, added lines
  * per hunk, and symbols approximated from `@@` headers.
  *
- * An empty patch gives empty gold (such an instance is excluded from metrics, domain.md §3).
+ * An empty patch gives empty gold (such an instance is excluded from metrics, docs/definitions.md §3).
  * A patch that is not a unified diff throws `PatchParseError` naming the instance and line.
  *
  * @example goldFromPatch(row.patch, { instanceId: row.instance_id }).files // ["astropy/modeling/separable.py"]

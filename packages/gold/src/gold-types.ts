@@ -1,5 +1,5 @@
 /**
- * A gold line span (domain.md §2): pre-image line numbers, 1-based, inclusive.
+ * A gold line span (docs/definitions.md §2): pre-image line numbers, 1-based, inclusive.
  * `removed`: a maximal run of removed lines. `insertion`: lines added with none removed,
  * anchored on the pre-image line just before them (line 1 for an insertion at the top).
  */
@@ -12,7 +12,7 @@ export interface GoldSpan {
   hunk: number;
 }
 
-/** A `@@` hunk, kept for display (domain.md §2). */
+/** A `@@` hunk, kept for display (docs/definitions.md §2). */
 export interface GoldHunk {
   /** Pre-image path (post-image path for a created file). */
   path: string;
@@ -25,7 +25,7 @@ export interface GoldHunk {
   text: string;
 }
 
-/** The text of a hunk's `+` lines (FGL's y+, domain.md §5), in order, without markers. */
+/** The text of a hunk's `+` lines (FGL's y+, docs/definitions.md §5), in order, without markers. */
 export interface GoldAddedLines {
   /** Post-image path. */
   path: string;
@@ -47,7 +47,7 @@ export interface GoldSymbol {
   source: "hunk-header";
 }
 
-/** Everything domain.md §2 derives from one gold patch. */
+/** Everything docs/definitions.md §2 derives from one gold patch. */
 export interface GoldLocations {
   instanceId: string;
   /** Files the patch modifies, deletes or renames (a pre-image exists): the localization targets. */

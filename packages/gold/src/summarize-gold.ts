@@ -24,7 +24,7 @@ export interface RepoGoldRow {
 export interface BenchmarkGoldSummary {
   benchmark: string;
   instances: number;
-  /** Instances whose gold has no file (excluded from metrics, domain.md §3). */
+  /** Instances whose gold has no file (excluded from metrics, docs/definitions.md §3). */
   emptyGold: number;
   repos: RepoGoldRow[];
   perInstance: InstanceGoldRow[];

@@ -7,7 +7,7 @@ import { PatchParseError, goldFromPatch, parsePatch, symbolFromHunkSection } fro
 
 const gold = (patch: string) => goldFromPatch(patch, { instanceId: "t__t-1" });
 
-describe("spans (domain.md §2)", () => {
+describe("spans (docs/definitions.md §2)", () => {
   it("makes one span per maximal run of removed lines, in pre-image numbers", () => {
     const patch = [
       "--- a/m.py",

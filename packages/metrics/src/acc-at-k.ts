@@ -1,7 +1,7 @@
 import { assertK, goldHitsAtK } from "./gold-hits.js";
 
 /**
- * acc@k ("all"), domain.md §3: 1 if the first k predictions contain min(|G|, k) gold items —
+ * acc@k ("all"), docs/definitions.md §3: 1 if the first k predictions contain min(|G|, k) gold items —
  * all of G when |G| ≤ k, otherwise k gold items (every one of the first k is gold). This is
  * LocAgent's acc@k. With empty gold the instance is excluded upstream; here it returns 0.
  *

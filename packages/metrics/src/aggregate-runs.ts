@@ -13,7 +13,7 @@ export interface RunAggregate {
 }
 
 /**
- * Aggregates the same metrics over several runs of one localizer (domain.md §3, "across
+ * Aggregates the same metrics over several runs of one localizer (docs/definitions.md §3, "across
  * seeds"): mean ± sample standard deviation of the per-run averages, as SHERLOC reports
  * "84.33 ± 0.72". Metrics missing from some run are an error, naming the metric and run.
  */
@@ -40,7 +40,7 @@ export interface ScoreRunsResult {
 
 /**
  * Scores several runs of one localizer (seeds, or repeated trials) against the same gold,
- * preparing the gold once, and aggregates them across runs (domain.md §3).
+ * preparing the gold once, and aggregates them across runs (docs/definitions.md §3).
  */
 export function scoreRuns(input: Omit<ScoreLocalizationInput, "predictions"> & { runs: readonly ReadonlyMap<string, PredictionTargets>[] }): ScoreRunsResult {
   const prepared = prepareGold(input);

@@ -1,5 +1,5 @@
 /**
- * Average precision, domain.md §3: AP = (1/|G|) · Σ over gold items found at rank r of
+ * Average precision, docs/definitions.md §3: AP = (1/|G|) · Σ over gold items found at rank r of
  * precision@r. Its mean over instances is MAP. Repeated predictions count once.
  *
  * Options for peer rules: `cutoff` looks only at the first `cutoff` predictions (LocAgent's

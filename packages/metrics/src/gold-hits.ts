@@ -1,5 +1,5 @@
 /**
- * The number of distinct gold items among the first k predictions, |P_k ∩ G| (domain.md §3).
+ * The number of distinct gold items among the first k predictions, |P_k ∩ G| (docs/definitions.md §3).
  * Counting distinct items makes every metric robust to a ranking that repeats an item
  * (readers de-duplicate, but a hand-made prediction might not).
  *

@@ -1,7 +1,7 @@
 import { assertK, goldHitsAtK } from "./gold-hits.js";
 
 /**
- * recall@k, domain.md §3: |P_k ∩ G| / |G|.
+ * recall@k, docs/definitions.md §3: |P_k ∩ G| / |G|.
  *
  * `denominator` replaces |G| for peer rules: LocAgent divides by min(|G|, largest k of the
  * level) (see the `locagent` preset). A zero denominator gives 0.

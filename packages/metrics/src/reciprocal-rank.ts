@@ -1,5 +1,5 @@
 /**
- * Reciprocal rank, domain.md §3: 1 / rank of the first gold item (1-based), 0 if none is
+ * Reciprocal rank, docs/definitions.md §3: 1 / rank of the first gold item (1-based), 0 if none is
  * predicted. Its mean over instances is MRR.
  *
  * `cutoff` looks only at the first `cutoff` predictions (CoSIL scores its first 5 files).

@@ -1,8 +1,8 @@
 import { withoutRepeats } from "./dedupe-ranking.js";
 import { type RankProfile, apSumOf, fillRankProfile, hitsAtKOf, newRankProfile } from "./rank-profile.js";
 import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
-import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } from "./preset.js";
-import { UNIFIED } from "./presets.js";
+import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } from "./preset-type.js";
+import { UNIFIED } from "./builtin-presets.js";
 import { overlapWithGoldLineSet, spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
 import { moduleRanking, symbolNameOf } from "./symbol-ids.js";
 import type { GoldTargets, MetricValue, PredictionTargets, ScoreLocalizationInput, ScoreReport } from "./score-report.js";
@@ -78,7 +78,7 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
 
 /**
  * Scores a localizer's predictions against gold under a preset (default: the unified
- * definitions of domain.md §3). Pure: no I/O; the caller loads gold and predictions.
+ * definitions of docs/definitions.md §3). Pure: no I/O; the caller loads gold and predictions.
  * Every metric keeps its per-instance values (NaN where excluded) for paired statistics.
  *
  * Cost: O(instances × (k_max + gold + spans log spans)).

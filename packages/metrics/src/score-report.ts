@@ -1,7 +1,7 @@
 // The inputs and reports of localization scoring, apart from the scorer so that both the
 // scorer and the aggregation across runs can use them without importing each other.
 import type { LineSpan } from "./line-spans.js";
-import type { Preset } from "./preset.js";
+import type { Preset } from "./preset-type.js";
 
 /** What an instance's gold offers at each level; a level left undefined is not scored. */
 export interface GoldTargets {

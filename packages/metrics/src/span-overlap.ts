@@ -1,7 +1,7 @@
 import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
 
 /**
- * The raw counts behind the span metrics of one instance (domain.md §3, span level), kept
+ * The raw counts behind the span metrics of one instance (docs/definitions.md §3, span level), kept
  * so that micro (pooled) forms can be summed across instances.
  */
 export interface SpanOverlap {
@@ -46,7 +46,7 @@ export function spanCoverageRecall(overlap: SpanOverlap): number | undefined {
   return overlap.goldLines === 0 ? undefined : overlap.overlapLines / overlap.goldLines;
 }
 
-/** Precision |L(P) ∩ L(G)| / |L(P)|; 0 when nothing is predicted (domain.md §3). */
+/** Precision |L(P) ∩ L(G)| / |L(P)|; 0 when nothing is predicted (docs/definitions.md §3). */
 export function spanPrecision(overlap: SpanOverlap): number {
   return overlap.predictedLines === 0 ? 0 : overlap.overlapLines / overlap.predictedLines;
 }

@@ -1,5 +1,5 @@
 /**
- * Symbol ids at module and function level (domain.md §3): `path:Class.method` names a
+ * Symbol ids at module and function level (docs/definitions.md §3): `path:Class.method` names a
  * function, `path:TopLevelName` a module-level item. Paths never contain ':'.
  */
 

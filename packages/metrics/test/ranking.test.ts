@@ -5,7 +5,7 @@ import { accAtK, averagePrecision, dedupeRanking, hitAtK, precisionAtK, recallAt
 const gold = new Set(["a", "b", "c"]);
 const ranked = ["x", "a", "y", "b", "z", "c"];
 
-describe("ranking metrics (domain.md §3)", () => {
+describe("ranking metrics (docs/definitions.md §3)", () => {
   it("hit@k", () => {
     expect([1, 2, 3, 6].map((k) => hitAtK(ranked, gold, k))).toEqual([0, 1, 1, 1]);
   });

@@ -27,7 +27,7 @@ export const AgentlessRowSchema = z
 /**
  * Reads an Agentless / CoSIL localization file: `found_files` is the file ranking;
  * `found_related_locs` gives `functions` (`path:Name` from its `function:` and `class:` lines,
- * in order, de-duplicated: domain.md §3, CoSIL preset) and `locations` (its `line:` lines, as
+ * in order, de-duplicated: docs/definitions.md §3, CoSIL preset) and `locations` (its `line:` lines, as
  * edit spans). A row without `found_related_locs` (a file-level run) has no `functions`.
  * Other kinds of line (`variable:`) are counted in `report.ignoredLocKinds`.
  *

@@ -8,7 +8,7 @@ const BlagentGoldRowSchema = z.looseObject({
 
 /**
  * BLAgent's gold: one file per instance, the first file of the gold diff (`gold_file_first`),
- * which its preset scores against with N = 300 (domain.md §3). A row without it is a bad line
+ * which its preset scores against with N = 300 (docs/definitions.md §3). A row without it is a bad line
  * (a `JsonlLineError` naming file:line); a repeated instance id keeps its first line.
  *
  * @example (await readBlagentGold("claude-4-6-lite.jsonl")).get("astropy__astropy-12907") // "astropy/modeling/separable.py"

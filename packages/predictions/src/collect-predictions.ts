@@ -47,7 +47,7 @@ export interface PredictionSource<Row> {
 
 /**
  * Streams a predictions file and turns each row into a `Prediction`, the steps every format
- * shares (domain.md §3: "a ranked, de-duplicated list of files"):
+ * shares (docs/definitions.md §3: "a ranked, de-duplicated list of files"):
  * 1. the row is validated by the format's schema (a bad line names file:line, and the
  *    instance when the row has an id; `onBadLine` decides between stop and skip);
  * 2. a later line for an id already seen is dropped (the first line wins) and reported;

@@ -7,7 +7,7 @@ const CosilGoldSchema = z.record(z.string(), z.union([z.array(z.string()), z.str
 /**
  * CoSIL's gold (`gt-lite.json`, `gt-verified.json`): instance id → entries `path::Name`
  * (a function or class) or a bare `path` (a file with no named symbol), the gold its preset
- * compares `functions` with, by name alone (domain.md §3).
+ * compares `functions` with, by name alone (docs/definitions.md §3).
  *
  * Entries are de-duplicated, keeping the first (CoSIL's `parse_gt_methods` builds sets;
  * gt-lite lists `sympy__sympy-18698`'s entry twice). A value written as a bare string instead

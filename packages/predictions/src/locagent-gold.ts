@@ -20,7 +20,7 @@ export interface LocAgentGold {
 
 /**
  * LocAgent's own gold, read from `meta_data.gt_file_changes` of its output file: the gold its
- * preset scores against (domain.md §3: "gold from the file's own `gt_file_changes`").
+ * preset scores against (docs/definitions.md §3: "gold from the file's own `gt_file_changes`").
  *
  * Lists are kept exactly as LocAgent builds them in `load_gt_dict` (utils/eval_metric.py):
  * edited (not added) modules and entities, in order, duplicates included. LocAgent's acc@k

@@ -36,7 +36,7 @@ export type LocAgentRow = z.output<typeof LocAgentRowSchema>;
 /**
  * Reads LocAgent's output: `found_files` → files, `found_modules` → modules,
  * `found_entities` → functions (entities as written, only their path normalized: LocAgent's
- * preset compares entities as strings, domain.md §3). The row's `meta_data.repo` serves for
+ * preset compares entities as strings, docs/definitions.md §3). The row's `meta_data.repo` serves for
  * path normalization when `repoOf` gives no repository.
  *
  * @example const { predictions } = await readLocAgentPredictions("claude35-lite.jsonl");

@@ -14,7 +14,7 @@ const DIFF_PREFIXES = ["a/", "b/"] as const;
 /**
  * A path as written by a localizer, rewritten to the repository-relative form gold uses, so
  * that `./django/db/models/query.py` and `django/db/models/query.py` count as the same file
- * (domain.md §3: "strip `./`, `a/`, a leading repository name, backslashes").
+ * (docs/definitions.md §3: "strip `./`, `a/`, a leading repository name, backslashes").
  *
  * Always, whatever the options (none of these can be part of a repository-relative path):
  * 1. surrounding whitespace is trimmed (a model's list item, not part of a file name);

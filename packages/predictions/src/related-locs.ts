@@ -33,7 +33,7 @@ const SPAN = /^(\d+)\s*(?:-\s*(\d+))?$/;
  *
  * Each text holds lines `kind: value`: `function: Class.method`, `class: Name`,
  * `variable: x`, `line: 42`, `line: 40-45`. Function and class lines give symbols (CoSIL ranks
- * both as "functions", domain.md §3, in this order); a name ends at a further `": "`, as in
+ * both as "functions", docs/definitions.md §3, in this order); a name ends at a further `": "`, as in
  * CoSIL's own `entry.split(': ')[1]` (`class: Axes.function: bar` names `Axes.function`), so
  * its preset sees the names its evaluation saw. A function or class line with no name
  * (`function:`) and other kinds are counted in `ignored`, not ranked.

@@ -4,7 +4,7 @@ const field = (name: string) =>
   z.string().refine((text) => text.trim().length > 0, { message: `${name} must not be empty` });
 
 /**
- * The structured diagnostic finding of SHERLOC (domain.md §1): the five fields a localizer
+ * The structured diagnostic finding of SHERLOC (docs/definitions.md §1): the five fields a localizer
  * hands to a downstream repair agent. Each must say something: an empty root cause is an
  * invalid finding, not a finding with nothing to add.
  */

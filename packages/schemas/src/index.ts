@@ -9,3 +9,4 @@ export * from "./artifact.js";
 export * from "./trajectory.js";
 export * from "./run-record.js";
 export * from "./jsonl.js";
+export * from "./line-repeats.js";

@@ -27,7 +27,7 @@ export const InstanceSchema = z.looseObject({
   repo: z.string().regex(/^[^/\s]+\/[^/\s]+$/, "repo must look like owner/name"),
   base_commit: z.string().min(1, "base_commit must not be empty"),
   problem_statement: z.string(),
-  /** The gold patch: a unified diff against `base_commit` (domain.md §2). */
+  /** The gold patch: a unified diff against `base_commit` (docs/definitions.md §2). */
   patch: z.string(),
   test_patch: z.string().optional(),
   hints_text: z.string().optional(),

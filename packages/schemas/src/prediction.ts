@@ -3,9 +3,9 @@ import { FindingSchema } from "./finding.js";
 import { LocationSchema } from "./location.js";
 
 /**
- * One localizer's answer for one instance (domain.md §3): files ranked best first, line-span
+ * One localizer's answer for one instance (docs/definitions.md §3): files ranked best first, line-span
  * locations, optional module-level (`path:TopLevelName`) and function-level
- * (`path:Class.method`) rankings, and optionally the five-field finding (domain.md §1).
+ * (`path:Class.method`) rankings, and optionally the five-field finding (docs/definitions.md §1).
  *
  * Ranked lists are kept as given here; de-duplication and path normalization belong to the
  * readers and metrics, which report what they changed.

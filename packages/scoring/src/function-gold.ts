@@ -5,7 +5,7 @@ import { readCosilGold } from "@loclab/predictions";
 
 /**
  * Where the unified preset takes function-level gold from, per bundled benchmark. The patch
- * alone gives only approximate symbols (domain.md §2), so function gold comes from a parsed
+ * alone gives only approximate symbols (docs/definitions.md §2), so function gold comes from a parsed
  * source: Loc-Bench's own `edit_functions` (`path:Class.method`), and for SWE-bench Lite and
  * Verified CoSIL's gold (`path::Name`, rewritten `path:Name`), the one function-level gold in
  * ../shared/data that covers both splits. Module gold is derived from it (`path:Top`).

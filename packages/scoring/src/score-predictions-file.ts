@@ -2,7 +2,7 @@ import { loadBenchmark } from "@loclab/datasets";
 import { type PredictionTargets, type ScoreReport, scoreLocalization } from "@loclab/metrics";
 import { type PredictionFormat, type ReadReport, readPredictions } from "@loclab/predictions";
 import { buildGold } from "./build-gold.js";
-import { loadPreset } from "./load-preset.js";
+import { loadPreset } from "./preset-by-name.js";
 
 export interface ScorePredictionsFileOptions {
   /** `lite`, `verified`, `locbench`, or a JSONL path of SWE-bench rows. */

@@ -1,7 +1,7 @@
 /**
  * The repository (cluster) of a SWE-bench-style instance id: the id without its trailing
  * "-<issue number>". Instances of one repository share code, maintainers and test style, so
- * their outcomes are correlated; domain.md §7 clusters by repository.
+ * their outcomes are correlated; docs/definitions.md §7 clusters by repository.
  *
  * Definition: id = "<owner>__<repo>-<digits>" → "<owner>__<repo>". Only the last "-<digits>"
  * is removed, so owners and repositories with dashes keep them.

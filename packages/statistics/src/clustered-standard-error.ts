@@ -14,7 +14,7 @@ export interface ClusteredStandardError {
 }
 
 /**
- * Cluster-robust (CR1 / Liang–Zeger sandwich) standard error of a mean, domain.md §7:
+ * Cluster-robust (CR1 / Liang–Zeger sandwich) standard error of a mean, docs/definitions.md §7:
  *
  *   SE = (1/n) · √( C/(C−1) · Σ_c ( Σ_{i∈c} (s_i − s̄) )² )
  *

@@ -1,7 +1,6 @@
 import { clusterOfInstanceId } from "./cluster-of-instance-id.js";
 import { clusteredStandardError } from "./clustered-standard-error.js";
-import { exactMcNemar } from "./exact-mcnemar.js";
-import { holmAdjust } from "./holm-adjust.js";
+import { pairwiseMcNemar } from "./pairwise-mcnemar.js";
 import type { ResolvedMatrix } from "./parse-resolved-matrix.js";
 import { wilsonInterval } from "./wilson-interval.js";
 
@@ -12,7 +11,7 @@ export interface SystemSummary {
   n: number;
   rate: number;
   wilson: [number, number];
-  /** Standard error of the rate with repositories as clusters (domain.md §7). */
+  /** Standard error of the rate with repositories as clusters (docs/definitions.md §7). */
   clusteredSE: number;
 }
 
@@ -34,7 +33,7 @@ export interface SystemComparison {
 
 /**
  * Every system of a resolved matrix (one 0/1 outcome per task) summarized, and every pair
- * compared with the exact McNemar test on the same tasks (domain.md §7), Holm-adjusted over
+ * compared with the exact McNemar test on the same tasks (docs/definitions.md §7), Holm-adjusted over
  * all pairs when `holm` is set (default true). Clusters are repositories, taken from the
  * instance ids. Pairs follow the matrix's column order (a before b).
  *
@@ -60,9 +59,9 @@ export function compareSystems(matrix: ResolvedMatrix, options: { holm?: boolean
       clusteredSE: clusteredStandardError({ values: outcome, clusters }).standardError,
     };
   });
-  const pairs: SystemPair[] = [];
-  for (let a = 0; a < names.length; a += 1) {
-    for (let b = a + 1; b < names.length; b += 1) {
+  const pairs: SystemPair[] = pairwiseMcNemar(
+    names.length,
+    (a, b) => {
       const x = outcomes[a] as Uint8Array;
       const y = outcomes[b] as Uint8Array;
       let aOnly = 0;
@@ -72,16 +71,10 @@ export function compareSystems(matrix: ResolvedMatrix, options: { holm?: boolean
         if (x[i] === 1) aOnly += 1;
         else bOnly += 1;
       }
-      const { p } = exactMcNemar({ b: aOnly, c: bOnly });
-      pairs.push({ a: names[a] as string, b: names[b] as string, aOnly, bOnly, p, pHolm: p });
-    }
-  }
-  if (options.holm ?? true) {
-    const adjusted = holmAdjust(pairs.map((pair) => pair.p));
-    pairs.forEach((pair, i) => {
-      pair.pHolm = adjusted[i] as number;
-    });
-  }
+      return { aOnly, bOnly };
+    },
+    { holm: options.holm ?? true },
+  ).map((pair) => ({ a: names[pair.a] as string, b: names[pair.b] as string, aOnly: pair.aOnly, bOnly: pair.bOnly, p: pair.p, pHolm: pair.pHolm }));
   return { systems, pairs };
 }
 

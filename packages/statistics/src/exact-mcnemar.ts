@@ -43,7 +43,7 @@ const LN2 = Math.LN2;
  * P(X = m)·(2R − 1) has no cancellation either. Over fixtures/scipy-reference.json (b + c up
  * to 10^7, p down to 1e-300) p and midP are within 2.5e-13 relative of 40-digit mpmath sums
  * (the residue is exp of a log p between −100 and −700) and 8e-12 of scipy 1.17, which is
- * itself that far off at 10^7; log p is within 2e-15·max(1, |log p|). Domain.md §7; the FGL
+ * itself that far off at 10^7; log p is within 2e-15·max(1, |log p|). docs/definitions.md §7; the FGL
  * "vs. base" column (e.g. b = 2, c = 4 → p = 0.6875) is in the tests.
  *
  * Errors: b and c must be non-negative (safe) integers.

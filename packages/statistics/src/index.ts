@@ -15,5 +15,6 @@ export * from "./paired-minimum-detectable-effect.js";
 export * from "./holm-adjust.js";
 export * from "./paired-table.js";
 export * from "./parse-resolved-matrix.js";
+export * from "./pairwise-mcnemar.js";
 export * from "./compare-systems.js";
 export * from "./leaderboard-significance.js";

@@ -11,7 +11,7 @@ export interface LeaderboardSignificance {
   significantNeighbours: number;
   /** Median discordant rate ψ = (A only + B only) / n over neighbouring pairs: how often close systems disagree. */
   medianNeighbourPsi: number;
-  /** The gain the power analysis is for (default +5.95 pp, SHERLOC's transfer gain, domain.md §1). */
+  /** The gain the power analysis is for (default +5.95 pp, SHERLOC's transfer gain, docs/definitions.md §1). */
   delta: number;
   power: number;
   alpha: number;
@@ -22,7 +22,7 @@ export interface LeaderboardSignificance {
 }
 
 /**
- * How far apart a leaderboard's entries really are (domain.md §7): every pair compared with
+ * How far apart a leaderboard's entries really are (docs/definitions.md §7): every pair compared with
  * exact McNemar and Holm-adjusted, how many neighbouring entries are significantly apart, and
  * how many tasks a paired comparison needs to detect `delta` (default +5.95 pp) at `power`
  * (default 0.8), taking ψ as the median discordant rate of neighbouring entries.

@@ -27,7 +27,7 @@ function toNumber(fn: string, name: string, value: unknown, index: number): numb
 
 /**
  * Paired bootstrap of the difference of two systems' mean outcomes on the same tasks
- * (domain.md §7): d_i = a_i − b_i per task; each resample draws units with replacement and
+ * (docs/definitions.md §7): d_i = a_i − b_i per task; each resample draws units with replacement and
  * recomputes mean(a) − mean(b) on them; the interval is the percentile interval of those
  * resampled differences (Efron & Tibshirani 1993, §13.3), quantiles by simple-statistics'
  * quantileSorted (linear interpolation, R type 7 / numpy's default).

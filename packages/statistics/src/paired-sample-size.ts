@@ -19,7 +19,7 @@ export interface PairedDesign {
 
 /**
  * Sample size for comparing two systems on paired binary outcomes (McNemar design),
- * Connor (1987), domain.md §7:
+ * Connor (1987), docs/definitions.md §7:
  *
  *   n = [ z_{1−α/2}·√ψ + z_{1−β}·√(ψ − δ²) ]² / δ²,
  *

@@ -1,3 +1,4 @@
+import { parse } from "csv-parse/sync";
 /** A resolved matrix: which systems solved which instances. */
 export interface ResolvedMatrix {
   /** Instance ids in file order. */
@@ -26,75 +27,44 @@ interface CsvRecord {
   line: number;
 }
 
+/** What csv-parse's errors mean here, in this module's words (the line comes from csv-parse). */
+function csvProblem(error: { code?: string; message: string }): string {
+  switch (error.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      return "a quoted field is never closed";
+    case "INVALID_OPENING_QUOTE":
+      return "a double quote inside an unquoted field";
+    case "CSV_INVALID_CLOSING_QUOTE": {
+      const got = /got "(.*)" at line/.exec(error.message)?.[1];
+      return got === undefined ? "unexpected text after a closing quote" : `unexpected ${JSON.stringify(got)} after a closing quote`;
+    }
+    default:
+      return error.message;
+  }
+}
+
 /**
- * RFC 4180 records: fields split on commas; a field that starts with a double quote runs to
- * the matching quote ("" inside is one quote) and may hold commas and line breaks; records
- * end at LF or CRLF. A bare CR, a quote inside an unquoted field, text after a closing quote,
- * or an unterminated quote is an error. `line` is the 1-based line where a record starts.
+ * RFC 4180 records by csv-parse: fields split on commas, double-quoted fields may hold commas,
+ * quotes ("") and line breaks; records end at LF or CRLF (a bare CR inside a record is an
+ * error: it would be a line break to some readers and not to others). `line` is the 1-based
+ * line where a record starts. A leading byte-order mark and trailing blank lines are dropped.
  */
 function readRecords(text: string, source: string): CsvRecord[] {
-  const records: CsvRecord[] = [];
-  let fields: string[] = [];
-  let field = "";
-  // The current field was quoted and its closing quote has been read: only a comma or a line
-  // end may follow.
-  let closedQuote = false;
-  let line = 1;
-  let recordLine = 1;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const endField = (): void => {
-    fields.push(field);
-    field = "";
-    closedQuote = false;
-  };
-  while (i < text.length) {
-    const ch = text[i] as string;
-    const lineEnd = ch === "\n" ? 1 : ch === "\r" && text[i + 1] === "\n" ? 2 : 0;
-    if (closedQuote && ch !== "," && lineEnd === 0) {
-      throw new ResolvedMatrixError(source, line, undefined, `unexpected ${JSON.stringify(ch)} after a closing quote`);
-    }
-    if (ch === ",") {
-      endField();
-      i += 1;
-    } else if (lineEnd > 0) {
-      endField();
-      records.push({ fields, line: recordLine });
-      fields = [];
-      i += lineEnd;
-      line += 1;
-      recordLine = line;
-    } else if (ch === '"') {
-      if (field !== "") throw new ResolvedMatrixError(source, line, undefined, "a double quote inside an unquoted field");
-      const openedAt = line;
-      i += 1;
-      for (;;) {
-        if (i >= text.length) throw new ResolvedMatrixError(source, openedAt, undefined, "a quoted field is never closed");
-        const q = text[i] as string;
-        if (q === '"' && text[i + 1] === '"') {
-          field += '"';
-          i += 2;
-        } else if (q === '"') {
-          i += 1;
-          break;
-        } else {
-          if (q === "\n") line += 1;
-          field += q;
-          i += 1;
-        }
-      }
-      closedQuote = true;
-    } else if (ch === "\r") {
-      throw new ResolvedMatrixError(source, line, undefined, "a carriage return that does not end a line");
-    } else {
-      field += ch;
-      i += 1;
-    }
+  let parsed: { record: string[]; info: { lines: number }; raw: string }[];
+  try {
+    // With `info` and `raw`, csv-parse returns records wrapped with their line info and raw text (its types do not say so).
+    parsed = parse(text, { bom: true, info: true, raw: true, relax_column_count: true, record_delimiter: ["\r\n", "\n"], skip_empty_lines: false }) as unknown as typeof parsed;
+  } catch (error) {
+    const csvError = error as { code?: string; lines?: number; message: string };
+    throw new ResolvedMatrixError(source, csvError.lines ?? 1, undefined, csvProblem(csvError));
   }
-  // Text that does not end with a line break still ends its last record.
-  if (field !== "" || fields.length > 0 || closedQuote) {
-    endField();
-    records.push({ fields, line: recordLine });
-  }
+  const records = parsed.map(({ record, info, raw }) => {
+    const inner = raw.replace(/\r?\n$|\r$/, "");
+    // csv-parse counts a line at the record's end; line breaks inside it (LF, CRLF, a bare CR) move the start back.
+    const line = info.lines - (inner.match(/\r\n|\r|\n/g)?.length ?? 0);
+    if (record.some((field) => field.includes("\r"))) throw new ResolvedMatrixError(source, line, undefined, "a carriage return that does not end a line");
+    return { fields: record, line };
+  });
   // Blank lines at the very end are padding, not rows.
   while (records.length > 0) {
     const last = records[records.length - 1] as CsvRecord;

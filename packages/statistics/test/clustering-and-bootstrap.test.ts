@@ -16,7 +16,7 @@ describe("clusterOfInstanceId", () => {
   });
 });
 
-describe("clusteredStandardError (domain.md §7)", () => {
+describe("clusteredStandardError (docs/definitions.md §7)", () => {
   it("hand value: SE = (1/n)·√(C/(C−1)·Σ_c (Σ_{i∈c}(s_i − s̄))²)", () => {
     // s̄ = 0.75; cluster sums: a −0.5, b 0.25, c 0.25 → √(3/2 · 0.375)/4 = 0.1875.
     expect(clusteredStandardError({ values: [1, 0, 1, 1], clusters: ["a", "a", "b", "c"] })).toEqual({ mean: 0.75, standardError: 0.1875, n: 4, clusterCount: 3 });

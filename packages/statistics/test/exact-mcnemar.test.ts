@@ -21,7 +21,7 @@ function exactRational(b: number, c: number): { p: number; midP: number } {
   return { p: Math.min(1, 2 * ratio(cumulative)), midP: ratio(2n * cumulative - atM) };
 }
 
-describe("exactMcNemar: the published FGL Table 4 'vs. base' column (domain.md §7)", () => {
+describe("exactMcNemar: the published FGL Table 4 'vs. base' column (docs/definitions.md §7)", () => {
   it.each([
     [2, 4, "0.69"],
     [2, 5, "0.45"],

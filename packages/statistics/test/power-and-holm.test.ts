@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { holmAdjust, pairedMinimumDetectableEffect, pairedPower, pairedSampleSize } from "../src/index.js";
 
-describe("Connor (1987) sample size, power and minimum detectable effect (domain.md §7)", () => {
+describe("Connor (1987) sample size, power and minimum detectable effect (docs/definitions.md §7)", () => {
   it("hand value: ψ = 0.2, δ = 0.05, α = 0.05, power 0.8", () => {
     // z_{0.975} = 1.959963984540054, z_{0.8} = 0.8416212335729143:
     // n = (1.95996·√0.2 + 0.84162·√0.1975)² / 0.0025 = 625.547…

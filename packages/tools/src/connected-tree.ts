@@ -38,8 +38,8 @@ export type ConnectedTreeResult = ConnectedTree | UnmatchedPath;
 const MAX_DEPTH = 5;
 
 /**
- * connected_tree (domain.md §1): the import graph around a Python file (see
- * `PythonModuleResolver` for how imports resolve). Breadth-first in each direction: a file
+ * connected_tree (docs/definitions.md §1): the import graph around a Python file (see
+ * `PythonModuleIndex` of @loclab/python for how imports resolve). Breadth-first in each direction: a file
  * is listed once, at the depth it is first reached, under the first file (by path) of the
  * previous depth that reaches it; each depth is ordered by path. Before the workspace's
  * complete graph is built, only the files around the start file are parsed

@@ -1,6 +1,6 @@
 import { comparePaths } from "./file-listing.js";
 
-/** Which rule picked a file (domain.md §1): exact, then case-insensitive, then unique suffix, then closest basename. */
+/** Which rule picked a file (docs/definitions.md §1): exact, then case-insensitive, then unique suffix, then closest basename. */
 export type PathMatchRule = "exact" | "case-insensitive" | "suffix" | "basename";
 
 /**

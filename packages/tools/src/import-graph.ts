@@ -1,9 +1,7 @@
 import { basename } from "node:path";
 import { comparePaths } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
-import { type PythonImport, pythonImports } from "./python-imports.js";
-import { MODULE_SUFFIXES, PythonModuleResolver } from "./python-modules.js";
-import { type PythonImportParser, loadPythonImportParser } from "./python-parser.js";
+import { loadPythonImportParser, MODULE_SUFFIXES, type PythonImport, type PythonImportParser, PythonModuleIndex, pythonImports } from "@loclab/python";
 
 /**
  * What the import index reads: the source root (its folder name is the root package's name
@@ -39,7 +37,7 @@ export interface FileImports {
 
 /**
  * The Python import graph of a workspace, complete (resolution rules:
- * `PythonModuleResolver`). Nodes are module files (`.py`, `.pyi`, `.pyx`); only `.py` files
+ * `PythonModuleIndex`). Nodes are module files (`.py`, `.pyi`, `.pyx`); only `.py` files
  * are parsed, so the others have incoming edges only. Lists are sorted by path and hold
  * each file once.
  */
@@ -116,7 +114,7 @@ const DOTS_ONLY_IMPORT = /\bfrom[\s\\]*\.+[\s\\]*import\b/;
 export class PythonImportIndex {
   readonly moduleFiles: readonly string[];
   private readonly moduleSet: ReadonlySet<string>;
-  private readonly resolver: PythonModuleResolver;
+  private readonly resolver: PythonModuleIndex;
   private readonly rootPackage: string;
   private readonly parsed = new Map<string, Promise<FileImports>>();
   private readonly errors = new Set<string>();
@@ -133,7 +131,7 @@ export class PythonImportIndex {
     this.moduleFiles = paths.filter((path) => MODULE_SUFFIXES.some((suffix) => path.endsWith(suffix)));
     this.moduleSet = new Set(this.moduleFiles);
     this.rootPackage = basename(workspace.root);
-    this.resolver = new PythonModuleResolver(paths, { rootPackage: this.rootPackage });
+    this.resolver = new PythonModuleIndex(paths, { rootPackage: this.rootPackage });
   }
 
   /** Whether `path` is a module file (a node of the graph). */
@@ -246,7 +244,7 @@ export class PythonImportIndex {
 }
 
 /** The de-duplicated, sorted targets and external names of a file's imports. */
-export function resolveAll(resolver: PythonModuleResolver, file: string, imports: readonly PythonImport[]): FileImports {
+export function resolveAll(resolver: PythonModuleIndex, file: string, imports: readonly PythonImport[]): FileImports {
   const targets = new Set<string>();
   const external = new Set<string>();
   for (const statement of imports) {

@@ -61,7 +61,7 @@ const MAX_DEPTH = 20;
 const MAX_GLOBS = 50;
 
 /**
- * repo_tree (domain.md §1): the folder hierarchy below a folder, filtered. A file is shown
+ * repo_tree (docs/definitions.md §1): the folder hierarchy below a folder, filtered. A file is shown
  * when it passes every filter; a hidden file is counted under the first reason, in this
  * order: not selected by `include`, selected by `exclude`, then the categories of
  * `pathCategories` that are switched on (hidden, vendored, tests, docs). Folders appear when

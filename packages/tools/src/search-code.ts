@@ -42,7 +42,7 @@ export interface SearchCodeResult {
 }
 
 /**
- * search_code (domain.md §1): literal search over the workspace's text files, like
+ * search_code (docs/definitions.md §1): literal search over the workspace's text files, like
  * `rg -F -n` (with `--no-ignore`: the workspace's file list decides what is searched).
  * - Literal bytes: the query's UTF-8 bytes are looked for in the file's bytes; no regular
  *   expression, no escaping. With `ignoreCase`, both sides are lower-cased

@@ -36,7 +36,7 @@ export interface ViewedFile extends Omit<MatchedPath, "status"> {
 export type ViewFileResult = ViewedFile | UnmatchedPath;
 
 /**
- * view_file (domain.md §1): a window of one file, with the file chosen fuzzily.
+ * view_file (docs/definitions.md §1): a window of one file, with the file chosen fuzzily.
  * - Caps (`limits.viewMaxLines`, default 150 lines; `limits.viewMaxChars`, default 10,000
  *   characters of file text): the window stops before the line that would exceed either, and
  *   says so (`cappedBy`, `nextStart`). A line is never cut silently: only a single line longer

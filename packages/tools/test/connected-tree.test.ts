@@ -1,15 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  type ConnectedTree,
-  PythonModuleResolver,
-  connectedTree,
-  loadPythonImportParser,
-  openWorkspace,
-  pythonImports,
-  renderConnectedTree,
-} from "../src/index.js";
+import { loadPythonImportParser, PythonModuleIndex, pythonImports } from "@loclab/python";
+import { type ConnectedTree, connectedTree, openWorkspace, renderConnectedTree } from "../src/index.js";
 import { findPython, temporaryDir, writeTree } from "./helpers.js";
 import { writeSampleRepo } from "./sample-repo.js";
 
@@ -85,8 +78,8 @@ describe("import resolution", () => {
     "tools/script.py",
     "tools/lib.py",
   ];
-  const resolver = new PythonModuleResolver(files);
-  const resolve = (file: string, statement: Parameters<PythonModuleResolver["resolve"]>[1]) => resolver.resolve(file, statement);
+  const resolver = new PythonModuleIndex(files);
+  const resolve = (file: string, statement: Parameters<PythonModuleIndex["resolve"]>[1]) => resolver.resolve(file, statement);
   const imp = (module: string) => ({ form: "import" as const, line: 1, module: module.split(".") });
   const from = (level: number, module: string, names: string[], wildcard = false) => ({
     form: "from" as const,
@@ -133,7 +126,7 @@ describe("import resolution", () => {
   });
 
   it("a checkout whose root is itself a package names it by the root folder's name", () => {
-    const django = new PythonModuleResolver(["__init__.py", "db/__init__.py", "db/models/__init__.py", "db/models/query.py", "utils/text.py"], { rootPackage: "django" });
+    const django = new PythonModuleIndex(["__init__.py", "db/__init__.py", "db/models/__init__.py", "db/models/query.py", "utils/text.py"], { rootPackage: "django" });
     expect(django.resolve("db/models/query.py", from(0, "django.utils.text", ["slugify"]))).toEqual({ targets: ["utils/text.py"], external: [] });
     expect(django.resolve("db/models/query.py", imp("django"))).toEqual({ targets: ["__init__.py"], external: [] });
     expect(django.resolve("db/models/query.py", from(3, "utils", ["text"]))).toEqual({ targets: ["utils/text.py"], external: [] });

@@ -10,7 +10,7 @@ const shown = async (input: Parameters<typeof viewFile>[1], limits = {}) => {
   return result as ViewedFile;
 };
 
-describe("fuzzy path matching (domain.md §1: exact, case-insensitive, unique suffix, closest basename)", () => {
+describe("fuzzy path matching (docs/definitions.md §1: exact, case-insensitive, unique suffix, closest basename)", () => {
   const files = ["README.md", "src/app/core.py", "src/app/Views.py", "src/app/utils/text.py", "src/app/utils/Text.py", "lib/text.py", "docs/readme.MD", "docs/README.md", "a/query.py", "a/models/query.py", "a/models/sql/query.py"];
 
   it("1. exact: the path itself, even when other rules would match too", () => {

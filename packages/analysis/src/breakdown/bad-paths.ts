@@ -34,7 +34,7 @@ function folderSet(files: ReadonlySet<string>): Set<string> {
 }
 
 /**
- * The paths of a task that do not exist (the "bad prefix" column, domain.md §8):
+ * The paths of a task that do not exist (the "bad prefix" column, docs/definitions.md §8):
  * - any path under a configured prefix (default /workspace/src/, the FGL harness's
  *   non-existent source root), and
  * - when the repository's file list is known (`repositoryFiles`), any path under a

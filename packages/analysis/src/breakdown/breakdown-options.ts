@@ -1,3 +1,4 @@
+import { REPEATED_LINE_THRESHOLD } from "@loclab/schemas";
 /** Which tool calls count toward "median calls" and a call budget. */
 export interface CountedCalls {
   /** Count only these tool names (the FGL harness: run_command, read_file, edit_file, write_file). */
@@ -6,7 +7,7 @@ export interface CountedCalls {
   except?: readonly string[];
 }
 
-/** The breakdown's rules, all configurable (domain.md §8); every field has a default. */
+/** The breakdown's rules, all configurable (docs/definitions.md §8); every field has a default. */
 export interface BreakdownOptions {
   calls?: CountedCalls;
   /** A task is out of budget when its counted calls reach this number (FGL: every counted call used). */
@@ -41,7 +42,7 @@ export interface BreakdownOptions {
 export const DEFAULT_BREAKDOWN_OPTIONS = {
   calls: { except: ["submit", "submit_patch", "get_status"] },
   autoCodeRoverRoundLimit: 10,
-  loops: { finishReasons: ["length", "max_tokens"], repeatedLine: 5, repeatedLineMode: "consecutive" },
+  loops: { finishReasons: ["length", "max_tokens"], repeatedLine: REPEATED_LINE_THRESHOLD, repeatedLineMode: "consecutive" },
   badPathPrefixes: ["/workspace/src/"],
   repositoryRoots: ["/testbed", "/workspace", "/repo"],
   noFileThreshold: 5,

@@ -60,7 +60,7 @@ export interface BreakdownIds {
   missing: string[];
 }
 
-/** One row of the failure breakdown (domain.md §8). */
+/** One row of the failure breakdown (docs/definitions.md §8). */
 export interface BreakdownRow {
   run: string;
   tasks: number;

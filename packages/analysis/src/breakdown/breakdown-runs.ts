@@ -1,4 +1,4 @@
-import { exactMcNemar, holmAdjust, pairedTable } from "@loclab/statistics";
+import { exactMcNemar, pairedTable, pairwiseMcNemar } from "@loclab/statistics";
 import type { BreakdownOptions } from "./breakdown-options.js";
 import { type BreakdownRow, breakdownRun, type RunInput } from "./breakdown-run.js";
 
@@ -47,13 +47,14 @@ function solvedMap(row: Omit<BreakdownRow, "vsBase">): Map<string, boolean> {
 }
 
 /**
- * The failure breakdown of several runs (domain.md §8, issue 8 item 2), pure:
+ * The failure breakdown of several runs (docs/definitions.md §8, issue 8 item 2), pure:
  * - one row per run (breakdownRun), over `taskIds` when given (each run restricted to them;
  *   a task a run has no trajectory for is "missing" and counts as no patch unless labelled
  *   solved), else over each run's own tasks;
  * - vs. base: on the tasks the run shares with `base`, solved by the base only (b), by the run
  *   only (c), and the exact McNemar p (pairedTable + exactMcNemar);
- * - the overlap: for every pair of runs the same paired table, with Holm-adjusted p over all
+ * - the overlap: for every pair of runs the same paired table (pairwiseMcNemar of
+ *   @loclab/statistics, the one used for leaderboards too), with Holm-adjusted p over all
  *   pairs; and the union of solved tasks (everSolved).
  *
  * Errors: no runs; two runs with one name; a base that is not one of the runs.
@@ -75,36 +76,35 @@ export function breakdownRuns(runs: readonly RunInput[], options: BreakdownOptio
     const { p } = exactMcNemar({ b: table.aOnly, c: table.bOnly });
     return { ...row, vsBase: { base: options.base as string, n: table.n, baseOnly: table.aOnly, runOnly: table.bOnly, p } };
   });
+  const tableOf = (i: number, j: number) => pairedTable({ a: maps[i] as Map<string, boolean>, b: maps[j] as Map<string, boolean>, intersect: true });
   const both = partial.map(() => partial.map(() => 0));
-  const pairs: Omit<OverlapPair, "pHolm">[] = [];
-  for (let i = 0; i < partial.length; i += 1) {
-    for (let j = i; j < partial.length; j += 1) {
-      const table = pairedTable({ a: maps[i] as Map<string, boolean>, b: maps[j] as Map<string, boolean>, intersect: true });
-      (both[i] as number[])[j] = table.bothSolved;
-      (both[j] as number[])[i] = table.bothSolved;
-      if (i === j) continue;
-      const union = table.bothSolved + table.aOnly + table.bOnly;
-      pairs.push({
-        a: names[i] as string,
-        b: names[j] as string,
-        n: table.n,
-        both: table.bothSolved,
-        aOnly: table.aOnly,
-        bOnly: table.bOnly,
-        neither: table.neither,
-        jaccard: union === 0 ? null : table.bothSolved / union,
-        p: exactMcNemar({ b: table.aOnly, c: table.bOnly }).p,
-      });
-    }
-  }
-  const adjusted = holmAdjust(pairs.map((pair) => pair.p));
+  partial.forEach((_, i) => {
+    (both[i] as number[])[i] = tableOf(i, i).bothSolved;
+  });
+  const pairs: OverlapPair[] = pairwiseMcNemar(partial.length, tableOf).map((pair) => {
+    (both[pair.a] as number[])[pair.b] = pair.bothSolved;
+    (both[pair.b] as number[])[pair.a] = pair.bothSolved;
+    const union = pair.bothSolved + pair.aOnly + pair.bOnly;
+    return {
+      a: names[pair.a] as string,
+      b: names[pair.b] as string,
+      n: pair.n,
+      both: pair.bothSolved,
+      aOnly: pair.aOnly,
+      bOnly: pair.bOnly,
+      neither: pair.neither,
+      jaccard: union === 0 ? null : pair.bothSolved / union,
+      p: pair.p,
+      pHolm: pair.pHolm,
+    };
+  });
   const everSolved = new Set<string>();
   for (const row of partial) for (const id of row.ids.solved) everSolved.add(id);
   return {
     rows,
     base: options.base ?? null,
     taskIds: options.taskIds ? [...new Set(options.taskIds)] : null,
-    overlap: { runs: names, both, pairs: pairs.map((pair, k) => ({ ...pair, pHolm: adjusted[k] as number })) },
+    overlap: { runs: names, both, pairs },
     everSolved: everSolved.size,
     everSolvedIds: [...everSolved].sort(),
   };

@@ -4,7 +4,7 @@ import { type CountedCalls, DEFAULT_BREAKDOWN_OPTIONS } from "./breakdown-option
 /**
  * The counted tool calls of a task: with `only`, the calls of those tools; otherwise every call
  * but those of `except` (default submit, submit_patch, get_status: handing in the patch and
- * asking for status are not work, as in the FGL harness, domain.md §8).
+ * asking for status are not work, as in the FGL harness, docs/definitions.md §8).
  *
  * @example countedCalls({ toolCalls: { bash: 40, submit: 1 } } as TaskSummary) // 40
  */

@@ -13,7 +13,7 @@ export interface LoopOutputs {
 }
 
 /**
- * The loop outputs of a task (domain.md §8 "loops"): outputs whose finish_reason is one of
+ * The loop outputs of a task (docs/definitions.md §8 "loops"): outputs whose finish_reason is one of
  * `loops.finishReasons` (default length, max_tokens; compared lower-case), and outputs in
  * which one non-blank line repeats at least `loops.repeatedLine` times (default 5) —
  * consecutively (default; blank lines aside) or anywhere (`repeatedLineMode: "anywhere"`).

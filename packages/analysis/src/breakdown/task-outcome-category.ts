@@ -15,7 +15,7 @@ export const OUTCOME_CATEGORY_LABELS: Record<OutcomeCategory, string> = {
 };
 
 /**
- * The outcome category of one task (domain.md §8), first match wins:
+ * The outcome category of one task (docs/definitions.md §8), first match wins:
  * 1. solved — the resolved label says its hidden tests pass (whatever the log says);
  * 2. outOfBudget — its format's budget rule fired (budgetExit), patch or not;
  * 3. wrongPatch — it ended with a non-empty patch that fails;

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { formatZodError } from "@loclab/schemas";
 import { z } from "zod";
-import type { StepSink, ToolCall, TrajectoryFormat, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
+import type { StepSink, RecordedToolCall, TrajectoryFormat, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
 import { visitJsonDocument } from "../read/visit-json-document.js";
 import type { TrajectoryReadOptions } from "./read-options.js";
 
@@ -65,7 +65,7 @@ const SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FIN
 const BASH_BLOCK = /```bash\s*\n([\s\S]*?)\n```/g;
 
 /** A call or step being assembled: calls keep their tool_call_id until the step is complete. */
-type PendingCall = ToolCall & { id?: string };
+type PendingCall = RecordedToolCall & { id?: string };
 type PendingStep = Omit<TrajectoryStep, "toolCalls"> & { toolCalls: PendingCall[] };
 
 function contentText(content: MiniSweAgentMessage["content"]): string {
@@ -74,7 +74,7 @@ function contentText(content: MiniSweAgentMessage["content"]): string {
   return content.map((part) => part.text ?? "").join("");
 }
 
-function shellCall(command: string): ToolCall {
+function shellCall(command: string): RecordedToolCall {
   return { name: SUBMIT_MARKERS.test(command) ? "submit" : "bash", arguments: { command } };
 }
 

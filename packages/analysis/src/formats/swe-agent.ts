@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { formatZodError } from "@loclab/schemas";
 import { z } from "zod";
-import type { StepSink, ToolCall, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
+import type { StepSink, RecordedToolCall, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
 import { visitJsonDocument } from "../read/visit-json-document.js";
 import type { TrajectoryReadOptions } from "./read-options.js";
 
@@ -38,7 +38,7 @@ export const SWE_AGENT_COMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Maps one SWE-agent action to a tool call; `exit_*` pseudo-actions are the harness's, not the model's. */
-function actionCall(action: string): ToolCall | { harness: string } | undefined {
+function actionCall(action: string): RecordedToolCall | { harness: string } | undefined {
   const command = action.trim();
   if (command === "") return undefined;
   const first = command.split(/\s+/, 1)[0] as string;

@@ -18,7 +18,7 @@ export interface TokenUsage {
 }
 
 /** One tool call and what came back. */
-export interface ToolCall {
+export interface RecordedToolCall {
   /**
    * The tool as the harness names it: "bash" for a shell action, an ACI command of SWE-agent
    * ("open", "edit", "search_dir"), an AutoCodeRover search API ("search_class"), a loclab tool
@@ -48,7 +48,7 @@ export interface TrajectoryStep {
   /** The API's finish_reason as logged ("stop", "tool_calls", "length", "STOP", …). */
   finishReason?: string;
   usage?: TokenUsage;
-  toolCalls: ToolCall[];
+  toolCalls: RecordedToolCall[];
   /** When the model call started (epoch seconds). */
   startedAt?: number;
   /** When the step's last event (output or observation) was recorded (epoch seconds). */

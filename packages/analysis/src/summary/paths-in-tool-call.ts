@@ -1,4 +1,4 @@
-import type { ToolCall } from "../model/trajectory.js";
+import type { RecordedToolCall } from "../model/trajectory.js";
 
 /** The paths one tool call names, and those among them it creates. */
 export interface ToolCallPaths {
@@ -35,7 +35,7 @@ function strip(word: string): string {
  * @example pathsInToolCall({ name: "bash", arguments: { command: "cat /workspace/src/a.py > out/b.txt" } })
  *          // { used: ["/workspace/src/a.py", "out/b.txt"], created: ["out/b.txt"] }
  */
-export function pathsInToolCall(call: ToolCall): ToolCallPaths {
+export function pathsInToolCall(call: RecordedToolCall): ToolCallPaths {
   const used = new Set<string>();
   const created = new Set<string>();
   const creates = CREATING_TOOL.test(call.name);

@@ -1,6 +1,6 @@
 import type { LoopCandidate, TaskSummary } from "../model/task-summary.js";
 import type { Trajectory, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
-import { lineRepeats } from "./line-repeats.js";
+import { lineRepeats } from "@loclab/schemas";
 import { pathsInToolCall } from "./paths-in-tool-call.js";
 
 /** What summarizing looks for. The breakdown's thresholds are applied later, on the summary. */

@@ -4,7 +4,7 @@ import type { ColumnTable } from "arquero";
 import type { Breakdown } from "../breakdown/breakdown-runs.js";
 
 /**
- * The breakdown as an arquero table, one row per run, in the FGL study's column order (domain.md
+ * The breakdown as an arquero table, one row per run, in the FGL study's column order (docs/definitions.md
  * §8): run, tasks, solved, out of budget, wrong patch, no patch, median calls, loops (either,
  * finish_reason length, repeated line), bad prefix, no file, then vs. base (base only, run only,
  * exact McNemar p; null for the base). Columns are camelCase for code; `toMarkdown()` renders it.

@@ -59,7 +59,7 @@ function formatP(p: number): string {
 
 /**
  * `loclab breakdown --run NAME=FORMAT:DIR … [--resolved NAME=FILE …] [--base NAME] [--tasks FILE]
- * [--json]`: the failure breakdown of agent runs from their own logs (domain.md §8, issue 8).
+ * [--json]`: the failure breakdown of agent runs from their own logs (docs/definitions.md §8, issue 8).
  * FORMAT is loclab, mini-swe-agent (1.x and 2.x told apart per file), swe-agent or
  * autocoderover. Resolved labels are looked for inside DIR where each format keeps them, or
  * given with --resolved (a SWE-bench report / results JSON, a per-instance report folder, or a
@@ -74,7 +74,7 @@ function formatP(p: number): string {
 export function registerBreakdownCommand(program: Command): void {
   program
     .command("breakdown")
-    .description("per-run failure breakdown of agent trajectories, with paired tests against a base (domain.md §8)")
+    .description("per-run failure breakdown of agent trajectories, with paired tests against a base (docs/definitions.md §8)")
     .requiredOption("--run <NAME=FORMAT:DIR>", "a run: its name, format (loclab, mini-swe-agent, swe-agent, autocoderover) and folder; repeat for more runs", collect)
     .option("--resolved <NAME=FILE>", "resolved labels for run NAME (report JSON, folder, or resolved-matrix CSV[#column]); repeatable", collect, [])
     .option("--base <name>", "the run the others are compared with (vs. base: base only, run only, exact McNemar p)")

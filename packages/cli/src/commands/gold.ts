@@ -14,7 +14,7 @@ interface GoldCommandOptions {
 }
 
 /**
- * `loclab gold --benchmark lite --json`: gold locations of every instance (domain.md §2),
+ * `loclab gold --benchmark lite --json`: gold locations of every instance (docs/definitions.md §2),
  * one JSON object per line (instance id, gold files, created files, spans). A patch that
  * cannot be read is reported on stderr with its instance and line; the other instances are
  * still printed, and the exit code is 1.

@@ -7,6 +7,7 @@ import { loadBenchmark } from "@loclab/datasets";
 import { type Instance, stampRecord } from "@loclab/schemas";
 import { materializeWorkspace } from "@loclab/tools";
 import { type Command, Option } from "commander";
+import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 
@@ -23,13 +24,6 @@ interface LocalizeCommandOptions {
   apiKeyEnv?: string;
   out: string;
   dataDir?: string;
-}
-
-/** Parses a non-negative (`min` 0) or positive (`min` 1) integer option, naming it. */
-function parseInteger(name: string, text: string, min: number): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name}: ${JSON.stringify(text)} is not an integer >= ${min}`);
-  return value;
 }
 
 /** The instances to run: all, or those of `--instances` in the benchmark's order; an unknown id is an error. */
@@ -59,7 +53,7 @@ async function donePredictions(path: string): Promise<Set<string>> {
 }
 
 /**
- * `loclab localize`: runs the structured diagnostic localizer (domain.md §1) over a benchmark
+ * `loclab localize`: runs the structured diagnostic localizer (docs/definitions.md §1) over a benchmark
  * against an OpenAI-compatible endpoint. Per instance: materialize the repository at its base
  * commit from the local mirrors (cache: `<out>/.workspaces`), optionally mask file paths in the
  * issue text (level `paths`, known files from the instance's patches), run `localizeInstance`,
@@ -72,7 +66,7 @@ async function donePredictions(path: string): Promise<Set<string>> {
 export function registerLocalizeCommand(program: Command): void {
   program
     .command("localize")
-    .description("run the structured diagnostic localizer over a benchmark against a model endpoint (domain.md §1)")
+    .description("run the structured diagnostic localizer over a benchmark against a model endpoint (docs/definitions.md §1)")
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .option("--instances <ids>", "comma-separated instance ids (default: all)")
     .requiredOption("--repos <dir>", "folder of git mirrors, one per repository (<owner>__<name>[.git])")
@@ -86,8 +80,8 @@ export function registerLocalizeCommand(program: Command): void {
     .requiredOption("-o, --out <dir>", "output folder: predictions.jsonl, trajectories/, .workspaces/")
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: LocalizeCommandOptions) => {
-      const maxTurns = parseInteger("--max-turns", options.maxTurns, 1);
-      const seed = options.seed === undefined ? undefined : parseInteger("--seed", options.seed, 0);
+      const maxTurns = numericOption("max-turns", options.maxTurns, { integer: true, min: 1 });
+      const seed = options.seed === undefined ? undefined : numericOption("seed", options.seed, { integer: true, min: 0 });
       const { counts, selected, predictionsPath } = await runLocalization({
         benchmark: options.benchmark,
         ...(options.instances ? { instances: options.instances } : {}),
@@ -124,7 +118,7 @@ export interface RunLocalizationOptions {
 }
 
 /**
- * The localizer over a benchmark (domain.md §1): per instance, the workspace from its mirror,
+ * The localizer over a benchmark (docs/definitions.md §1): per instance, the workspace from its mirror,
  * the (optionally masked) issue, `localizeInstance`, the trajectory, and the prediction
  * appended as soon as the instance finishes; instances already in predictions.jsonl are
  * skipped, a failing instance is reported and the run goes on.

@@ -16,7 +16,7 @@ interface MaskCommandOptions {
 }
 
 /**
- * `loclab mask`: the path-masking control (domain.md §4) over a benchmark. Writes JSONL to
+ * `loclab mask`: the path-masking control (docs/definitions.md §4) over a benchmark. Writes JSONL to
  * `--out`: each instance with its problem statement masked, plus `mask` (the replacements:
  * kind, original, placeholder, offsets) and `original_problem_statement`; prints a summary.
  */

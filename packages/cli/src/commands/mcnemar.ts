@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 
 /**
- * `loclab mcnemar --b B --c C`: the exact McNemar test (domain.md §7) from the discordant
+ * `loclab mcnemar --b B --c C`: the exact McNemar test (docs/definitions.md §7) from the discordant
  * counts: b = tasks only A solved, c = tasks only B solved. `--json` prints
  * `{"b", "c", "p", "midP"}`.
  */

@@ -12,7 +12,7 @@ interface PowerOptions {
 }
 
 /**
- * `loclab power`: Connor's (1987) sample size for paired binary outcomes (domain.md §7):
+ * `loclab power`: Connor's (1987) sample size for paired binary outcomes (docs/definitions.md §7):
  * with `--delta D`, the tasks needed to detect a difference D at the given power
  * (`{"n": …}`, rounded up); with `--n N`, the minimum detectable difference (`{"mde": …}`).
  * ψ is the discordant rate (share of tasks where the two systems differ).

@@ -16,11 +16,11 @@ interface ReproduceOptions {
 
 /**
  * `loclab reproduce`: the main job on the bundled data, stage by stage, each writing its
- * tables and charts to `results/`: (1) benchmarks and gold locations (domain.md §2);
- * (2) the localization leaderboard of the bundled peer outputs (domain.md §3); (3) how far
- * apart SWE-bench leaderboard entries are (domain.md §7); (4) the failure breakdown of the
- * real agent runs (domain.md §8); (5) the localizer end to end on a fixture repository with
- * the scripted model server (domain.md §1).
+ * tables and charts to `results/`: (1) benchmarks and gold locations (docs/definitions.md §2);
+ * (2) the localization leaderboard of the bundled peer outputs (docs/definitions.md §3); (3) how far
+ * apart SWE-bench leaderboard entries are (docs/definitions.md §7); (4) the failure breakdown of the
+ * real agent runs (docs/definitions.md §8); (5) the localizer end to end on a fixture repository with
+ * the scripted model server (docs/definitions.md §1).
  */
 export function registerReproduceCommand(program: Command): void {
   program

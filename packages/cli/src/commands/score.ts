@@ -4,6 +4,7 @@ import { scorePredictionsFile } from "@loclab/scoring";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { numericOption } from "../numeric-option.js";
 
 interface ScoreCommandOptions {
   benchmark: string;
@@ -17,11 +18,7 @@ interface ScoreCommandOptions {
 
 /** Parses `--k 1,3,5,10` into positive integers, naming the bad item. */
 export function parseKs(text: string): number[] {
-  return text.split(",").map((item) => {
-    const k = Number(item.trim());
-    if (!Number.isInteger(k) || k < 1) throw new Error(`--k: ${JSON.stringify(item)} is not a positive integer`);
-    return k;
-  });
+  return text.split(",").map((item) => numericOption("k", item.trim(), { integer: true, min: 1 }));
 }
 
 /**
@@ -32,7 +29,7 @@ export function parseKs(text: string): number[] {
 export function registerScoreCommand(program: Command): void {
   program
     .command("score")
-    .description("score a localizer's predictions against a benchmark's gold (domain.md §3)")
+    .description("score a localizer's predictions against a benchmark's gold (docs/definitions.md §3)")
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .requiredOption("-p, --predictions <file>", "the predictions file")
     .addOption(new Option("-f, --format <format>", "the predictions file's format").choices([...PREDICTION_FORMATS]).makeOptionMandatory())

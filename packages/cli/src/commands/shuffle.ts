@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { parseShuffleMapping, shuffleRepository, unmapPredictions } from "@loclab/controls";
+import { parseShuffleMapping, unmapPredictions } from "@loclab/controls";
+import { shuffleRepository } from "@loclab/tools";
 import { readLoclabPredictions } from "@loclab/predictions";
 import { stampRecord } from "@loclab/schemas";
 import type { Command } from "commander";
@@ -9,7 +10,7 @@ import { progress } from "../progress.js";
 import { printTable } from "../table.js";
 
 /**
- * `loclab shuffle` and `loclab unshuffle`: the repository-shuffling control (domain.md §4).
+ * `loclab shuffle` and `loclab unshuffle`: the repository-shuffling control (docs/definitions.md §4).
  * `shuffle` writes a seeded, renamed copy of a checkout (Python imports rewritten) and the
  * mapping outside it; `unshuffle` maps a loclab predictions file made on the shuffled tree
  * back to the original names before scoring.

@@ -43,7 +43,7 @@ async function print<T>(options: RepoOptions, run: () => Promise<T>, render: (re
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
- * `loclab tool view|search|tree|imports`: the localizer's four tools (domain.md §1) on a
+ * `loclab tool view|search|tree|imports`: the localizer's four tools (docs/definitions.md §1) on a
  * local checkout, as the agent sees them (text) or structured (`--json`, one object):
  * - `view --repo DIR --path P [--start N --end N]`: a window of a file, the path matched fuzzily;
  *   exit code 1 when the path is ambiguous or matches nothing (the candidates are printed);

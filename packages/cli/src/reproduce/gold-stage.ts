@@ -14,7 +14,7 @@ import { printTable } from "../table.js";
 const TOP_REPOS = 15;
 
 /**
- * Stage 1 of `loclab reproduce`: load the benchmarks, extract gold locations (domain.md §2)
+ * Stage 1 of `loclab reproduce`: load the benchmarks, extract gold locations (docs/definitions.md §2)
  * and write the gold summary, per-instance and per-repository CSVs and two charts.
  * Returns the files written; throws nothing for a bad patch (it is reported and counted).
  */

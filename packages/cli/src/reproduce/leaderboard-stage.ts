@@ -10,7 +10,7 @@ import { printTable } from "../table.js";
 
 /**
  * Stage 2 of `loclab reproduce`: every localization output bundled in the data folder,
- * scored under the unified definitions and under its own peer preset (domain.md §3), side by
+ * scored under the unified definitions and under its own peer preset (docs/definitions.md §3), side by
  * side; plus recall@k curves. Writes `localization-leaderboard.{csv,json}`, the long form
  * (every metric) and the curves chart.
  */

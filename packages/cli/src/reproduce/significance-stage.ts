@@ -14,7 +14,7 @@ export const RESOLVED_MATRICES = { lite: "resolved/lite.csv", verified: "resolve
 
 /**
  * Stage 3 of `loclab reproduce`: how far apart SWE-bench leaderboard entries really are
- * (domain.md §7). For Lite (42 systems) and Verified (36): resolve rates with Wilson
+ * (docs/definitions.md §7). For Lite (42 systems) and Verified (36): resolve rates with Wilson
  * intervals and clustered SEs, every pair by exact McNemar with Holm, neighbouring entries
  * significantly apart, and the tasks a paired study needs to detect +5.95 pp at 80 % power.
  */

@@ -6,7 +6,7 @@ import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 
 /**
- * Stage 4 of `loclab reproduce`: the failure breakdown (domain.md §8) of the four real agent
+ * Stage 4 of `loclab reproduce`: the failure breakdown (docs/definitions.md §8) of the four real agent
  * runs in the data folder on their 41 common tasks — the breakdown table, the pairwise exact
  * McNemar tests, the outcome chart and the overlap heatmap.
  */

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { readTrajectoryFile } from "./read-trajectory-file.js";
 import { openWorkspace, type Workspace } from "@loclab/tools";
@@ -265,5 +265,20 @@ describe("localizeInstance: budgets and errors", () => {
     const step = JSON.parse(stepLine ?? "{}") as { retries?: { attempt: number; error: string }[]; messagesDigest?: string };
     expect(step.retries).toEqual([expect.objectContaining({ attempt: 1, error: "http-5xx" })]);
     expect(step.messagesDigest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("a tool that throws (the checkout's git data vanished mid-run): the step keeps the model's output and the note, the header says error", async () => {
+    // A real failure, not a planted one: the file list of a git workspace is read lazily, so
+    // removing .git after opening makes the first search fail inside git (not a ToolError).
+    workspace = await openWorkspace({ root: repo.root, files: "git" });
+    await rm(join(repo.root, ".git"), { recursive: true, force: true });
+    server = await startScriptedModelServer({ script: [{ content: "Search first.", ...call("search_code", { query: "def average" }) }] });
+    const client = createModelClient({ baseURL: server.url, model: "scripted-model", backoffMs: 1, timeoutMs: 5_000, maxRetries: 1 });
+    await expect(localizeInstance({ instance: FIXTURE_ISSUE, workspace, client, trajectoryPath })).rejects.toThrow();
+    const trajectory = await readTrajectoryFile(trajectoryPath);
+    expect(trajectory.header.outcome.exit).toBe("error");
+    expect(trajectory.steps).toHaveLength(1);
+    expect(trajectory.steps[0]?.output).toBe("Search first.");
+    expect(trajectory.steps[0]?.error).toMatch(/^harness error: /);
   });
 });

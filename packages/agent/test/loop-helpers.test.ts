@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callKey, type ChatMessage, estimateTokens, fillTemplate, readPromptTemplate, repeatedLine, submissionSchema, truncateOldObservations } from "../src/index.js";
+import { budgetExit, callKey, type ChatMessage, estimateTokens, fillTemplate, readPromptTemplate, repeatedLine, submissionSchema, toolProtocol, truncateOldObservations } from "../src/index.js";
 
 describe("prompt templates", () => {
   it("fills every placeholder and refuses a missing or an unused value", async () => {
@@ -50,5 +50,27 @@ describe("submissionSchema", () => {
     const finding = { locationExplanation: "a", rootCause: "b", solutionIdea: "c", dependencies: "d", testingImpact: "e" };
     expect(submissionSchema(2).safeParse({ locations: [location, location], finding }).success).toBe(true);
     expect(submissionSchema(2).safeParse({ locations: [location, location, location], finding }).success).toBe(false);
+  });
+});
+
+describe("budgetExit", () => {
+  const state = { turns: 0, totalTokens: 0, elapsedMs: 0, repairPending: false };
+  it("turns, then tokens, then wall time; a repair turn is owed even when the turns are spent", () => {
+    expect(budgetExit(state, { maxTurns: 20 })).toBeUndefined();
+    expect(budgetExit({ ...state, turns: 20 }, { maxTurns: 20 })).toEqual({ exit: "step_limit", budget: "turns" });
+    expect(budgetExit({ ...state, turns: 20, repairPending: true }, { maxTurns: 20 })).toBeUndefined();
+    expect(budgetExit({ ...state, totalTokens: 500 }, { maxTurns: 20, maxTotalTokens: 500 })).toEqual({ exit: "cost_limit", budget: "tokens" });
+    expect(budgetExit({ ...state, elapsedMs: 1000 }, { maxTurns: 20, maxWallMs: 999 })).toEqual({ exit: "time_limit", budget: "wall_time" });
+  });
+});
+
+describe("toolProtocol", () => {
+  it("native reads the calls as sent; text reads one ```json block; both say what is missing", () => {
+    const native = toolProtocol("native");
+    expect(native.readCalls({ content: null, toolCalls: [] }, 0)).toEqual({ calls: [], problem: { kind: "missing", problem: "the answer called no tool" } });
+    const text = toolProtocol("text");
+    expect(text.readCalls({ content: 'x\n```json\n{"tool": "view_file", "arguments": {"path": "a.py"}}\n```', toolCalls: [] }, 3)).toEqual({ calls: [{ id: "text_3", name: "view_file", arguments: '{"path":"a.py"}' }] });
+    expect(text.request([{ role: "user", content: "u" }], [{ name: "view_file" }])).toEqual({ messages: [{ role: "user", content: "u" }] });
+    expect(() => toolProtocol("json" as never)).toThrow('toolMode must be "native" or "text", not "json"');
   });
 });

@@ -71,8 +71,8 @@ interface Row {
   instance: Instance;
   gold: string[];
   before: Record<MentionCheck, boolean>;
-  after: Record<"paths" | "modules", Record<MentionCheck, boolean>>;
-  masked: Record<"paths" | "modules", string>;
+  after: Record<"pathsOnly" | "modules", Record<MentionCheck, boolean>>;
+  masked: Record<"pathsOnly" | "modules", string>;
 }
 
 const rows: Row[] = [];
@@ -84,13 +84,13 @@ beforeAll(async () => {
       const gold = goldFromPatch(instance.patch, { instanceId: instance.instance_id }).files;
       const knownFiles = knownFilesFromInstance(instance);
       const maskAt = (level: MaskLevel) => maskIssuePaths(instance.problem_statement, { knownFiles, level }).text;
-      const masked = { paths: maskAt("paths"), modules: maskAt("modules") };
+      const masked = { pathsOnly: maskAt("paths-only"), modules: maskAt("modules") };
       rows.push({
         benchmark,
         instance,
         gold,
         before: mentions(instance.problem_statement, gold),
-        after: { paths: mentions(masked.paths, gold), modules: mentions(masked.modules, gold) },
+        after: { pathsOnly: mentions(masked.pathsOnly, gold), modules: mentions(masked.modules, gold) },
         masked,
       });
     }
@@ -109,7 +109,7 @@ describe("path masking over all 1,360 issues of lite, verified and locbench", ()
       const line: Record<string, number | string> = { benchmark, issues: list.length };
       for (const check of ["path", "module", "basename"] as const) {
         line[`${check} before`] = count(list, (row) => row.before[check]);
-        line[`${check} after paths`] = count(list, (row) => row.after.paths[check]);
+        line[`${check} after paths-only`] = count(list, (row) => row.after.pathsOnly[check]);
         line[`${check} after modules`] = count(list, (row) => row.after.modules[check]);
       }
       return line;
@@ -121,8 +121,8 @@ describe("path masking over all 1,360 issues of lite, verified and locbench", ()
     expect(all["module before"]).toBeGreaterThan(0);
   });
 
-  it("leaves no gold file path after masking at level paths", () => {
-    const leaks = rows.filter((row) => row.after.paths.path).map((row) => row.instance.instance_id);
+  it("leaves no gold file path after masking at level paths-only", () => {
+    const leaks = rows.filter((row) => row.after.pathsOnly.path).map((row) => row.instance.instance_id);
     expect(leaks).toEqual([]);
   });
 
@@ -135,7 +135,7 @@ describe("path masking over all 1,360 issues of lite, verified and locbench", ()
     for (const row of rows) {
       const knownFiles = knownFilesFromInstance(row.instance);
       const symbols = goldFromPatch(row.instance.patch, { instanceId: row.instance.instance_id }).symbols;
-      for (const level of ["paths", "modules", "symbols"] as const) {
+      for (const level of ["paths-only", "modules", "symbols"] as const) {
         const result = maskIssuePaths(row.instance.problem_statement, { knownFiles, level, symbols });
         expectRestIdentical(row.instance.problem_statement, result);
         expect(maskIssuePaths(result.text, { knownFiles, level, symbols }).report.replacements).toEqual([]);
@@ -147,7 +147,7 @@ describe("path masking over all 1,360 issues of lite, verified and locbench", ()
     const row = rows.find((candidate) => candidate.instance.instance_id === "django__django-13321") as Row;
     const frame = /^File "([^"]*)"(, line \d+, in .*)$/;
     const original = row.instance.problem_statement.split("\n");
-    const masked = row.masked.paths.split("\n");
+    const masked = row.masked.pathsOnly.split("\n");
     expect(masked).toHaveLength(original.length);
     let maskedFrames = 0;
     original.forEach((line, i) => {
@@ -163,6 +163,6 @@ describe("path masking over all 1,360 issues of lite, verified and locbench", ()
       } else expect(after?.[1]).toBe(before[1]);
     });
     expect(maskedFrames).toBeGreaterThan(10);
-    expect(row.masked.paths).toContain('File "/usr/local/lib/python3.8/site-packages/django_otp/middleware.py", line 38, in _verify_user');
+    expect(row.masked.pathsOnly).toContain('File "/usr/local/lib/python3.8/site-packages/django_otp/middleware.py", line 38, in _verify_user');
   });
 });

@@ -1,9 +1,9 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { ZodError } from "zod";
 import type { TransportErrorClass } from "./model-errors.js";
 
 export type ClassifiedModelError =
-  | { kind: "transport"; errorClass: TransportErrorClass; message: string }
+  | { kind: "transport"; errorClass: TransportErrorClass; message: string; retryAfterMs?: number }
   | { kind: "request"; status: number; message: string }
   | { kind: "unknown" };
 
@@ -13,6 +13,9 @@ export type ClassifiedModelError =
  * because the `openai` package's timeout error is a subclass of its connection error.
  */
 export function classifyModelError(error: unknown): ClassifiedModelError {
+  // Our own abort (the request timeout or the call's deadline): the caller says which.
+  const aborted = error instanceof APIUserAbortError || (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"));
+  if (aborted) return { kind: "transport", errorClass: "timeout", message: "no complete answer within the request timeout" };
   if (error instanceof APIConnectionTimeoutError) {
     return { kind: "transport", errorClass: "timeout", message: error.message };
   }
@@ -22,7 +25,10 @@ export function classifyModelError(error: unknown): ClassifiedModelError {
     return { kind: "transport", errorClass: "connection", message: `${error.message}${detail}` };
   }
   if (error instanceof APIError && typeof error.status === "number") {
-    if (error.status >= 500) return { kind: "transport", errorClass: "http-5xx", message: error.message };
+    const retryAfterMs = retryAfter(error.headers);
+    const after = retryAfterMs === undefined ? {} : { retryAfterMs };
+    if (error.status === 429) return { kind: "transport", errorClass: "rate-limited", message: error.message, ...after };
+    if (error.status >= 500) return { kind: "transport", errorClass: "http-5xx", message: error.message, ...after };
     return { kind: "request", status: error.status, message: error.message };
   }
   if (error instanceof SyntaxError) {
@@ -42,4 +48,19 @@ function causeMessages(cause: unknown): string[] {
     messages.push(current.message);
   }
   return messages;
+}
+
+/**
+ * The wait a response asks for in `Retry-After` (RFC 9110: delay-seconds or an HTTP date), in
+ * milliseconds; undefined when absent or unreadable.
+ */
+export function retryAfter(headers: unknown, now: number = Date.now()): number | undefined {
+  let value: string | null | undefined;
+  if (headers && typeof (headers as Headers).get === "function") value = (headers as Headers).get("retry-after");
+  else if (headers && typeof headers === "object") value = (headers as Record<string, string | undefined>)["retry-after"];
+  if (value === null || value === undefined || value.trim() === "") return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

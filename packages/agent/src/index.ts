@@ -6,6 +6,7 @@ export * from "./scripted-model-server.js";
 export * from "./model-errors.js";
 export * from "./classify-model-error.js";
 export * from "./wire-format.js";
+export * from "./redact.js";
 export * from "./model-client.js";
 export * from "./prompt-templates.js";
 export * from "./submit-localization.js";

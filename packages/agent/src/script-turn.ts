@@ -24,11 +24,18 @@ export interface ScriptedReply {
  * - `delay`: wait `ms` before answering (with `then`, if given; otherwise the connection is
  *   dropped), so a client timeout shorter than `ms` sees a timeout;
  * - `cut-connection`: destroy the socket without writing a response;
- * - `invalid-json`: status 200, `content-type: application/json`, a body that does not parse.
+ * - `invalid-json`: status 200, `content-type: application/json`, a body that does not parse;
+ * - `http-429`: rate limited, with `Retry-After: <retryAfter>` seconds when given (also on `http-503`);
+ * - `http-400`: the request is refused (a client error: not retried);
+ * - `trickle`: status 200 and one byte of a never-ending JSON body every `everyMs`, so only a
+ *   timeout that covers the body (not just the headers) ends the wait.
  */
 export type ScriptedFault =
   | { fault: "http-500" }
-  | { fault: "http-503" }
+  | { fault: "http-503"; retryAfter?: number }
+  | { fault: "http-429"; retryAfter?: number }
+  | { fault: "http-400" }
+  | { fault: "trickle"; everyMs: number }
   | { fault: "delay"; ms: number; then?: ScriptedReply }
   | { fault: "cut-connection" }
   | { fault: "invalid-json" };

@@ -105,8 +105,31 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         return;
       case "http-503":
         record.status = 503;
-        sendError(res, 503, "scripted fault: service unavailable", "server_error");
+        sendError(res, 503, "scripted fault: service unavailable", "server_error", turn.retryAfter);
         return;
+      case "http-429":
+        record.status = 429;
+        sendError(res, 429, "scripted fault: rate limited", "rate_limit_error", turn.retryAfter);
+        return;
+      case "http-400":
+        record.status = 400;
+        sendError(res, 400, "scripted fault: bad request", "invalid_request_error");
+        return;
+      case "trickle": {
+        record.status = 200;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write("{");
+        const timer = setInterval(() => {
+          if (res.destroyed) return;
+          res.write(" ");
+        }, turn.everyMs);
+        timers.add(timer);
+        res.on("close", () => {
+          clearInterval(timer);
+          timers.delete(timer);
+        });
+        return;
+      }
       case "cut-connection":
         res.socket?.destroy();
         return;
@@ -197,11 +220,11 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type: string): void {
-  sendJson(res, status, { error: { message, type, code: null, param: null } });
+function sendError(res: ServerResponse, status: number, message: string, type: string, retryAfter?: number): void {
+  sendJson(res, status, { error: { message, type, code: null, param: null } }, retryAfter === undefined ? {} : { "retry-after": String(retryAfter) });
 }

@@ -76,7 +76,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
       completion = await setup.client.complete(setup.protocol.request(state.messages, offered));
     } catch (error) {
       if (!(error instanceof ModelTransportError || error instanceof ModelRequestError)) throw error;
-      if (error instanceof ModelTransportError) retries = error.retries;
+      retries = error.retries;
       notes.push(`model error: ${error.message}`);
       return { exit: "error", outcome: "model_error", error: error.message };
     }

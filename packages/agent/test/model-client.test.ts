@@ -23,7 +23,8 @@ async function serve(script: ModelScript): Promise<ScriptedModelServer> {
 }
 
 function clientFor(url: string, options: Partial<ModelClientOptions> = {}) {
-  return createModelClient({ baseURL: url, model: "scripted-model", backoffMs: 1, timeoutMs: 2_000, ...options });
+  // No jitter, so that the waits of the backoff can be checked exactly; jitter has its own test.
+  return createModelClient({ baseURL: url, model: "scripted-model", backoffMs: 1, timeoutMs: 2_000, jitter: () => 0, ...options });
 }
 
 const viewFile: ToolDefinition = {
@@ -190,5 +191,71 @@ describe("model client over the scripted server", () => {
     const error = await client.complete({ messages: user }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelTransportError);
     expect((error as Error).message).toMatch(/script exhausted: request #2 has no turn left/);
+  });
+
+  it("a model output that echoes the key, and credentials in the URL, are redacted from everything returned or thrown", async () => {
+    const sentinel = "sk-ECHOED-9876543210";
+    process.env.LOCLAB_TEST_API_KEY = sentinel;
+    try {
+      const { url } = await serve([
+        { content: `my key is ${sentinel}`, toolCalls: [{ name: "view_file", arguments: JSON.stringify({ path: sentinel }) }] },
+        { fault: "http-400" },
+      ]);
+      const withCredentials = url.replace("http://", "http://alice:hunter2-secret@");
+      const client = clientFor(withCredentials, { apiKeyEnv: "LOCLAB_TEST_API_KEY", maxRetries: 0 });
+      expect(client.baseURL).toBe(url);
+      const answer = await client.complete({ messages: user });
+      expect(answer.message.content).toBe("my key is [redacted]");
+      expect(answer.message.toolCalls[0]?.arguments).toBe('{"path":"[redacted]"}');
+      const error = await client.complete({ messages: user }).catch((e: unknown) => e);
+      expect(String(error)).not.toContain("hunter2-secret");
+      expect(String(error)).not.toContain(sentinel);
+    } finally {
+      delete process.env.LOCLAB_TEST_API_KEY;
+    }
+  });
+
+  it("429 and 503 are retried after the server's Retry-After, with the retries recorded", async () => {
+    const { url, requests } = await serve([{ fault: "http-429", retryAfter: 1 }, { fault: "http-503", retryAfter: 0 }, { content: "ok" }]);
+    const client = clientFor(url, { maxRetries: 3 });
+    const started = performance.now();
+    const answer = await client.complete({ messages: user });
+    expect(answer.message.content).toBe("ok");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+    expect(answer.retries.map(({ attempt, error, waitedMs }) => ({ attempt, error, waitedMs }))).toEqual([
+      { attempt: 1, error: "rate-limited", waitedMs: 1000 },
+      { attempt: 2, error: "http-5xx", waitedMs: 2 },
+    ]);
+    expect(requests.map((request) => request.status)).toEqual([429, 503, 200]);
+  });
+
+  it("retries made before a final 4xx are kept on the error", async () => {
+    const { url } = await serve([{ fault: "http-500" }, { fault: "http-400" }]);
+    const error = await clientFor(url, { maxRetries: 3 }).complete({ messages: user }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelRequestError);
+    expect((error as ModelRequestError).retries.map((retry) => retry.error)).toEqual(["http-5xx"]);
+  });
+
+  it("a server that trickles its body is cut at the request timeout; the call's deadline ends the retries", async () => {
+    const { url } = await serve([{ fault: "trickle", everyMs: 50 }, { fault: "trickle", everyMs: 50 }, { fault: "trickle", everyMs: 50 }]);
+    const events: string[] = [];
+    const client = clientFor(url, { requestTimeoutMs: 300, callDeadlineMs: 800, maxRetries: 5, progressEveryMs: 100, onProgress: (event) => events.push(event.kind) });
+    const started = performance.now();
+    const error = await client.complete({ messages: user }).catch((e: unknown) => e);
+    const took = performance.now() - started;
+    expect(error).toBeInstanceOf(ModelTransportError);
+    const transport = error as ModelTransportError;
+    expect(transport.retries.every((retry) => retry.error === "timeout")).toBe(true);
+    expect(transport.retries.length).toBeGreaterThanOrEqual(1);
+    expect(["timeout", "deadline"]).toContain(transport.errorClass);
+    expect(took).toBeLessThan(5_000);
+    expect(events).toContain("waiting");
+    expect(events).toContain("retrying");
+  });
+
+  it("jitter stretches a wait by at most a quarter", async () => {
+    const { url } = await serve([{ fault: "http-500" }, { content: "ok" }]);
+    const answer = await clientFor(url, { backoffMs: 400, maxRetries: 1, jitter: () => 0.999 }).complete({ messages: user });
+    expect(answer.retries[0]?.waitedMs).toBe(Math.round(400 * (1 + 0.25 * 0.999)));
   });
 });

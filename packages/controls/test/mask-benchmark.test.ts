@@ -33,8 +33,8 @@ describe("goldMentions", () => {
 
 describe("maskBenchmark", () => {
   it("masks each level and measures before and after", () => {
-    const paths = maskBenchmark([instance], { level: "paths" });
-    expect(paths.summary).toMatchObject({ level: "paths", instances: 1, instancesWithMention: 1 });
+    const paths = maskBenchmark([instance], { level: "paths-only" });
+    expect(paths.summary).toMatchObject({ level: "paths-only", instances: 1, instancesWithMention: 1 });
     expect(paths.rows[0]?.before).toEqual({ path: true, module: true, basename: true, symbol: true });
     expect(paths.rows[0]?.after).toMatchObject({ path: false, basename: false, module: true });
     const symbols = maskBenchmark([instance], { level: "symbols" });

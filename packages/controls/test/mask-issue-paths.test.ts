@@ -121,8 +121,10 @@ describe("module mentions (level modules)", () => {
       "<path-1>": "django/db/models/query.py",
       "<path-2>": "django/db/models/__init__.py",
     });
-    // Not at level paths.
-    expect(masked(text)).toBe(text);
+    // Not at level paths-only; the default level is modules (the control's definition).
+    expect(masked(text, { level: "paths-only" })).toBe(text);
+    expect(masked(text)).toBe(masked(text, { level: "modules" }));
+    expect(() => masked(text, { level: "paths" as never })).toThrow('the level "paths" was renamed: use "modules"');
   });
 
   it("finds the import name of a file under a source folder, and takes a trailing .py along", () => {
@@ -197,7 +199,7 @@ describe("byte identity of everything else (property)", () => {
 
   it("removing replaced spans and placeholders leaves equal strings, at every level", () => {
     fc.assert(
-      fc.property(text, fc.constantFrom("paths", "modules", "symbols" as const), (original, level) => {
+      fc.property(text, fc.constantFrom("paths-only", "modules", "symbols" as const), (original, level) => {
         const result = mask(original, { level, symbols: [{ name: "_cstack", path: "x.py" }] });
         expectRestIdentical(original, result);
         for (const replacement of result.report.replacements) {

@@ -1,5 +1,6 @@
 export * from "./version.js";
 export * from "./format-error.js";
+export * from "./instance-id.js";
 export * from "./instance.js";
 export * from "./location.js";
 export * from "./finding.js";

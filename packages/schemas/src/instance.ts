@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { InstanceIdSchema } from "./instance-id.js";
 
 /**
  * A list of test ids, as SWE-bench ships them: some dumps store `FAIL_TO_PASS` and
@@ -22,7 +23,7 @@ const TestList = z.preprocess((value, ctx) => {
  * Unknown fields (Loc-Bench's `category`, Verified's `difficulty`) are kept, not dropped.
  */
 export const InstanceSchema = z.looseObject({
-  instance_id: z.string().min(1, "instance_id must not be empty"),
+  instance_id: InstanceIdSchema,
   /** `owner/name`, e.g. `django/django`. */
   repo: z.string().regex(/^[^/\s]+\/[^/\s]+$/, "repo must look like owner/name"),
   base_commit: z.string().min(1, "base_commit must not be empty"),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FindingSchema } from "./finding.js";
+import { InstanceIdSchema } from "./instance-id.js";
 import { LocationSchema } from "./location.js";
 
 /**
@@ -11,7 +12,7 @@ import { LocationSchema } from "./location.js";
  * readers and metrics, which report what they changed.
  */
 export const PredictionSchema = z.object({
-  instanceId: z.string().min(1, "instanceId must not be empty"),
+  instanceId: InstanceIdSchema,
   files: z.array(z.string().min(1)),
   locations: z.array(LocationSchema).default([]),
   modules: z.array(z.string().min(1)).optional(),

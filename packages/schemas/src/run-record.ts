@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { InstanceIdSchema } from "./instance-id.js";
 import { SCHEMA_VERSION } from "./version.js";
 import { TRAJECTORY_EXITS, TrajectoryUsageSchema } from "./trajectory.js";
 
@@ -23,7 +24,7 @@ export type RunAttemptOutcome = (typeof RUN_ATTEMPT_OUTCOMES)[number];
 export const RunRecordSchema = z.strictObject({
   kind: z.literal(RUN_RECORD_KIND),
   schemaVersion: z.literal(SCHEMA_VERSION),
-  instanceId: z.string().min(1),
+  instanceId: InstanceIdSchema,
   /** 1 for the first attempt at this (instance, seed, control). */
   attempt: z.number().int().positive(),
   seed: z.number().int().nonnegative().nullable(),

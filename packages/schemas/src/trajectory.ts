@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { InstanceIdSchema } from "./instance-id.js";
 import { ProvenanceSchema } from "./artifact.js";
 import { SCHEMA_VERSION } from "./version.js";
 
@@ -62,7 +63,7 @@ export type TrajectoryLimits = z.infer<typeof TrajectoryLimitsSchema>;
 export const TrajectoryHeaderSchema = z.strictObject({
   kind: z.literal(TRAJECTORY_KIND),
   schemaVersion: z.literal(SCHEMA_VERSION),
-  instanceId: z.string().min(1),
+  instanceId: InstanceIdSchema,
   outcome: z.strictObject({ exit: z.enum(TRAJECTORY_EXITS), patch: z.string().nullable() }),
   model: z.string().optional(),
   limits: TrajectoryLimitsSchema.optional(),

@@ -1,13 +1,15 @@
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { createModelClient, type LocalizeOutcome, localizeInstance, type ToolMode } from "@loclab/agent";
+import { createModelClient, type LocalizeOutcome, localizeInstance, type ToolMode, urlWithoutCredentials } from "@loclab/agent";
 import { knownFilesFromInstance, maskIssuePaths } from "@loclab/controls";
 import { loadBenchmark } from "@loclab/datasets";
-import { type Instance, stampRecord } from "@loclab/schemas";
+import { type Instance, instanceFile, pathInside, RUN_RECORD_KIND, type RunRecord, RunRecordSchema, SCHEMA_VERSION, stampRecord } from "@loclab/schemas";
 import { materializeWorkspace } from "@loclab/tools";
 import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
+import { repairTornTail } from "../jsonl-tail.js";
+import { acquireOutputLock } from "../output-lock.js";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 
@@ -21,6 +23,11 @@ interface LocalizeCommandOptions {
   maskPaths?: boolean;
   seed?: string;
   maxTurns: string;
+  temperature?: string;
+  maxTokens?: string;
+  requestTimeout: string;
+  callDeadline: string;
+  allowPartial?: boolean;
   apiKeyEnv?: string;
   out: string;
   dataDir?: string;
@@ -36,32 +43,59 @@ function selectInstances(all: readonly Instance[], list: string | undefined): In
   return all.filter((instance) => wanted.has(instance.instance_id));
 }
 
-/** Instance ids already in a predictions file, so that a rerun after a crash does not repeat them. */
+/**
+ * Instance ids already in a predictions file, so that a rerun after a crash does not repeat
+ * them. A line that is not a prediction is reported with file and line and skipped (its
+ * instance runs again); the torn tail of a crash is repaired before anything is appended.
+ */
 async function donePredictions(path: string): Promise<Set<string>> {
   const done = new Set<string>();
   if (!existsSync(path)) return done;
-  for (const line of (await readFile(path, "utf8")).split("\n")) {
-    if (line.trim() === "") continue;
+  (await readFile(path, "utf8")).split("\n").forEach((line, index) => {
+    if (line.trim() === "") return;
     try {
       const id = (JSON.parse(line) as { instanceId?: unknown }).instanceId;
       if (typeof id === "string") done.add(id);
+      else progress(`${path}:${index + 1}: not a prediction (no instanceId); skipped`);
     } catch {
-      // A torn last line (crash mid-write) is ignored; that instance runs again.
+      progress(`${path}:${index + 1}: not valid JSON; skipped (that instance runs again)`);
     }
-  }
+  });
   return done;
 }
 
+/** Earlier attempts per instance, from the run records (`runs.jsonl`); a bad line is reported and skipped. */
+async function earlierAttempts(path: string): Promise<Map<string, number>> {
+  const attempts = new Map<string, number>();
+  if (!existsSync(path)) return attempts;
+  (await readFile(path, "utf8")).split("\n").forEach((line, index) => {
+    if (line.trim() === "") return;
+    let parsed;
+    try {
+      parsed = RunRecordSchema.safeParse(JSON.parse(line));
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed?.success) {
+      progress(`${path}:${index + 1}: not a run record; skipped`);
+      return;
+    }
+    attempts.set(parsed.data.instanceId, Math.max(attempts.get(parsed.data.instanceId) ?? 0, parsed.data.attempt));
+  });
+  return attempts;
+}
+
 /**
- * `loclab localize`: runs the structured diagnostic localizer (docs/definitions.md §1) over a benchmark
- * against an OpenAI-compatible endpoint. Per instance: materialize the repository at its base
- * commit from the local mirrors (cache: `<out>/.workspaces`), optionally mask file paths in the
- * issue text (level `paths`, known files from the instance's patches), run `localizeInstance`,
- * write `<out>/trajectories/<id>.traj.jsonl`, and append the stamped prediction to
- * `<out>/predictions.jsonl` as soon as the instance finishes. Instances already in
- * `predictions.jsonl` are skipped, so rerunning after a crash resumes. An instance that fails
- * (error, or an outcome without a prediction) is reported on stderr with its id; the run goes
- * on. At the end, the outcome counts are printed on stdout.
+ * `loclab localize`: runs the structured diagnostic localizer (docs/definitions.md §1) over a
+ * benchmark against an OpenAI-compatible endpoint. Per instance: materialize the repository at
+ * its base commit from the local mirrors (cache: `<out>/.workspaces`), optionally mask the
+ * issue text, run `localizeInstance`, write `<out>/trajectories/<id>.traj.jsonl`, append the
+ * stamped prediction to `<out>/predictions.jsonl` and a run record of the attempt to
+ * `<out>/runs.jsonl` as soon as the instance ends. Instances already in `predictions.jsonl` are
+ * skipped, so rerunning after a crash resumes; a failed instance runs again, its earlier
+ * trajectory kept as `<out>/attempts/<id>/attempt-<n>.jsonl`. One run at a time per folder
+ * (`<out>/.loclab.lock`). Exit code 1 when any instance failed (unless `--allow-partial` and
+ * at least one succeeded), with the count on stderr.
  */
 export function registerLocalizeCommand(program: Command): void {
   program
@@ -73,16 +107,25 @@ export function registerLocalizeCommand(program: Command): void {
     .requiredOption("--endpoint <url>", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     .requiredOption("--model <name>", "the model name sent to the endpoint")
     .addOption(new Option("--tool-mode <mode>", "native tool calls, or ```json blocks in the text").choices(["native", "text"]).default("native"))
-    .option("--mask-paths", "mask file paths in the issue text (known files from the instance's patches)")
+    .option("--mask-paths", "mask file paths and dotted module paths in the issue text (known files from the instance's patches)")
     .option("--seed <n>", "sampling seed sent to the endpoint")
     .option("--max-turns <n>", "model calls per instance", "20")
+    .option("--temperature <t>", "sampling temperature sent to the endpoint (default: the server's)")
+    .option("--max-tokens <n>", "output tokens per model call (max_tokens; default: the server's)")
+    .option("--request-timeout <seconds>", "per model request, the whole answer included", "300")
+    .option("--call-deadline <seconds>", "per model call, retries and waits included", "900")
+    .option("--allow-partial", "exit 0 when some instances failed but at least one succeeded")
     .option("--api-key-env <name>", "environment variable holding the API key (default OPENAI_API_KEY)")
-    .requiredOption("-o, --out <dir>", "output folder: predictions.jsonl, trajectories/, .workspaces/")
+    .requiredOption("-o, --out <dir>", "output folder: predictions.jsonl, runs.jsonl, trajectories/, attempts/, .workspaces/")
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: LocalizeCommandOptions) => {
       const maxTurns = numericOption("max-turns", options.maxTurns, { integer: true, min: 1 });
       const seed = options.seed === undefined ? undefined : numericOption("seed", options.seed, { integer: true, min: 0 });
-      const { counts, selected, predictionsPath } = await runLocalization({
+      const temperature = options.temperature === undefined ? undefined : numericOption("temperature", options.temperature, { min: 0, max: 2 });
+      const maxTokens = options.maxTokens === undefined ? undefined : numericOption("max-tokens", options.maxTokens, { integer: true, min: 1 });
+      const requestTimeoutMs = numericOption("request-timeout", options.requestTimeout, { min: 0, exclusiveMin: true }) * 1000;
+      const callDeadlineMs = numericOption("call-deadline", options.callDeadline, { min: 0, exclusiveMin: true }) * 1000;
+      const { counts, selected, predictionsPath, failed, succeeded } = await runLocalization({
         benchmark: options.benchmark,
         ...(options.instances ? { instances: options.instances } : {}),
         repos: options.repos,
@@ -91,6 +134,10 @@ export function registerLocalizeCommand(program: Command): void {
         toolMode: options.toolMode,
         maskPaths: options.maskPaths ?? false,
         ...(seed !== undefined ? { seed } : {}),
+        ...(temperature !== undefined ? { temperature } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+        requestTimeoutMs,
+        callDeadlineMs,
         maxTurns,
         ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
         out: options.out,
@@ -98,6 +145,13 @@ export function registerLocalizeCommand(program: Command): void {
       });
       const summary = [...counts.entries()].map(([key, n]) => `${key} ${n}`).join(", ");
       process.stdout.write(`localize: ${selected} instance(s): ${summary || "none"}\npredictions: ${predictionsPath}\n`);
+      if (failed > 0 && (succeeded === 0 || !options.allowPartial)) {
+        throw new Error(
+          succeeded === 0
+            ? `localize: every instance that ran failed (${failed}); see the lines above and the trajectories`
+            : `localize: ${failed} of ${failed + succeeded} instance(s) failed; rerun the same command to retry them, or pass --allow-partial to accept the rest`,
+        );
+      }
     });
 }
 
@@ -111,70 +165,134 @@ export interface RunLocalizationOptions {
   toolMode: "native" | "text";
   maskPaths: boolean;
   seed?: number;
+  temperature?: number;
+  maxTokens?: number;
+  requestTimeoutMs?: number;
+  callDeadlineMs?: number;
   maxTurns: number;
   apiKeyEnv?: string;
   out: string;
   dataDir?: string;
 }
 
+type CountKey = LocalizeOutcome | "failed" | "skipped";
+
 /**
- * The localizer over a benchmark (docs/definitions.md §1): per instance, the workspace from its mirror,
- * the (optionally masked) issue, `localizeInstance`, the trajectory, and the prediction
- * appended as soon as the instance finishes; instances already in predictions.jsonl are
- * skipped, a failing instance is reported and the run goes on.
+ * The localizer over a benchmark (docs/definitions.md §1): per instance, the workspace from its
+ * mirror, the (optionally masked) issue, `localizeInstance`, the trajectory, the prediction and
+ * the attempt's run record appended as soon as the instance ends; instances already in
+ * predictions.jsonl are skipped, a failing instance is reported and the run goes on.
  */
-export async function runLocalization(options: RunLocalizationOptions): Promise<{ counts: Map<LocalizeOutcome | "failed" | "skipped", number>; selected: number; predictionsPath: string }> {
+export async function runLocalization(options: RunLocalizationOptions): Promise<{ counts: Map<CountKey, number>; selected: number; predictionsPath: string; failed: number; succeeded: number }> {
   const { maxTurns, seed } = options;
   const benchmark = await loadBenchmark(options.benchmark, options.dataDir ? { dataDir: options.dataDir } : {});
   const selected = selectInstances(benchmark.instances, options.instances);
+  const endpoint = urlWithoutCredentials(options.endpoint);
   const client = createModelClient({
     baseURL: options.endpoint,
     model: options.model,
     ...(seed !== undefined ? { seed } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.maxTokens !== undefined ? { maxOutputTokens: options.maxTokens } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.callDeadlineMs !== undefined ? { callDeadlineMs: options.callDeadlineMs } : {}),
     ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
+    onProgress: (event) =>
+      progress(event.kind === "waiting" ? `waiting for the model (attempt ${event.attempt}, ${Math.round(event.elapsedMs / 1000)} s so far)` : `model call failed (${event.retry.error}: ${event.retry.message}); retrying in ${(event.retry.waitedMs / 1000).toFixed(1)} s`),
   });
   await mkdir(join(options.out, "trajectories"), { recursive: true });
-  const predictionsPath = join(options.out, "predictions.jsonl");
-  const done = await donePredictions(predictionsPath);
-  const counts = new Map<LocalizeOutcome | "failed" | "skipped", number>();
-  const count = (key: LocalizeOutcome | "failed" | "skipped") => counts.set(key, (counts.get(key) ?? 0) + 1);
-  progress(`localize: ${selected.length} instance(s) of ${benchmark.name}, model ${options.model}, tool mode ${options.toolMode}${options.maskPaths ? ", paths masked" : ""}`);
+  const lock = await acquireOutputLock(options.out, `loclab localize --benchmark ${options.benchmark}`);
+  if (lock.tookOver) progress(`${options.out}: ${lock.tookOver}`);
+  try {
+    const predictionsPath = join(options.out, "predictions.jsonl");
+    const runsPath = join(options.out, "runs.jsonl");
+    for (const file of [predictionsPath, runsPath]) {
+      const torn = await repairTornTail(file);
+      if (torn) progress(`${file}:${torn.line}: a torn last line (${torn.bytes} bytes, from a crash) was set aside in ${torn.savedTo}`);
+    }
+    const done = await donePredictions(predictionsPath);
+    const attempts = await earlierAttempts(runsPath);
+    const counts = new Map<CountKey, number>();
+    const count = (key: CountKey) => counts.set(key, (counts.get(key) ?? 0) + 1);
+    let failed = 0;
+    let succeeded = 0;
+    progress(`localize: ${selected.length} instance(s) of ${benchmark.name}, model ${options.model}, tool mode ${options.toolMode}${options.maskPaths ? ", paths masked" : ""}`);
 
-  for (const [position, instance] of selected.entries()) {
-    const id = instance.instance_id;
-    const tag = `[${position + 1}/${selected.length}] ${id}`;
-    if (done.has(id)) {
-      progress(`${tag}: already in predictions.jsonl, skipped`);
-      count("skipped");
-      continue;
-    }
-    const started = performance.now();
-    try {
-      const workspace = await materializeWorkspace({ instance, mirrors: options.repos, cacheDir: join(options.out, ".workspaces") });
-      const problemStatement = options.maskPaths
-        ? maskIssuePaths(instance.problem_statement, { knownFiles: knownFilesFromInstance(instance), level: "paths" }).text
-        : instance.problem_statement;
-      const result = await localizeInstance({
-        instance: { instance_id: id, problem_statement: problemStatement },
-        workspace,
-        client,
-        maxTurns,
-        toolMode: options.toolMode,
-        trajectoryPath: join(options.out, "trajectories", `${id}.traj.jsonl`),
-        provenance: provenanceNow({ benchmark: options.benchmark, endpoint: options.endpoint, model: options.model, toolMode: options.toolMode, maskPaths: options.maskPaths, seed: seed ?? null, maxTurns }),
-      });
-      count(result.outcome);
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      if (result.prediction) {
-        await appendFile(predictionsPath, `${JSON.stringify(stampRecord(result.prediction))}\n`, "utf8");
-        progress(`${tag}: ${result.outcome} in ${result.turns} turn(s), ${seconds} s: ${result.prediction.files.slice(0, 3).join(", ")}`);
-      } else {
-        progress(`${tag}: failed: ${result.outcome}${result.budget ? ` (${result.budget})` : ""}${result.error ? `: ${result.error}` : ""}, ${result.turns} turn(s), ${seconds} s`);
+    for (const [position, instance] of selected.entries()) {
+      const id = instance.instance_id;
+      const tag = `[${position + 1}/${selected.length}] ${id}`;
+      if (done.has(id)) {
+        progress(`${tag}: already in predictions.jsonl, skipped`);
+        count("skipped");
+        continue;
       }
-    } catch (error) {
-      count("failed");
-      progress(`${tag}: failed: ${error instanceof Error ? error.message : String(error)}`);
+      const trajectoryPath = instanceFile(join(options.out, "trajectories"), id, ".traj.jsonl");
+      const attempt = (attempts.get(id) ?? 0) + 1;
+      if (existsSync(trajectoryPath)) {
+        // An earlier attempt (failed, or cut short by a crash) is kept, never overwritten.
+        const kept = pathInside(options.out, "attempts", id, `attempt-${attempt - 1 || "crashed"}.jsonl`);
+        await mkdir(join(options.out, "attempts", id), { recursive: true });
+        await rename(trajectoryPath, existsSync(kept) ? `${kept}.${Date.now()}` : kept);
+      }
+      const startedAt = new Date().toISOString();
+      const started = performance.now();
+      const record = (fields: Pick<RunRecord, "outcome" | "exit" | "turns" | "usage" | "predicted"> & { error?: string; trajectory: string | null }): RunRecord => ({
+        kind: RUN_RECORD_KIND,
+        schemaVersion: SCHEMA_VERSION,
+        instanceId: id,
+        attempt,
+        seed: seed ?? null,
+        control: options.maskPaths ? "masked:modules" : "plain",
+        endpoint: { baseURL: endpoint, model: options.model },
+        ...fields,
+        startedAt,
+        endedAt: new Date().toISOString(),
+      });
+      let run: RunRecord;
+      try {
+        const workspace = await materializeWorkspace({ instance, mirrors: options.repos, cacheDir: join(options.out, ".workspaces") });
+        const problemStatement = options.maskPaths
+          ? maskIssuePaths(instance.problem_statement, { knownFiles: knownFilesFromInstance(instance), level: "modules" }).text
+          : instance.problem_statement;
+        const result = await localizeInstance({
+          instance: { instance_id: id, problem_statement: problemStatement },
+          workspace,
+          client,
+          maxTurns,
+          toolMode: options.toolMode,
+          trajectoryPath,
+          provenance: provenanceNow({ benchmark: options.benchmark, endpoint, model: options.model, toolMode: options.toolMode, maskPaths: options.maskPaths, seed: seed ?? null, maxTurns, attempt }),
+        });
+        count(result.outcome);
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        if (result.prediction) {
+          succeeded += 1;
+          await appendFile(predictionsPath, `${JSON.stringify(stampRecord(result.prediction))}\n`, "utf8");
+          progress(`${tag}: ${result.outcome} in ${result.turns} turn(s), ${seconds} s: ${result.prediction.files.slice(0, 3).join(", ")}`);
+        } else {
+          failed += 1;
+          progress(`${tag}: failed: ${result.outcome}${result.budget ? ` (${result.budget})` : ""}${result.error ? `: ${result.error}` : ""}, ${result.turns} turn(s), ${seconds} s`);
+        }
+        run = record({
+          outcome: result.outcome,
+          exit: result.prediction ? "submitted" : null,
+          turns: result.turns,
+          usage: result.usage,
+          predicted: result.prediction !== undefined,
+          trajectory: `trajectories/${id}.traj.jsonl`,
+          ...(result.error ? { error: result.error } : {}),
+        });
+      } catch (error) {
+        failed += 1;
+        count("failed");
+        const message = error instanceof Error ? error.message : String(error);
+        progress(`${tag}: failed: ${message}`);
+        run = record({ outcome: "failed", exit: null, turns: 0, usage: {}, predicted: false, trajectory: existsSync(trajectoryPath) ? `trajectories/${id}.traj.jsonl` : null, error: message });
+      }
+      await appendFile(runsPath, `${JSON.stringify(RunRecordSchema.parse(run))}\n`, "utf8");
     }
+    return { counts, selected: selected.length, predictionsPath, failed, succeeded };
+  } finally {
+    await lock.release();
   }
-  return { counts, selected: selected.length, predictionsPath };
 }

@@ -25,7 +25,7 @@ export function registerMaskCommand(program: Command): void {
     .command("mask")
     .description("mask mentions of repository files in a benchmark's issue texts (path-masking control)")
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
-    .addOption(new Option("--level <level>", "what to mask: paths; paths and dotted modules; also gold symbols").choices([...MASK_LEVELS]).default("paths"))
+    .addOption(new Option("--level <level>", "what to mask: paths-only (file paths and names); modules (also dotted module paths: the control); symbols (also gold symbols)").choices([...MASK_LEVELS]).default("modules"))
     .requiredOption("-o, --out <file>", "JSONL file for the masked instances and their reports")
     .option("--json", "print the summary as JSON")
     .option("--data-dir <dir>", "the shared data folder")

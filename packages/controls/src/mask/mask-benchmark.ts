@@ -2,6 +2,7 @@ import { goldFromPatch } from "@loclab/gold";
 import { type GoldMentions, goldMentions } from "./gold-mentions.js";
 import { knownFilesFromInstance } from "../known-files/known-files.js";
 import { maskIssuePaths } from "./mask-issue-paths.js";
+import { DEFAULT_MASK_LEVEL } from "./mask-types.js";
 import type { MaskLevel, MaskReport, MentionKind } from "./mask-types.js";
 
 /** The fields of an instance that masking reads. */
@@ -43,7 +44,7 @@ export interface MaskBenchmarkSummary {
  * does not parse throws (its gold is unknown), naming the instance.
  */
 export function maskBenchmark(instances: readonly MaskableInstance[], options: { level?: MaskLevel } = {}): { rows: MaskedInstance[]; summary: MaskBenchmarkSummary } {
-  const level = options.level ?? "paths";
+  const level = options.level ?? DEFAULT_MASK_LEVEL;
   const rows = instances.map((instance) => {
     const gold = goldFromPatch(instance.patch, { instanceId: instance.instance_id });
     const symbols = gold.symbols.map(({ name, path }) => ({ name, path }));

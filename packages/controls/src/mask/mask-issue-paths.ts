@@ -1,7 +1,7 @@
 import { KnownFileIndex } from "../known-files/known-file-index.js";
 import { longestFirst } from "./longest-first.js";
 import type { MaskedIssue, MaskIssuePathsOptions, MaskLevel, MaskReplacement, MentionKind } from "./mask-types.js";
-import { MASK_LEVELS, MENTION_KINDS } from "./mask-types.js";
+import { DEFAULT_MASK_LEVEL, MASK_LEVELS, MENTION_KINDS } from "./mask-types.js";
 import type { MentionCandidate } from "./mention-candidate.js";
 import { moduleMentions } from "./module-mentions.js";
 import { pathMentions } from "./path-mentions.js";
@@ -45,7 +45,8 @@ const KIND_RANK: Record<MentionKind, number> = { path: 0, module: 1, filename: 2
  * // 'File "<path-1>", line 12'
  */
 export function maskIssuePaths(text: string, options: MaskIssuePathsOptions): MaskedIssue {
-  const level: MaskLevel = options.level ?? "paths";
+  const level: MaskLevel = options.level ?? DEFAULT_MASK_LEVEL;
+  if ((level as string) === "paths") throw new RangeError('maskIssuePaths: the level "paths" was renamed: use "modules" (the default: paths and dotted module paths, the control of docs/definitions.md §4) or "paths-only" (file paths and names only)');
   if (!MASK_LEVELS.includes(level)) throw new RangeError(`maskIssuePaths: unknown level ${JSON.stringify(level)} (expected one of ${MASK_LEVELS.join(", ")})`);
   if (level === "symbols" && options.symbols === undefined) {
     throw new TypeError('maskIssuePaths: level "symbols" requires the symbols option (e.g. goldFromPatch(...).symbols)');
@@ -53,7 +54,7 @@ export function maskIssuePaths(text: string, options: MaskIssuePathsOptions): Ma
   const index = new KnownFileIndex(options.knownFiles);
   const urls = urlSpans(text);
   const candidates = pathMentions(text, index, urls);
-  if (level !== "paths") candidates.push(...moduleMentions(text, index, urls));
+  if (level !== "paths-only") candidates.push(...moduleMentions(text, index, urls));
   if (level === "symbols") candidates.push(...symbolMentions(text, options.symbols ?? []));
   const chosen = longestFirst(candidates, text.length, (candidate) => KIND_RANK[candidate.kind]);
   return rewrite(text, level, chosen);

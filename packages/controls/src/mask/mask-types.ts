@@ -7,10 +7,22 @@
  *   (`django.db.models.query`);
  * - `symbols`: also the names of the gold symbols, as whole words.
  */
-export type MaskLevel = "paths" | "modules" | "symbols";
+/**
+ * How much masking removes, in increasing strength:
+ * - `paths-only`: file paths and file names only (a graded ablation below the control);
+ * - `modules` (the default, the path-masking control of docs/definitions.md §4): also dotted
+ *   module paths that resolve to repository files (`django.db.models.query`);
+ * - `symbols`: also the gold symbols' names.
+ * The name `paths` of earlier releases (paths only) is refused with a pointer to both, so that
+ * an old script cannot silently get a different control.
+ */
+export type MaskLevel = "paths-only" | "modules" | "symbols";
 
 /** The mask levels in increasing strength. */
-export const MASK_LEVELS: readonly MaskLevel[] = ["paths", "modules", "symbols"];
+export const MASK_LEVELS: readonly MaskLevel[] = ["paths-only", "modules", "symbols"];
+
+/** The level used when none is given: what the definition of the control masks. */
+export const DEFAULT_MASK_LEVEL: MaskLevel = "modules";
 
 /**
  * What a replaced mention was:

@@ -72,6 +72,7 @@ class PatchReader {
       if (line.startsWith("--- ")) {
         this.readFileLines(file);
         this.readHunks(file);
+        this.requireHunks(file);
         break;
       }
       if (line.startsWith("Binary files ")) {
@@ -108,7 +109,14 @@ class PatchReader {
       } else this.fail(this.index, "unexpected line in a file header");
       this.index += 1;
     }
+    const changesSomething = file.binary || file.hunks.length > 0 || file.status !== "modified" || file.oldMode !== undefined || file.newMode !== undefined;
+    if (!changesSomething) this.fail(start, 'a "diff --git" header with nothing after it (no hunks, mode change, rename or binary marker): is the patch cut off?');
     return file;
+  }
+
+  /** After `---`/`+++` a hunk must follow (git writes none for a pure rename or mode change, and then no `---` either). */
+  private requireHunks(file: FilePatch): void {
+    if (file.hunks.length === 0) this.fail(this.index, 'expected a hunk ("@@ -a,b +c,d @@") after the "---"/"+++" lines: is the patch cut off?');
   }
 
   /** A diff without git's `diff --git` line: `--- old` and `+++ new`, then hunks. */
@@ -124,6 +132,7 @@ class PatchReader {
     this.readFileLines(file);
     if (file.oldPath === null && file.newPath === null) this.fail(file.patchLine - 1, "both sides are /dev/null");
     this.readHunks(file);
+    this.requireHunks(file);
     return file;
   }
 
@@ -167,6 +176,9 @@ class PatchReader {
       patchLine: headerIndex + 1,
       lines: [],
     };
+    // Line numbers start at 1: a start of 0 only goes with an empty range (`-0,0`: before line 1).
+    if (hunk.oldStart === 0 && hunk.oldLines > 0) this.fail(headerIndex, `a hunk of ${hunk.oldLines} old line(s) cannot start at line 0`);
+    if (hunk.newStart === 0 && hunk.newLines > 0) this.fail(headerIndex, `a hunk of ${hunk.newLines} new line(s) cannot start at line 0`);
     let oldLeft = hunk.oldLines;
     let newLeft = hunk.newLines;
     // With an empty range, the start names the line before it (`@@ -0,0 +1,3 @@`).

@@ -141,6 +141,12 @@ describe("garbage is an error naming the instance and the offending line", () =>
     ["--- without +++", "diff --git a/x.py b/x.py\n--- a/x.py\n@@ -1 +1 @@\n", 3, /expected "\+\+\+ " after "--- "/],
     ["unknown extended header", "diff --git a/x.py b/x.py\nsomething odd\n", 2, /unexpected line in a file header/],
     ["too many lines for the counts", "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n+c\n", 6, /expected a file header/],
+    // Issue 12, item 11: each gave wrong gold with exit 0 before.
+    ["old lines starting at line 0", "--- a/x.py\n+++ b/x.py\n@@ -0,7 +242,7 @@\n a\n b\n c\n d\n e\n f\n g\n", 3, /a hunk of 7 old line\(s\) cannot start at line 0/],
+    ["cut off after diff --git", "diff --git a/x.py b/x.py\n", 1, /a "diff --git" header with nothing after it/],
+    ["cut off after diff --git and index", "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n", 1, /nothing after it .*is the patch cut off\?/],
+    ["cut off after ---/+++ (git)", "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n--- a/x.py\n+++ b/x.py\n", 5, /expected a hunk .* after the "---"\/"\+\+\+" lines/],
+    ["bare --- a / +++ b", "--- a\n+++ b\n", 3, /expected a hunk .* after the "---"\/"\+\+\+" lines: is the patch cut off\?/],
   ];
   for (const [name, patch, line, reason] of cases) {
     it(name, () => {

@@ -1,5 +1,4 @@
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import type { z } from "zod";
 import { formatZodError } from "./format-error.js";
 
@@ -31,6 +30,12 @@ export type JsonlBadLinePolicy = { onBadLine?: "stop" } | { onBadLine: "skip"; s
 export type JsonlReadOptions<T> = JsonlBadLinePolicy & {
   /** Validates (and may transform) each record; without it, records are `unknown` JSON. */
   schema?: z.ZodType<T, unknown>;
+  /**
+   * Told of a torn last line: the file does not end with a line break and its last line is
+   * not a record (a write cut off by a crash). Such a line is never a record and never stops
+   * the read, under either policy; without this callback it is still reported, on stderr.
+   */
+  onTornLine?: (error: JsonlLineError) => void;
 };
 
 /** A record with the line it came from, for error messages further down the pipeline. */
@@ -39,10 +44,35 @@ export interface JsonlRecord<T> {
   value: T;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The lines of a file as bytes, with whether the last one ended with a line break. */
+async function* byteLines(file: string): AsyncGenerator<{ bytes: Buffer; last: boolean; terminated: boolean }> {
+  let pending: Buffer = Buffer.alloc(0);
+  let held: Buffer | undefined;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    let start = 0;
+    for (let newline = pending.indexOf(0x0a); newline !== -1; newline = pending.indexOf(0x0a, start)) {
+      if (held) yield { bytes: held, last: false, terminated: true };
+      held = pending.subarray(start, newline);
+      start = newline + 1;
+    }
+    pending = pending.subarray(start);
+  }
+  if (pending.length > 0) {
+    if (held) yield { bytes: held, last: false, terminated: true };
+    yield { bytes: pending, last: true, terminated: false };
+  } else if (held) yield { bytes: held, last: true, terminated: true };
+}
+
 /**
  * Streams the records of a JSONL file one line at a time (memory stays flat for large
  * trajectory dumps). Blank lines are not records and are passed over; a UTF-8 byte-order
- * mark on the first line is ignored; `\r\n` line ends are accepted.
+ * mark on the first line is ignored; `\r\n` line ends are accepted. A line that is not valid
+ * UTF-8 is a bad line naming the byte offset (never replaced silently). A torn last line
+ * (no final line break, not a record: a crash mid-write) is reported through `onTornLine`
+ * and passed over, so a killed run's file still reads.
  *
  * @example
  * for await (const { line, value } of streamJsonl("lite.jsonl", { schema: InstanceSchema })) { … }
@@ -51,33 +81,58 @@ export async function* streamJsonl<T = unknown>(
   file: string,
   options: JsonlReadOptions<T> = {},
 ): AsyncGenerator<JsonlRecord<T>> {
-  const input = createReadStream(file, { encoding: "utf8" });
-  const lines = createInterface({ input, crlfDelay: Infinity });
   let lineNumber = 0;
   try {
-    for await (const raw of lines) {
+    for await (const { bytes, last, terminated } of byteLines(file)) {
       lineNumber += 1;
-      const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw;
-      if (text.trim() === "") continue;
-      const parsed = parseLine(file, lineNumber, text, options.schema);
-      if (parsed instanceof JsonlLineError) {
+      let raw: string;
+      let parsed: { value: T } | JsonlLineError;
+      try {
+        raw = UTF8.decode(bytes);
+      } catch {
+        raw = "";
+        parsed = new JsonlLineError(file, lineNumber, `not valid UTF-8 (at byte ${firstInvalidUtf8(bytes)} of the line)`);
+      }
+      const text = (lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw).replace(/\r$/, "");
+      if (raw !== "" || bytes.length === 0) {
+        if (text.trim() === "") continue;
+        parsed = parseLine(file, lineNumber, text, options.schema);
+      }
+      if (parsed! instanceof JsonlLineError) {
+        if (last && !terminated) {
+          const torn = new JsonlLineError(file, lineNumber, `a torn last line (no line break, ${bytes.length} bytes; a write cut off?): passed over: ${parsed.reason}`);
+          if (options.onTornLine) options.onTornLine(torn);
+          else process.stderr.write(`loclab: warning: ${torn.message}\n`);
+          continue;
+        }
         if (options.onBadLine === "skip") {
           options.skipped.push(parsed);
           continue;
         }
         throw parsed;
       }
-      yield { line: lineNumber, value: parsed.value };
+      yield { line: lineNumber, value: parsed!.value };
     }
   } catch (error) {
     if (error instanceof JsonlLineError) throw error;
     // Opening or reading the file failed: keep the OS reason, and say which file.
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot read JSONL file ${file}: ${reason}`, { cause: error });
-  } finally {
-    lines.close();
-    input.destroy();
   }
+}
+
+/**
+ * The offset of the first byte where UTF-8 decoding fails: the first U+FFFD of a lenient
+ * decoding that is not a literal U+FFFD (EF BF BD) in the bytes. The text before it decodes
+ * the same either way, so its UTF-8 length is the offset.
+ */
+function firstInvalidUtf8(bytes: Buffer): number {
+  const lenient = new TextDecoder("utf-8").decode(bytes);
+  for (let at = lenient.indexOf("\uFFFD"); at !== -1; at = lenient.indexOf("\uFFFD", at + 1)) {
+    const offset = Buffer.byteLength(lenient.slice(0, at), "utf8");
+    if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return offset;
+  }
+  return bytes.length;
 }
 
 function parseLine<T>(
@@ -94,7 +149,13 @@ function parseLine<T>(
     return new JsonlLineError(file, line, `invalid JSON: ${reason}`);
   }
   if (!schema) return { value: json as T };
-  const result = schema.safeParse(json);
+  let result;
+  try {
+    result = schema.safeParse(json);
+  } catch (error) {
+    // A value nested deeper than the validator can recurse (a RangeError): a bad line, not a crash.
+    return new JsonlLineError(file, line, `cannot be checked: ${error instanceof Error ? error.message : String(error)} (nested too deeply?)`);
+  }
   if (result.success) return { value: result.data };
   const id = recordId(json);
   return new JsonlLineError(file, line, `${id ? `${id}: ` : ""}${formatZodError(result.error)}`);

@@ -1,0 +1,113 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { hostname } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ModelScript, startScriptedModelServer } from "@loclab/agent";
+import { buildCalcFixture, type CalcFixture, calcSolvingTurns } from "@loclab/fixtures";
+import { execa } from "execa";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+// `loclab localize` against hostile inputs and interrupted runs (issue 12: items 1–5, 12):
+// the real CLI process, the calc fixture (real git), the scripted server over real HTTP.
+const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+let fixture: CalcFixture;
+let out: string;
+beforeEach(async () => {
+  fixture = await buildCalcFixture();
+  out = join(dirname(fixture.source), "run");
+});
+afterEach(async () => {
+  await fixture.dispose();
+});
+
+async function localize(script: ModelScript, extra: string[] = [], options: { benchmark?: string; env?: Record<string, string> } = {}) {
+  const server = await startScriptedModelServer({ script });
+  try {
+    return await execa(
+      process.execPath,
+      [bin, "localize", "--benchmark", options.benchmark ?? fixture.benchmark, "--repos", fixture.mirrors, "--endpoint", server.url, "--model", "scripted", "--out", out, ...extra],
+      { reject: false, env: { LOCLAB_QUIET: "0", ...options.env } },
+    );
+  } finally {
+    await server.close();
+  }
+}
+const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
+
+describe("loclab localize: hostile input and interrupted runs", () => {
+  it("an instance_id that climbs out of --out is refused at the schema boundary; nothing is written outside", async () => {
+    const bad = join(dirname(fixture.source), "bad.jsonl");
+    writeFileSync(bad, `${JSON.stringify({ ...fixture.row, instance_id: "../../../escaped" })}\n`);
+    const result = await localize(calcSolvingTurns(), [], { benchmark: bad });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/bad\.jsonl:1: \.\.\/\.\.\/\.\.\/escaped: instance_id: instance_id must be at most 200 letters/);
+    expect(existsSync(join(out, "..", "..", "..", "escaped.traj.jsonl"))).toBe(false);
+    expect(readdirSync(dirname(dirname(dirname(out)))).some((name) => name.startsWith("escaped"))).toBe(false);
+  });
+
+  it("a second run on a folder in use is refused with the holder; a stale lock is named and taken over", async () => {
+    await mkdir(out, { recursive: true });
+    writeFileSync(join(out, ".loclab.lock"), `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-12-01T00:00:00.000Z", command: "loclab localize" })}\n`);
+    const refused = await localize(calcSolvingTurns());
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(`is in use by another loclab run (pid ${process.pid} on host ${hostname()}`);
+    expect(existsSync(join(out, "predictions.jsonl"))).toBe(false);
+
+    writeFileSync(join(out, ".loclab.lock"), `${JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), startedAt: "2026-12-01T00:00:00.000Z" })}\n`);
+    const taken = await localize(calcSolvingTurns());
+    expect(taken.exitCode, taken.stderr).toBe(0);
+    expect(taken.stderr).toContain("a stale lock (pid 4206649");
+    expect(existsSync(join(out, ".loclab.lock"))).toBe(false);
+  });
+
+  it("a torn last line from a kill is set aside, said, and the run resumes on a clean file", async () => {
+    await mkdir(out, { recursive: true });
+    writeFileSync(join(out, "predictions.jsonl"), '{"schemaVersion":1,"instanceId":"acme__ca');
+    const result = await localize(calcSolvingTurns());
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/predictions\.jsonl:1: a torn last line \(41 bytes, from a crash\) was set aside in .*predictions\.jsonl\.torn-/);
+    const predictions = lines(join(out, "predictions.jsonl")).map((line) => JSON.parse(line) as { instanceId: string });
+    expect(predictions.map((prediction) => prediction.instanceId)).toEqual(["acme__calc-1"]);
+    const aside = readdirSync(out).find((name) => name.startsWith("predictions.jsonl.torn-")) as string;
+    expect(readFileSync(join(out, aside), "utf8")).toBe('{"schemaVersion":1,"instanceId":"acme__ca');
+  });
+
+  it("a failed attempt exits 1 and is kept; the retry is recorded as attempt 2 beside it", async () => {
+    const failed = await localize([{ fault: "http-400" }]);
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toContain("localize: every instance that ran failed (1)");
+    const retried = await localize(calcSolvingTurns());
+    expect(retried.exitCode, retried.stderr).toBe(0);
+    const records = lines(join(out, "runs.jsonl")).map((line) => JSON.parse(line) as { attempt: number; outcome: string; trajectory: string | null });
+    expect(records.map(({ attempt, outcome }) => ({ attempt, outcome }))).toEqual([
+      { attempt: 1, outcome: "model_error" },
+      { attempt: 2, outcome: "finished" },
+    ]);
+    const kept = lines(join(out, "attempts", "acme__calc-1", "attempt-1.jsonl"));
+    expect(JSON.parse(kept[0] as string)).toMatchObject({ outcome: { exit: "error" } });
+    expect(JSON.parse(lines(join(out, "trajectories", "acme__calc-1.traj.jsonl"))[0] as string)).toMatchObject({ outcome: { exit: "submitted" } });
+  });
+
+  it("an API key the model echoes and URL credentials reach no file the run writes", async () => {
+    const key = "sk-live-ECHO-0000111122223333";
+    const echo: ModelScript = [{ content: `the key is ${key}`, toolCalls: [{ name: "search_code", arguments: JSON.stringify({ query: "def average" }) }] }, ...calcSolvingTurns().slice(1)];
+    const server = await startScriptedModelServer({ script: echo });
+    try {
+      const endpoint = server.url.replace("http://", "http://bob:pa55word-xyz@");
+      const result = await execa(process.execPath, [bin, "localize", "--benchmark", fixture.benchmark, "--repos", fixture.mirrors, "--endpoint", endpoint, "--model", "scripted", "--out", out, "--api-key-env", "LOCLAB_HARDENING_KEY"], {
+        reject: false,
+        env: { LOCLAB_HARDENING_KEY: key },
+      });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const written = ["predictions.jsonl", "runs.jsonl", "trajectories/acme__calc-1.traj.jsonl"].map((file) => readFileSync(join(out, file), "utf8")).join("\n");
+      expect(written).toContain("the key is [redacted]");
+      for (const secret of [key, "pa55word-xyz", "bob:"]) {
+        expect(written).not.toContain(secret);
+        expect(result.stderr + result.stdout).not.toContain(secret);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});

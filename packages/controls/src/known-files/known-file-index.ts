@@ -38,6 +38,8 @@ export class KnownFileIndex {
   private readonly rootsByPackage = new Map<string, string[]>();
   private readonly segmentCount = new Map<string, number>();
   private readonly moduleOf = new Map<string, string>();
+  /** The most components of any module name in `byModule`: no longer run can match, so none is tried. */
+  private maxModuleComponents = 0;
   private maxDepth = 0;
 
   constructor(known: readonly string[] | KnownFiles) {
@@ -139,7 +141,9 @@ export class KnownFileIndex {
    * source folder. A one-component name (`requests`, `query`) never counts: it is a plain word.
    */
   resolveModule(components: readonly string[]): FileResolution | undefined {
-    for (let j = components.length; j >= 2; j -= 1) {
+    // Longest first, but never longer than a known module name: a 100,000-component dotted run
+    // (an adversarial issue text) costs as much as a short one.
+    for (let j = Math.min(components.length, this.maxModuleComponents); j >= 2; j -= 1) {
       const key = components.slice(0, j).join(".");
       const files = this.byModule.get(key);
       if (!files) continue;
@@ -171,6 +175,7 @@ export class KnownFileIndex {
     // Only the identifier tail can be imported (`src/integrations/prefect-dask/prefect_dask/…`).
     const importable = components.slice(components.findLastIndex((component) => !IDENTIFIER.test(component)) + 1);
     this.moduleOf.set(file, importable.join("."));
+    this.maxModuleComponents = Math.max(this.maxModuleComponents, importable.length);
     for (let start = 0; start <= importable.length - 2; start += 1) push(this.byModule, importable.slice(start).join("."), file);
   }
 }

@@ -5,7 +5,9 @@ export interface UrlSpan extends TextSpan {
   host: TextSpan;
 }
 
-const URL = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>"'`]+/g;
+const isLetter = (ch: string) => (ch >= "A" && ch <= "Z") || (ch >= "a" && ch <= "z");
+const isSchemeChar = (ch: string) => isLetter(ch) || (ch >= "0" && ch <= "9") || ch === "+" || ch === "." || ch === "-";
+const endsUrl = (ch: string) => ch === "<" || ch === ">" || ch === '"' || ch === "'" || ch === "`" || /\s/.test(ch);
 
 /**
  * The URLs of a text (`scheme://host/path?query#fragment`, up to whitespace, a quote, a
@@ -14,13 +16,28 @@ const URL = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>"'`]+/g;
  * repository, branch and line anchors stay.
  */
 export function urlSpans(text: string): UrlSpan[] {
+  // What /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>"'`]+/g matches, found from each "://" outward
+  // instead: that pattern retries the scheme at every offset of a long run of letters, which
+  // is quadratic (512 KB of one letter took minutes); this reads every character a bounded
+  // number of times.
   const spans: UrlSpan[] = [];
-  for (const match of text.matchAll(URL)) {
-    const start = match.index as number;
-    const end = start + match[0].length;
-    const hostStart = start + match[0].indexOf("://") + 3;
-    const rest = /[/?#]/.exec(text.slice(hostStart, end));
-    spans.push({ start, end, host: { start: hostStart, end: rest ? hostStart + rest.index : end } });
+  let from = 0;
+  for (let at = text.indexOf("://", from); at !== -1; at = text.indexOf("://", from)) {
+    let runStart = at;
+    while (runStart > from && isSchemeChar(text[runStart - 1] as string)) runStart -= 1;
+    let start = runStart;
+    while (start < at && !isLetter(text[start] as string)) start += 1;
+    let end = at + 3;
+    while (end < text.length && !endsUrl(text[end] as string)) end += 1;
+    if (start === at || end === at + 3) {
+      from = at + 1;
+      continue;
+    }
+    const hostStart = at + 3;
+    let hostEnd = hostStart;
+    while (hostEnd < end && text[hostEnd] !== "/" && text[hostEnd] !== "?" && text[hostEnd] !== "#") hostEnd += 1;
+    spans.push({ start, end, host: { start: hostStart, end: hostEnd } });
+    from = end;
   }
   return spans;
 }

@@ -38,6 +38,8 @@ export function globFilter(glob: string, options: { maxLength: number; what?: st
   const foldersOnly = pattern.endsWith("/");
   pattern = pattern.replace(/\/+$/, "");
   if (pattern === "") throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} is empty`);
+  const unbalanced = unbalancedBracket(pattern);
+  if (unbalanced) throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} has an unclosed "${unbalanced}" (it would match nothing); write \\${unbalanced} for a literal one`);
   let matcher: (path: string) => boolean;
   try {
     matcher = picomatch(pattern, { dot: true });
@@ -66,4 +68,25 @@ export function globFilter(glob: string, options: { maxLength: number; what?: st
 export function anyGlobFilter(globs: readonly string[], options: { maxLength: number; what?: string }): PathFilter {
   const filters = globs.map((glob) => globFilter(glob, options));
   return (path) => filters.some((filter) => filter(path));
+}
+
+/** The first `[` or `{` of a glob that is never closed (escapes with `\\` respected), if any. */
+function unbalancedBracket(pattern: string): "[" | "{" | undefined {
+  let square = false;
+  let braces = 0;
+  for (let i = 0; i < pattern.length; i += 1) {
+    const ch = pattern[i];
+    if (ch === "\\") {
+      i += 1;
+      continue;
+    }
+    if (square) {
+      if (ch === "]") square = false;
+      continue;
+    }
+    if (ch === "[") square = true;
+    else if (ch === "{") braces += 1;
+    else if (ch === "}" && braces > 0) braces -= 1;
+  }
+  return square ? "[" : braces > 0 ? "{" : undefined;
 }

@@ -135,6 +135,7 @@ async function ensureTree(mirror: { path: string; gitDir: string }, repo: string
   if (existsSync(folder)) await removeTree(folder);
   const parent = join(folder, "..");
   await mkdir(parent, { recursive: true });
+  await removeAbandonedTemporaries(parent);
   const temporary = join(parent, `.tmp-${commit}-${process.pid}-${randomBytes(4).toString("hex")}`);
   await mkdir(join(temporary, "tree"), { recursive: true });
   try {
@@ -224,7 +225,31 @@ async function makeReadOnly(folder: string): Promise<void> {
       await chmod(path, mode & 0o111 ? 0o555 : 0o444);
     }
   }
-  await chmod(folder, 0o555);
+  // Folders stay writable by their owner: files cannot be changed by accident, and a user who
+  // is not root can still delete a run folder with its cache (rm -rf needs writable folders).
+  await chmod(folder, 0o755);
+}
+
+/** Whether a process of this machine is running. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes `.tmp-<commit>-<pid>-<random>` folders left by materializations that were killed
+ * (their process is gone), so that a crash does not leave half-written trees behind forever.
+ * Those of running processes (another run materializing now) are left alone.
+ */
+async function removeAbandonedTemporaries(parent: string): Promise<void> {
+  for (const entry of await readdir(parent, { withFileTypes: true }).catch(() => [])) {
+    const match = /^\.tmp-[0-9a-f]+-(\d+)-[0-9a-f]+$/.exec(entry.name);
+    if (entry.isDirectory() && match && !alive(Number(match[1]))) await removeTree(join(parent, entry.name));
+  }
 }
 
 /** `rm -rf` for a tree made read-only: folders are made writable again first. */

@@ -90,7 +90,8 @@ export async function viewFile(workspace: Workspace, input: ViewFileInput): Prom
       }
     }
     return true;
-  });
+    // A line is shown at most viewMaxChars characters (UTF-8: at most 4 bytes each), so no longer one is held.
+  }, { maxLineBytes: viewMaxChars * 4 + 4 });
   if (outcome === "binary") throw new ToolError("binary", `${match.path} is a binary file (it holds NUL bytes); it is not shown`);
   if (window.count === 0) throw new ToolError("invalid-input", `start ${start} is past the end of ${match.path}`);
   const finished = window.finish({ requestedEnd: input.end ?? Number.POSITIVE_INFINITY, totalLines: reachedEnd ? start + window.count - 1 : null });

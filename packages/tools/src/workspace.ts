@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type FileEntry, comparePaths } from "./file-listing.js";
@@ -146,7 +147,9 @@ export class Workspace {
     this.diskReads += 1;
     let handle;
     try {
-      handle = await open(absolute, "r");
+      // O_NONBLOCK: opening a FIFO (or a link to one) must not wait for a writer; what is not a
+      // regular file is refused right after, from the open handle (no check-then-open race).
+      handle = await open(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
       const missing: FileRead = { kind: "missing", path, reason: (error as NodeJS.ErrnoException).code ?? "unreadable" };
       this.kinds.set(path, missing);

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkPathInput, connectedTree, openWorkspace, repoTree, runTool, searchCode, viewFile } from "../src/index.js";
@@ -98,5 +99,32 @@ describe("files over the size limit are never read whole", () => {
     expect(await viewFile(workspace, { path: "big.txt", start: 2001 })).toMatchObject({ lines: ["needle at the end"], totalLines: 2001 });
     expect(workspace.stats().cachedBytes).toBeLessThan(10_000);
     expect(await workspace.read("big.txt")).toMatchObject({ kind: "large", size: 202_018 });
+  });
+});
+
+describe("special and huge files (issue 12, items 9 and 10)", () => {
+  it("a FIFO, and a link to one, are refused as not regular files instead of waiting for a writer", async () => {
+    const folder = temporaryDir("loclab-fifo-");
+    writeTree(folder, { "a.py": "import os\n" });
+    execFileSync("mkfifo", [join(folder, "pipe")]);
+    symlinkSync("pipe", join(folder, "to_pipe"));
+    const workspace = await openWorkspace({ root: folder, files: "walk" });
+    for (const path of ["to_pipe"]) {
+      await expect(viewFile(workspace, { path })).rejects.toMatchObject({ message: expect.stringContaining("not a regular file") });
+    }
+    const search = await searchCode(workspace, { query: "import" });
+    expect(search.hits.map((hit) => hit.path)).toEqual(["a.py"]);
+  });
+
+  it("viewing a 50 MB file of one line shows its first 10,000 characters, cut, without holding the line", async () => {
+    const folder = temporaryDir("loclab-longline-");
+    writeFileSync(join(folder, "min.js"), `${"x".repeat(50 * 1024 * 1024)}\nsecond line\n`);
+    const workspace = await openWorkspace({ root: folder, files: "walk" });
+    const shown = await viewFile(workspace, { path: "min.js" });
+    expect(shown.lines).toHaveLength(1);
+    expect(shown.lines[0]?.length).toBeLessThanOrEqual(10_000);
+    expect(shown.cappedBy).toBe("chars");
+    const second = await viewFile(workspace, { path: "min.js", start: 2 });
+    expect(second.lines).toEqual(["second line"]);
   });
 });

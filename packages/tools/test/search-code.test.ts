@@ -63,6 +63,14 @@ describe("search_code", () => {
     expect(hitKeys(await searchCode(workspace, { query: "run", glob: "!*.py" }))).toEqual([".hidden_notes.txt:1", "data/latin1.txt:1", "data/windows.txt:1", "docs/index.rst:3"]);
   });
 
+  it("refuses a glob with an unclosed [ or { instead of matching nothing; an escaped one is literal", async () => {
+    const workspace = await open();
+    await expect(searchCode(workspace, { query: "run", glob: "[" })).rejects.toMatchObject({ code: "invalid-input", message: 'glob "[" has an unclosed "[" (it would match nothing); write \\[ for a literal one' });
+    await expect(searchCode(workspace, { query: "run", glob: "src/{app" })).rejects.toMatchObject({ message: expect.stringContaining('has an unclosed "{"') });
+    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "[s]rc" }))).toEqual(["src/app/__init__.py:1", "src/app/__init__.py:3", "src/app/core.py:9"]);
+    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "\\[" }))).toEqual([]);
+  });
+
   it("skips binary files and symbolic links, and clips very long lines around the match", async () => {
     const workspace = await open();
     const result = await searchCode(workspace, { query: "needle" });

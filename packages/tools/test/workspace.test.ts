@@ -79,12 +79,13 @@ describe("materializeWorkspace", () => {
     expect(readdirSync(join(cacheDir, "acme__plain"))).toEqual([second]);
   });
 
-  it("makes the tree read-only and leaves the mirror untouched", async () => {
+  it("makes the tree's files read-only (folders stay deletable) and leaves the mirror untouched", async () => {
     const cacheDir = temporaryDir("loclab-cache-");
     const before = git(join(mirrors, "acme__plain"), ["status", "--porcelain"]) + readdirSync(join(mirrors, "acme__bare.git")).join(",");
     const workspace = await materializeWorkspace({ instance: instance("acme/plain", first), mirrors, cacheDir });
     expect(statSync(join(workspace.root, "pkg/core.py")).mode & 0o777).toBe(0o444);
-    expect(statSync(join(workspace.root, "pkg")).mode & 0o777).toBe(0o555);
+    // Folders writable by their owner, so that a user who is not root can delete a run folder.
+    expect(statSync(join(workspace.root, "pkg")).mode & 0o777).toBe(0o755);
     await materializeWorkspace({ instance: instance("acme/bare", first), mirrors, cacheDir });
     const after = git(join(mirrors, "acme__plain"), ["status", "--porcelain"]) + readdirSync(join(mirrors, "acme__bare.git")).join(",");
     expect(after).toBe(before);
@@ -111,6 +112,14 @@ describe("materializeWorkspace", () => {
     await expect(materializeWorkspace({ instance: instance("../etc", first), mirrors, cacheDir })).rejects.toBeInstanceOf(WorkspaceError);
     await expect(materializeWorkspace({ instance: instance("acme/..", first), mirrors, cacheDir })).rejects.toMatchObject({ code: "invalid-instance" });
     expect(existsSync(join(cacheDir, "acme__bare"))).toBe(false);
+  });
+
+  it("removes the .tmp-* folders of killed materializations when it materializes next; a live one's stays", async () => {
+    const cacheDir = temporaryDir("loclab-cache-");
+    // pid 4206649 is above Linux's default pid_max (4194304): no process has it.
+    writeTree(cacheDir, { [`acme__bare/.tmp-${second}-4206649-abcd/tree/x`]: "half", [`acme__bare/.tmp-${second}-${process.pid}-ef01/tree/x`]: "in progress" });
+    await materializeWorkspace({ instance: instance("acme/bare", first), mirrors, cacheDir });
+    expect(readdirSync(join(cacheDir, "acme__bare")).filter((name) => name.startsWith(".tmp-"))).toEqual([`.tmp-${second}-${process.pid}-ef01`]);
   });
 
   it("removes one tree, or clears the cache (old trees only, or all, and interrupted leftovers)", async () => {

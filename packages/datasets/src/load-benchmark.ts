@@ -59,6 +59,9 @@ export async function loadBenchmark(spec: string, options: LoadBenchmarkOptions 
     firstLine.set(value.instance_id, line);
     instances.push(value);
   }
+  if (instances.length === 0) {
+    throw new Error(`benchmark ${spec}: ${path} has no instances${skipped.length > 0 ? ` (all ${skipped.length} line(s) were bad)` : " (the file is empty or blank)"}`);
+  }
   if (known && instances.length + skipped.length !== known.expected) {
     throw new Error(`benchmark ${spec}: ${path} has ${instances.length + skipped.length} rows, expected ${known.expected}`);
   }

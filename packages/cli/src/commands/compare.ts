@@ -22,6 +22,7 @@ export function registerCompareCommand(program: Command): void {
         throw new Error(`cannot read ${options.resolved}: ${error.code ?? error.message}`);
       });
       const matrix = parseResolvedMatrix(text, { source: options.resolved });
+      if (matrix.instanceIds.length === 0) throw new Error(`${options.resolved}: a header and no rows: no task to compare the systems on`);
       const comparison = compareSystems(matrix, { holm: options.holm ?? false });
       const pairs = comparison.pairs.map((pair) => ({ ...pair, pHolm: options.holm ? pair.pHolm : null }));
       if (options.json) {

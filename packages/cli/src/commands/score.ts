@@ -14,6 +14,7 @@ interface ScoreCommandOptions {
   k?: string;
   json?: boolean;
   dataDir?: string;
+  allowPartial?: boolean;
 }
 
 /** Parses `--k 1,3,5,10` into positive integers, naming the bad item. */
@@ -36,6 +37,7 @@ export function registerScoreCommand(program: Command): void {
     .addOption(new Option("--preset <preset>", "the scoring rules").choices([...PRESET_NAMES]).default("unified"))
     .option("--k <list>", "comma-separated k values, replacing the preset's (e.g. 1,3,5,10)")
     .option("--json", "print one JSON object")
+    .option("--allow-partial", "exit 0 even when gold patches fail to parse or most predictions are for ids not in the benchmark")
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: ScoreCommandOptions) => {
       const result = await scorePredictionsFile({
@@ -57,9 +59,17 @@ export function registerScoreCommand(program: Command): void {
       const metrics = Object.fromEntries(Object.values(report.metrics).map((metric) => [metric.key, metric.value]));
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ preset: report.preset, benchmark: result.benchmark, n: report.n, excluded: report.excluded, metrics })}\n`);
-        return;
       }
-      process.stdout.write(`preset ${report.preset} on ${result.benchmark}: n = ${report.n}, excluded = ${report.excluded}\n`);
-      printTable(Object.values(report.metrics).map((metric) => ({ metric: metric.key, value: metric.value.toFixed(4), n: metric.n, excluded: metric.excluded })));
+      else {
+        process.stdout.write(`preset ${report.preset} on ${result.benchmark}: n = ${report.n}, excluded = ${report.excluded}\n`);
+        printTable(Object.values(report.metrics).map((metric) => ({ metric: metric.key, value: metric.value.toFixed(4), n: metric.n, excluded: metric.excluded })));
+      }
+      // The numbers are printed either way; the exit code says whether they can be trusted.
+      if (options.allowPartial) return;
+      if (result.patchFailures.length > 0) throw new Error(`score: ${result.patchFailures.length} gold patch(es) failed to parse, so those instances have no gold (see above); pass --allow-partial to accept`);
+      const known = read.records - read.unknownInstanceIds.length;
+      if (read.records > 0 && read.unknownInstanceIds.length > known) {
+        throw new Error(`score: ${read.unknownInstanceIds.length} of ${read.records} predictions are for ids not in ${result.benchmark}: is this the benchmark the predictions were made on? (pass --allow-partial to accept)`);
+      }
     });
 }

@@ -57,12 +57,23 @@ export function registerShuffleCommands(program: Command): void {
       });
       let json: unknown;
       try {
-        json = JSON.parse(text);
+        // A byte-order mark is not JSON, but editors write one; JSONL readers accept it too.
+        json = JSON.parse(text.replace(/^\uFEFF/, ""));
       } catch (error) {
         throw new Error(`${options.mapping}: invalid JSON: ${(error as Error).message}`);
       }
-      const mapping = parseShuffleMapping(json);
-      const { predictions } = await readLoclabPredictions(options.predictions);
+      let mapping;
+      try {
+        mapping = parseShuffleMapping(json);
+      } catch (error) {
+        throw new Error(`${options.mapping}: ${(error as Error).message}`);
+      }
+      const { predictions, report } = await readLoclabPredictions(options.predictions);
+      if (report.duplicateInstanceIds.length > 0) {
+        progress(
+          `${options.predictions}: ${report.duplicateInstanceIds.length} instance id(s) on more than one line; the first line of each is kept: ${report.duplicateInstanceIds.slice(0, 10).join(", ")}${report.duplicateInstanceIds.length > 10 ? ", …" : ""}`,
+        );
+      }
       const result = unmapPredictions(mapping, predictions);
       await mkdir(dirname(options.out), { recursive: true });
       await writeFile(options.out, predictions.length === 0 ? "" : `${result.predictions.map((prediction) => JSON.stringify(stampRecord(prediction))).join("\n")}\n`);

@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { dataDir } from "./helpers.js";
+
+// Exit codes that tell the truth, and the smaller defects of issue 12 (items 12, 13): each
+// case here exited 0, or failed without naming the file, before.
+const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const loclab = (args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+const scratch = mkdtempSync(join(tmpdir(), "loclab-exit-"));
+
+describe("an empty benchmark is an error everywhere", () => {
+  for (const [name, content] of [["empty", ""], ["blank", "  \n\n \n"]] as const) {
+    it(`${name} file`, async () => {
+      const path = join(scratch, `${name}.jsonl`);
+      writeFileSync(path, content);
+      for (const command of [["gold", "--benchmark", path], ["mask", "--benchmark", path, "--out", join(scratch, `${name}-masked.jsonl`)]]) {
+        const result = await loclab(command);
+        expect(result.exitCode, command.join(" ")).toBe(1);
+        expect(result.stderr).toContain(`${path} has no instances (the file is empty or blank)`);
+      }
+    });
+  }
+});
+
+describe("loclab score exits 1 when its numbers cannot be trusted", () => {
+  const lite = join(dataDir, "localization/blagent/gpt-oss-lite.jsonl");
+
+  it("Lite predictions scored against Verified: most ids unknown", async () => {
+    const result = await loclab(["score", "-b", "verified", "-p", lite, "-f", "blagent"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/score: \d+ of 300 predictions are for ids not in verified: is this the benchmark the predictions were made on\?/);
+    expect(result.stdout).toContain("preset unified on verified");
+    expect((await loclab(["score", "-b", "verified", "-p", lite, "-f", "blagent", "--allow-partial"])).exitCode).toBe(0);
+  });
+
+  it("a gold patch that fails to parse", async () => {
+    const rows = readFileSync(join(dataDir, "swebench/lite.jsonl"), "utf8").trim().split("\n").slice(0, 2);
+    const broken = JSON.parse(rows[1] as string) as { patch: string };
+    broken.patch = `${broken.patch}garbage after the diff\n`;
+    const benchmark = join(scratch, "two.jsonl");
+    writeFileSync(benchmark, `${rows[0]}\n${JSON.stringify(broken)}\n`);
+    const predictions = join(scratch, "two-predictions.jsonl");
+    writeFileSync(predictions, `${JSON.stringify({ schemaVersion: 1, instanceId: JSON.parse(rows[0] as string).instance_id, files: ["x.py"] })}\n`);
+    const result = await loclab(["score", "-b", benchmark, "-p", predictions, "-f", "loclab", "--json"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("score: 1 gold patch(es) failed to parse");
+    expect(JSON.parse(result.stdout)).toMatchObject({ n: 1 });
+  });
+});
+
+describe("compare, unshuffle: files are named, nothing is dropped silently", () => {
+  it("compare on a header-only CSV names the file", async () => {
+    const path = join(scratch, "header-only.csv");
+    writeFileSync(path, "instance_id,a,b\n");
+    const result = await loclab(["compare", "--resolved", path]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(`loclab: error: ${path}: a header and no rows: no task to compare the systems on`);
+  });
+
+  it("unshuffle reads a mapping with a byte-order mark, names the file when the mapping is bad, and reports repeated ids", async () => {
+    const repo = join(scratch, "repo");
+    mkdirSync(join(repo, "pkg"), { recursive: true });
+    writeFileSync(join(repo, "pkg", "__init__.py"), "");
+    writeFileSync(join(repo, "pkg", "core.py"), "x = 1\n");
+    const mapping = join(scratch, "keys", "m.json");
+    expect((await loclab(["shuffle", "--repo", repo, "--seed", "3", "--out", join(scratch, "shuffled"), "--mapping", mapping])).exitCode).toBe(0);
+    const withBom = join(scratch, "keys", "bom.json");
+    writeFileSync(withBom, `\uFEFF${readFileSync(mapping, "utf8")}`);
+    const core = (JSON.parse(readFileSync(mapping, "utf8")) as { files: Record<string, string> }).files["pkg/core.py"] as string;
+    const predictions = join(scratch, "p.jsonl");
+    const line = (files: string[]) => JSON.stringify({ schemaVersion: 1, instanceId: "o__r-1", files });
+    writeFileSync(predictions, `${line([core])}\n${line(["other.py"])}\n`);
+    const back = await loclab(["unshuffle", "--mapping", withBom, "--predictions", predictions, "--out", join(scratch, "back.jsonl")]);
+    expect(back.exitCode, back.stderr).toBe(0);
+    expect(back.stderr).toContain(`${predictions}: 1 instance id(s) on more than one line; the first line of each is kept: o__r-1`);
+    const bad = join(scratch, "keys", "bad.json");
+    writeFileSync(bad, JSON.stringify({ schemaVersion: 2, seed: 1, directories: {}, files: { "a.py": 3 } }));
+    const refused = await loclab(["unshuffle", "--mapping", bad, "--predictions", predictions, "--out", join(scratch, "x.jsonl")]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`^loclab: error: ${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not a shuffle mapping at files\\.a\\.py: `));
+  });
+});

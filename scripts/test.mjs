@@ -34,7 +34,13 @@ try {
 
 step("type-check (tsc --noEmit)");
 try {
-  run("npx", ["tsc", "-p", "tsconfig.json"], { env });
+  // The pinned compiler, called by path: node_modules/.bin/tsc is tslab's own TypeScript 5.0.
+  const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+  const pinned = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).devDependencies.typescript;
+  const version = spawnSync(process.execPath, [tsc, "--version"], { encoding: "utf8" }).stdout.trim();
+  if (version !== `Version ${pinned}`) throw new Error(`the type-check compiler is ${version}, not the pinned TypeScript ${pinned}`);
+  process.stdout.write(`${version} (pinned ${pinned})\n`);
+  run(process.execPath, [tsc, "-p", "tsconfig.json"], { env });
   passed += 1;
 } catch {
   failed += 1;

@@ -84,3 +84,32 @@ describe("compare, unshuffle: files are named, nothing is dropped silently", () 
     expect(refused.stderr).toMatch(new RegExp(`^loclab: error: ${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not a shuffle mapping at files\\.a\\.py: `));
   });
 });
+
+describe("usage errors and first use (issue 12, items 14 and 17)", () => {
+  it("a misspelt option is named with a suggestion, in one line, before any required-option check", async () => {
+    const result = await loclab(["score", "--benchmak", "lite"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe("loclab: error: unknown option '--benchmak' (did you mean --benchmark?); see 'loclab score --help'");
+  });
+
+  it("a missing required option, or an unknown command, is one line with a pointer to --help", async () => {
+    const missing = await loclab(["score", "-b", "lite"]);
+    expect(missing.stderr).toBe("loclab: error: required option '-p, --predictions <file>' not specified; see 'loclab score --help'");
+    const unknown = await loclab(["scor"]);
+    expect(unknown.stderr.split("\n")).toHaveLength(1);
+    expect(unknown.stderr).toContain("(Did you mean score?)");
+    expect((await loclab(["score", "--help"])).exitCode).toBe(0);
+  });
+
+  it("the committed bin shim, before a build, says how to build in one line", async () => {
+    const copy = mkdtempSync(join(tmpdir(), "loclab-shim-"));
+    mkdirSync(join(copy, "bin"));
+    writeFileSync(join(copy, "bin", "loclab.mjs"), readFileSync(fileURLToPath(new URL("../packages/cli/bin/loclab.mjs", import.meta.url))));
+    const result = await execa(process.execPath, [join(copy, "bin", "loclab.mjs"), "--help"], { reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe("loclab: error: the CLI is not built yet: run `npm run build` (or `npm run reproduce` / `npm test`, which build first) in the repository");
+    // And the linked command of this checkout runs the built CLI.
+    const linked = await execa(fileURLToPath(new URL("../node_modules/.bin/loclab", import.meta.url)), ["--version"], { reject: false });
+    expect(linked.stdout).toBe("0.1.0");
+  });
+});

@@ -1,4 +1,5 @@
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
+import { addressedCommand, unknownOptionMessage } from "./usage-errors.js";
 import { registerDatasetsCommand } from "./commands/datasets.js";
 import { registerBreakdownCommand } from "./commands/breakdown.js";
 import { registerCompareCommand } from "./commands/compare.js";
@@ -19,8 +20,9 @@ export function buildProgram(): Command {
     .name("loclab")
     .description("Benchmark code-localization and code-repair agents: benchmarks, gold locations, metrics, controls, statistics.")
     .version(cliVersion)
-    .showHelpAfterError()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    // Usage errors are one line, printed by runCli (commander's own would add the whole help).
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => {} });
   registerDatasetsCommand(program);
   registerGoldCommand(program);
   registerScoreCommand(program);
@@ -41,9 +43,25 @@ export function buildProgram(): Command {
  * file, line or instance) and set exit code 1; a stack trace only with `LOCLAB_DEBUG=1`.
  */
 export async function runCli(argv: readonly string[]): Promise<void> {
+  const program = buildProgram();
+  const unknown = unknownOptionMessage(program, argv.slice(2));
+  if (unknown) {
+    process.stderr.write(`loclab: error: ${unknown}\n`);
+    process.exitCode = 1;
+    return;
+  }
   try {
-    await buildProgram().parseAsync([...argv]);
+    await program.parseAsync([...argv]);
   } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      if (error.exitCode === 0) return;
+      const { path } = addressedCommand(program, argv.slice(2));
+      const message = error.message.replace(/^error: /, "").replace(/\n+/g, " ");
+      process.stderr.write(`loclab: error: ${message}; see 'loclab${path.length > 0 ? ` ${path.join(" ")}` : ""} --help'\n`);
+      process.exitCode = 1;
+      return;
+    }
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`loclab: error: ${message}\n`);
     if (process.env.LOCLAB_DEBUG === "1" && error instanceof Error) process.stderr.write(`${error.stack}\n`);

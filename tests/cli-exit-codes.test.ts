@@ -113,3 +113,34 @@ describe("usage errors and first use (issue 12, items 14 and 17)", () => {
     expect(linked.stdout).toBe("0.1.0");
   });
 });
+
+describe("comparing two localization runs from the CLI (issue 12, item 19)", () => {
+  const gptOss = join(dataDir, "localization/blagent/gpt-oss-lite.jsonl");
+  const claude = join(dataDir, "localization/blagent/claude-4-6-lite.jsonl");
+
+  it("compare --predictions A --predictions B: the paired table and exact McNemar per 0/1 metric", async () => {
+    const result = await loclab(["compare", "--predictions", gptOss, "--predictions", claude, "-b", "lite", "-f", "blagent", "--preset", "blagent", "--json"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const { metrics } = JSON.parse(result.stdout) as { metrics: { key: string; n: number; meanA: number; meanB: number; aOnly: number; bOnly: number; p: number }[] };
+    expect(metrics.map((metric) => metric.key)).toEqual(["file.acc@1", "file.acc@3", "file.acc@5", "file.acc@10"]);
+    const acc1 = metrics[0]!;
+    // BLAgent's README: Acc@1 0.7867 (gpt-oss) and 0.8667 (claude-4-6) on 300 Lite instances.
+    expect([acc1.n, acc1.meanA, acc1.meanB]).toEqual([300, 236 / 300, 260 / 300]);
+    expect(acc1.meanB - acc1.meanA).toBeCloseTo((acc1.bOnly - acc1.aOnly) / 300, 12);
+    // Exact, in rational arithmetic: p = 2·Σ_{k≤9} C(42, k) / 2^42 = 597121091 / 2199023255552.
+    expect([acc1.aOnly, acc1.bOnly]).toEqual([9, 33]);
+    expect(Math.abs(acc1.p / (597121091 / 2199023255552) - 1)).toBeLessThan(1e-10);
+    const refused = await loclab(["compare", "--predictions", gptOss, "-b", "lite", "-f", "blagent"]);
+    expect(refused.stderr).toContain("--predictions: give exactly two files (A and B), got 1");
+  });
+
+  it("score --per-instance writes every instance's values, null where excluded", async () => {
+    const out = join(scratch, "per-instance.jsonl");
+    const result = await loclab(["score", "-b", "lite", "-p", gptOss, "-f", "blagent", "--preset", "blagent", "--per-instance", out]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const rows = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { schemaVersion: number; instanceId: string; metrics: Record<string, number | null> });
+    expect(rows).toHaveLength(300);
+    expect(rows.filter((row) => row.metrics["file.acc@1"] === 1)).toHaveLength(236);
+    expect(rows[0]).toMatchObject({ schemaVersion: 1, instanceId: expect.stringMatching(/__/) });
+  });
+});

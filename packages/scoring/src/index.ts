@@ -4,3 +4,4 @@ export * from "./preset-by-name.js";
 export * from "./score-predictions-file.js";
 export * from "./peer-outputs.js";
 export * from "./leaderboard.js";
+export * from "./compare-runs.js";

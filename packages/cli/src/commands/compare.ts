@@ -1,7 +1,57 @@
 import { readFile } from "node:fs/promises";
+import { PREDICTION_FORMATS, type PredictionFormat } from "@loclab/predictions";
+import { compareScoreReports, scorePredictionsFile } from "@loclab/scoring";
 import { compareSystems, parseResolvedMatrix } from "@loclab/statistics";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+
+interface CompareOptions {
+  resolved?: string;
+  predictions?: string[];
+  benchmark?: string;
+  format: PredictionFormat[];
+  preset: string;
+  metric?: string;
+  holm?: boolean;
+  json?: boolean;
+  dataDir?: string;
+}
+
+/**
+ * `loclab compare --predictions A --predictions B --benchmark X`: two localization runs on the
+ * same benchmark under one preset, compared per instance: for every 0/1 metric (hit@k, acc@k at
+ * each level) the paired table and the exact McNemar p (`compareScoreReports`). `--format` is
+ * given once for both files or once per file.
+ */
+async function comparePredictions(options: CompareOptions): Promise<void> {
+  const files = options.predictions ?? [];
+  if (files.length !== 2) throw new Error(`--predictions: give exactly two files (A and B), got ${files.length}`);
+  if (!options.benchmark) throw new Error("--benchmark is required with --predictions");
+  const formats = options.format.length === 1 ? [options.format[0], options.format[0]] : options.format;
+  if (formats.length !== 2) throw new Error(`--format: give one format for both files, or one per file; got ${options.format.length}`);
+  const [a, b] = await Promise.all(
+    files.map((predictions, i) =>
+      scorePredictionsFile({ benchmark: options.benchmark as string, predictions, format: formats[i] as PredictionFormat, preset: options.preset, ...(options.dataDir ? { dataDir: options.dataDir } : {}) }),
+    ),
+  );
+  for (const [label, result] of [["A", a], ["B", b]] as const) {
+    progress(`${label} = ${result?.predictionsFile}: ${result?.read.records} predictions; ${result?.read.unknownInstanceIds.length} for ids not in ${result?.benchmark}; ${result?.report.missingPredictions} instances without a prediction (scored 0)`);
+  }
+  let rows = compareScoreReports(a!.report, b!.report);
+  if (options.metric) {
+    const wanted = options.metric.split(",").map((key) => key.trim());
+    const unknown = wanted.filter((key) => !rows.some((row) => row.key === key));
+    if (unknown.length > 0) throw new Error(`--metric: not a 0/1 metric of this preset: ${unknown.join(", ")} (choose from ${rows.map((row) => row.key).join(", ")})`);
+    rows = rows.filter((row) => wanted.includes(row.key));
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ benchmark: a!.benchmark, preset: a!.report.preset, a: files[0], b: files[1], metrics: rows })}\n`);
+    return;
+  }
+  process.stdout.write(`A = ${files[0]}\nB = ${files[1]}\npreset ${a!.report.preset} on ${a!.benchmark}; exact McNemar per metric on the instances both runs score\n`);
+  printTable(rows.map((row) => ({ metric: row.key, n: row.n, A: row.meanA.toFixed(4), B: row.meanB.toFixed(4), "A only": row.aOnly, "B only": row.bOnly, p: row.p.toPrecision(4) })));
+}
 
 /**
  * `loclab compare --resolved FILE.csv [--holm]`: every system of a resolved matrix (first
@@ -10,14 +60,31 @@ import { printTable } from "../table.js";
  * is null without it). The file is parsed whole before anything is computed: a bad cell
  * names its line and column and nothing is printed.
  */
+const DEFAULT_FORMATS: PredictionFormat[] = ["loclab"];
+
 export function registerCompareCommand(program: Command): void {
   program
     .command("compare")
-    .description("compare every pair of systems of a resolved matrix with the exact McNemar test")
-    .requiredOption("--resolved <file>", "CSV: instance_id, then one 0/1 column per system")
-    .option("--holm", "Holm-adjust the p-values over all pairs")
+    .description("exact McNemar tests: every pair of systems of a resolved matrix, or two localization runs metric by metric")
+    .option("--resolved <file>", "CSV: instance_id, then one 0/1 column per system")
+    .option("--predictions <file>", "a localization run's predictions (give it twice: A, then B)", (value: string, previous: string[] = []) => [...previous, value])
+    .option("-b, --benchmark <name|path>", "with --predictions: the benchmark both runs were made on")
+    .addOption(new Option("-f, --format <format>", "with --predictions: the files' format (once for both, or once per file)").argParser((value: string, previous: string[] | undefined) => {
+      if (!(PREDICTION_FORMATS as readonly string[]).includes(value)) throw new Error(`--format: ${JSON.stringify(value)} is not one of ${PREDICTION_FORMATS.join(", ")}`);
+      return [...(previous === undefined || previous === DEFAULT_FORMATS ? [] : previous), value];
+    }).default(DEFAULT_FORMATS))
+    .option("--preset <preset>", "with --predictions: the scoring rules", "unified")
+    .option("--metric <keys>", "with --predictions: only these metrics (comma-separated, e.g. file.acc@1,file.hit@5)")
+    .option("--holm", "with --resolved: Holm-adjust the p-values over all pairs")
     .option("--json", "print one JSON object")
-    .action(async (options: { resolved: string; holm?: boolean; json?: boolean }) => {
+    .option("--data-dir <dir>", "the shared data folder")
+    .action(async (options: CompareOptions) => {
+      if (options.predictions !== undefined || options.resolved === undefined) {
+        if (options.resolved !== undefined) throw new Error("give --resolved or --predictions, not both");
+        if (options.predictions === undefined) throw new Error("give --resolved FILE (a resolved matrix) or --predictions A --predictions B --benchmark X");
+        await comparePredictions(options);
+        return;
+      }
       const text = await readFile(options.resolved, "utf8").catch((error: NodeJS.ErrnoException) => {
         throw new Error(`cannot read ${options.resolved}: ${error.code ?? error.message}`);
       });

@@ -1,3 +1,6 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { stampRecord } from "@loclab/schemas";
 import { PRESET_NAMES } from "@loclab/metrics";
 import { PREDICTION_FORMATS, type PredictionFormat } from "@loclab/predictions";
 import { scorePredictionsFile } from "@loclab/scoring";
@@ -15,6 +18,7 @@ interface ScoreCommandOptions {
   json?: boolean;
   dataDir?: string;
   allowPartial?: boolean;
+  perInstance?: string;
 }
 
 /** Parses `--k 1,3,5,10` into positive integers, naming the bad item. */
@@ -37,6 +41,7 @@ export function registerScoreCommand(program: Command): void {
     .addOption(new Option("--preset <preset>", "the scoring rules").choices([...PRESET_NAMES]).default("unified"))
     .option("--k <list>", "comma-separated k values, replacing the preset's (e.g. 1,3,5,10)")
     .option("--json", "print one JSON object")
+    .option("--per-instance <file>", "also write each instance's metric values as JSONL ({instanceId, metrics}; null where excluded), for paired tests")
     .option("--allow-partial", "exit 0 even when gold patches fail to parse or most predictions are for ids not in the benchmark")
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: ScoreCommandOptions) => {
@@ -57,6 +62,15 @@ export function registerScoreCommand(program: Command): void {
       if (read.unknownInstanceIds.length > 0) progress(`unknown ids: ${read.unknownInstanceIds.slice(0, 10).join(", ")}${read.unknownInstanceIds.length > 10 ? ", …" : ""}`);
       for (const failure of result.patchFailures) progress(`gold failed: ${failure.message}`);
       const metrics = Object.fromEntries(Object.values(report.metrics).map((metric) => [metric.key, metric.value]));
+      if (options.perInstance) {
+        const keyed = Object.values(report.metrics).filter((metric) => metric.perInstance !== undefined);
+        const lines = report.instanceIds.map((instanceId, i) =>
+          JSON.stringify(stampRecord({ instanceId, metrics: Object.fromEntries(keyed.map((metric) => [metric.key, Number.isNaN(metric.perInstance?.[i] as number) ? null : (metric.perInstance?.[i] as number)])) })),
+        );
+        await mkdir(dirname(resolve(options.perInstance)), { recursive: true });
+        await writeFile(options.perInstance, lines.length === 0 ? "" : `${lines.join("\n")}\n`);
+        progress(`wrote ${lines.length} per-instance rows to ${options.perInstance}`);
+      }
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ preset: report.preset, benchmark: result.benchmark, n: report.n, excluded: report.excluded, metrics })}\n`);
       }

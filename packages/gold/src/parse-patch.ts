@@ -25,6 +25,9 @@ export function parsePatch(patch: string, options: ParsePatchOptions = {}): File
   return new PatchReader(patch, options.instanceId ?? "<patch>").readFiles();
 }
 
+/** The largest line number or count a hunk header may give. */
+const MAX_LINE_NUMBER = 1_000_000_000;
+
 class PatchReader {
   private readonly lines: string[];
   private index = 0;
@@ -111,6 +114,7 @@ class PatchReader {
     }
     const changesSomething = file.binary || file.hunks.length > 0 || file.status !== "modified" || file.oldMode !== undefined || file.newMode !== undefined;
     if (!changesSomething) this.fail(start, 'a "diff --git" header with nothing after it (no hunks, mode change, rename or binary marker): is the patch cut off?');
+    this.checkPaths(file);
     return file;
   }
 
@@ -133,6 +137,7 @@ class PatchReader {
     if (file.oldPath === null && file.newPath === null) this.fail(file.patchLine - 1, "both sides are /dev/null");
     this.readHunks(file);
     this.requireHunks(file);
+    this.checkPaths(file);
     return file;
   }
 
@@ -158,7 +163,28 @@ class PatchReader {
 
   private readHunks(file: FilePatch): void {
     while (this.index < this.lines.length && this.header(this.index).startsWith("@@")) {
-      file.hunks.push(this.readHunk());
+      const hunk = this.readHunk();
+      const previous = file.hunks.at(-1);
+      // Hunks apply top to bottom without overlapping (git apply refuses anything else).
+      if (previous) {
+        const previousEnd = previous.oldLines === 0 ? previous.oldStart : previous.oldStart + previous.oldLines - 1;
+        if (hunk.oldStart <= previousEnd) this.fail(hunk.patchLine - 1, `the hunk overlaps or precedes the one at patch line ${previous.patchLine} (old lines ${previous.oldStart}–${previousEnd})`);
+      }
+      file.hunks.push(hunk);
+    }
+  }
+
+  /** Paths must name files of the repository: relative, no `..`, no control characters. */
+  private checkPaths(file: FilePatch): void {
+    for (const path of [file.oldPath, file.newPath]) {
+      if (path === null) continue;
+      const problem =
+        path === "" ? "an empty path"
+        : path.startsWith("/") ? "an absolute path"
+        : path.split("/").includes("..") ? 'a path with a ".." segment'
+        : /[\x00-\x1f]/.test(path) ? "a path with a control character (a stray carriage return?)"
+        : undefined;
+      if (problem) this.fail(file.patchLine - 1, `${problem}, ${JSON.stringify(path)}: a patch names files inside the repository`);
     }
   }
 
@@ -176,6 +202,10 @@ class PatchReader {
       patchLine: headerIndex + 1,
       lines: [],
     };
+    // No real file has a billion lines; larger numbers are damage (and past 2^53 not even exact).
+    for (const [name, value] of [["old start", hunk.oldStart], ["old count", hunk.oldLines], ["new start", hunk.newStart], ["new count", hunk.newLines]] as const) {
+      if (!(value <= MAX_LINE_NUMBER)) this.fail(headerIndex, `the ${name} ${value} is too large (at most ${MAX_LINE_NUMBER})`);
+    }
     // Line numbers start at 1: a start of 0 only goes with an empty range (`-0,0`: before line 1).
     if (hunk.oldStart === 0 && hunk.oldLines > 0) this.fail(headerIndex, `a hunk of ${hunk.oldLines} old line(s) cannot start at line 0`);
     if (hunk.newStart === 0 && hunk.newLines > 0) this.fail(headerIndex, `a hunk of ${hunk.newLines} new line(s) cannot start at line 0`);

@@ -146,6 +146,10 @@ describe("garbage is an error naming the instance and the offending line", () =>
     ["cut off after diff --git", "diff --git a/x.py b/x.py\n", 1, /a "diff --git" header with nothing after it/],
     ["cut off after diff --git and index", "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n", 1, /nothing after it .*is the patch cut off\?/],
     ["cut off after ---/+++ (git)", "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n--- a/x.py\n+++ b/x.py\n", 5, /expected a hunk .* after the "---"\/"\+\+\+" lines/],
+    ["a start past 2^53", "--- a/x.py\n+++ b/x.py\n@@ -100000000000000000000,1 +1,1 @@\n-a\n+b\n", 3, /the old start 100000000000000000000 is too large/],
+    ["a repeated hunk", "--- a/x.py\n+++ b/x.py\n@@ -3,1 +3,1 @@\n-a\n+b\n@@ -3,1 +3,1 @@\n-a\n+b\n", 6, /the hunk overlaps or precedes the one at patch line 3 \(old lines 3–3\)/],
+    ["a path that climbs", "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", 1, /a path with a "\.\." segment, "\.\.\/\.\.\/etc\/passwd"/],
+    ["a bare CR in a header", "diff --git a/x.py b/x.py\r--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", 2, /unexpected line in a file header/],
     ["bare --- a / +++ b", "--- a\n+++ b\n", 3, /expected a hunk .* after the "---"\/"\+\+\+" lines: is the patch cut off\?/],
   ];
   for (const [name, patch, line, reason] of cases) {

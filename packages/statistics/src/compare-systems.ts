@@ -11,8 +11,11 @@ export interface SystemSummary {
   n: number;
   rate: number;
   wilson: [number, number];
-  /** Standard error of the rate with repositories as clusters (docs/definitions.md §7). */
-  clusteredSE: number;
+  /**
+   * Standard error of the rate with repositories as clusters (docs/definitions.md §7); null when
+   * the tasks come from fewer than two repositories (the clustered SE is then undefined).
+   */
+  clusteredSE: number | null;
 }
 
 /** One pair of systems: tasks only A solved, only B solved, the exact McNemar p and its Holm adjustment. */
@@ -44,7 +47,9 @@ export interface SystemComparison {
 export function compareSystems(matrix: ResolvedMatrix, options: { holm?: boolean; confidence?: number } = {}): SystemComparison {
   const { instanceIds, systems: names, outcomes } = matrix;
   const n = instanceIds.length;
-  const clusters = instanceIds.map(clusterOfInstanceId);
+  // An id not shaped "owner__repo-N" is its own cluster, so a user's matrix still compares.
+  const clusters = instanceIds.map((id) => (/^.+-\d+$/.test(id) ? clusterOfInstanceId(id) : id));
+  const clusterCount = new Set(clusters).size;
   const systems = names.map((name, s) => {
     const outcome = outcomes[s] as Uint8Array;
     let resolved = 0;
@@ -56,7 +61,7 @@ export function compareSystems(matrix: ResolvedMatrix, options: { holm?: boolean
       n,
       rate: n === 0 ? 0 : resolved / n,
       wilson: [wilson.lower, wilson.upper] as [number, number],
-      clusteredSE: clusteredStandardError({ values: outcome, clusters }).standardError,
+      clusteredSE: clusterCount < 2 ? null : clusteredStandardError({ values: outcome, clusters }).standardError,
     };
   });
   const pairs: SystemPair[] = pairwiseMcNemar(

@@ -109,3 +109,21 @@ describe("pairwiseMatrixRows", () => {
     expect(at("A", "B")).not.toBeNull();
   });
 });
+
+describe("compareSystems on small or unusual matrices (issue 12 sweep)", () => {
+  it("one repository: no clustered SE (null), but rates, intervals and pairs as usual", () => {
+    const matrix = parseResolvedMatrix("instance_id,a,b\ndjango__django-1,1,0\ndjango__django-2,1,1\n", { source: "one-repo.csv" });
+    const comparison = compareSystems(matrix);
+    expect(comparison.systems.map((system) => system.clusteredSE)).toEqual([null, null]);
+    expect(comparison.pairs[0]).toMatchObject({ aOnly: 1, bOnly: 0, p: 1 });
+  });
+
+  it("ids not shaped owner__repo-N are clusters of their own", () => {
+    const matrix = parseResolvedMatrix("instance_id,a,b\ntask-a,1,0\ntask-b,0,0\nthird,1,1\n", { source: "ids.csv" });
+    const [a] = compareSystems(matrix).systems;
+    // Three singleton clusters: SE = (1/n)·sqrt(C/(C−1)·Σ_c (s_c − s̄)²) with s̄ = 2/3.
+    const mean = 2 / 3;
+    const expected = (1 / 3) * Math.sqrt((3 / 2) * ((1 - mean) ** 2 + (0 - mean) ** 2 + (1 - mean) ** 2));
+    expect(a?.clusteredSE).toBeCloseTo(expected, 14);
+  });
+});

@@ -99,7 +99,7 @@ export function registerCompareCommand(program: Command): void {
       printTable(
         [...comparison.systems]
           .sort((a, b) => b.rate - a.rate)
-          .map((s) => ({ system: s.name, resolved: s.resolved, n: s.n, rate: s.rate.toFixed(4), wilson95: `${s.wilson[0].toFixed(3)}–${s.wilson[1].toFixed(3)}`, clusteredSE: s.clusteredSE.toFixed(4) })),
+          .map((s) => ({ system: s.name, resolved: s.resolved, n: s.n, rate: s.rate.toFixed(4), wilson95: `${s.wilson[0].toFixed(3)}–${s.wilson[1].toFixed(3)}`, clusteredSE: s.clusteredSE === null ? "– (one repository)" : s.clusteredSE.toFixed(4) })),
       );
       const significant = pairs.filter((pair) => (options.holm ? (pair.pHolm ?? 1) : pair.p) < 0.05).length;
       process.stdout.write(`${pairs.length} pairs; ${significant} significant at 0.05${options.holm ? " after Holm" : " (unadjusted; --holm adjusts)"}\n`);

@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readTrajectory } from "../src/index.js";
@@ -118,5 +120,31 @@ describe("loclab", () => {
     const t = await readTrajectory(join(root, "loclab", "l__e-1.traj.jsonl"), "loclab");
     expect(t).toMatchObject({ format: "loclab", instanceId: "l__e-1", outcome: { exitStatus: "submitted" }, model: "fake/model", limits: { steps: 36, calls: 36 }, startedAt: 1_700_000_000, endedAt: 1_700_000_040 });
     expect(t.steps[1]).toMatchObject({ index: 1, startedAt: 1_700_000_005, endedAt: 1_700_000_030, toolCalls: [{ name: "run_command" }, { name: "get_status" }] });
+  });
+});
+
+describe("structurally broken trajectories are refused, not read as empty (issue 12 sweep)", () => {
+  let mini: Record<string, unknown>;
+  let swe: Record<string, unknown>;
+  const dir = mkdtempSync(join(tmpdir(), "loclab-broken-"));
+  beforeAll(() => {
+    mini = JSON.parse(readFileSync(join(root, "mini2", "m2__a-1", "m2__a-1.traj.json"), "utf8")) as Record<string, unknown>;
+    swe = JSON.parse(readFileSync(join(root, "swe", "s__c-1.traj"), "utf8")) as Record<string, unknown>;
+  });
+  const write = (name: string, value: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(value));
+    return path;
+  };
+
+  it("mini-swe-agent without messages, with messages as a string, or of an unknown trajectory_format", async () => {
+    const { messages: _dropped, ...noMessages } = mini;
+    await expect(readTrajectory(write("none.traj.json", noMessages), "mini-swe-agent")).rejects.toThrow("no messages: the conversation (messages[]) is missing, empty or not an array");
+    await expect(readTrajectory(write("string.traj.json", { ...mini, messages: "hello" }), "mini-swe-agent")).rejects.toThrow('"messages" is string, not an array');
+    await expect(readTrajectory(write("format.traj.json", { ...mini, trajectory_format: "mini-swe-agent-9" }), "mini-swe-agent")).rejects.toThrow('trajectory_format "mini-swe-agent-9" is not one this reader knows');
+  });
+
+  it("SWE-agent with trajectory as an object", async () => {
+    await expect(readTrajectory(write("object.traj", { ...swe, trajectory: { step: 1 } }), "swe-agent")).rejects.toThrow('"trajectory" is object, not an array');
   });
 });

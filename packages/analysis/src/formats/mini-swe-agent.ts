@@ -217,6 +217,7 @@ function generation(trajectoryFormat: string | undefined, miniVersion: string | 
   if (trajectoryFormat === "mini-swe-agent-1") return "mini-swe-agent-1";
   // 2.x writes "mini-swe-agent-1.1" (and may bump the minor number).
   if (trajectoryFormat?.startsWith("mini-swe-agent-1.")) return "mini-swe-agent-2";
+  if (trajectoryFormat !== undefined) throw new Error(`trajectory_format ${JSON.stringify(trajectoryFormat)} is not one this reader knows ("mini-swe-agent-1", "mini-swe-agent-1.x")`);
   const major = miniVersion ? Number.parseInt(miniVersion, 10) : Number.NaN;
   if (major >= 2) return "mini-swe-agent-2";
   if (major === 1) return "mini-swe-agent-1";
@@ -269,6 +270,8 @@ export async function readMiniSweAgentTrajectory(file: string, sink: StepSink, o
   );
   builder.flush();
   if (messageIndex === 0 && !info) throw new Error("neither messages nor info: not a mini-swe-agent trajectory");
+  // Every mini-swe-agent run starts its conversation with a system and a user message.
+  if (messageIndex === 0) throw new Error("no messages: the conversation (messages[]) is missing, empty or not an array");
   const stats = info?.model_stats ?? undefined;
   const agent = info?.config?.agent ?? undefined;
   const patch = info?.submission ?? builder.exit.submission ?? null;

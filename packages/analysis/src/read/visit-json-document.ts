@@ -70,8 +70,10 @@ export async function visitJsonDocument(file: string, visitor: JsonDocumentVisit
       throw new Error(`the top level is ${Array.isArray(document) ? "an array" : typeof document}, not an object`);
     }
     for (const [key, value] of Object.entries(document)) {
-      if (streamed.has(key) && Array.isArray(value)) for (const item of value) visitor.element(key, item);
-      else if (members.has(key)) visitor.member(key, value);
+      if (streamed.has(key)) {
+        if (!Array.isArray(value)) throw new Error(`"${key}" is ${value === null ? "null" : typeof value}, not an array`);
+        for (const item of value) visitor.element(key, item);
+      } else if (members.has(key)) visitor.member(key, value);
     }
     return { bytes: size, streamed: false };
   }

@@ -193,6 +193,13 @@ describe("parseShuffleMapping", () => {
   it("refuses a mapping that is not one-to-one, or of another version", () => {
     const broken: ShuffleMapping = { ...plan, files: { ...plan.files, "extra.py": plan.files["setup.py"] as string } };
     expect(() => parseShuffleMapping(broken)).toThrow(/both map to/);
+    // Paths that climb or are absolute, and entries outside their folder's mapping (issue 12 sweep).
+    const climbing = { ...plan, files: { ...plan.files, "setup.py": "../../escape.py" } };
+    expect(() => parseShuffleMapping(climbing)).toThrow('not a shuffle mapping at files.setup.py: the shuffled path "../../escape.py" is not a normalized relative path');
+    expect(() => parseShuffleMapping({ ...plan, files: { ...plan.files, "setup.py": "/etc/passwd" } })).toThrow(/the shuffled path "\/etc\/passwd" is absolute/);
+    const [nested] = Object.keys(plan.files).filter((path) => path.includes("/"));
+    expect(nested).toBeDefined();
+    expect(() => parseShuffleMapping({ ...plan, files: { ...plan.files, [nested as string]: "elsewhere.py" } })).toThrow(/is not inside/);
     expect(plan.schemaVersion).toBe(2);
     expect(() => parseShuffleMapping({ ...plan, schemaVersion: 1 })).toThrow(
       "a shuffle mapping of schemaVersion 1 cannot be used: this loclab reads version 2 (names are now drawn with another generator); shuffle the checkout again with this version",

@@ -144,3 +144,52 @@ describe("comparing two localization runs from the CLI (issue 12, item 19)", () 
     expect(rows[0]).toMatchObject({ schemaVersion: 1, instanceId: expect.stringMatching(/__/) });
   });
 });
+
+describe("defects the malformed-input sweep found (issue 12)", () => {
+  const blagent = join(dataDir, "localization/blagent/gpt-oss-lite.jsonl");
+  const liteRow = () => JSON.parse(readFileSync(join(dataDir, "swebench/lite.jsonl"), "utf8").split("\n")[0] as string) as Record<string, unknown>;
+
+  it("mask: a field nested 200,000 deep is an error naming the instance, and nothing is written", async () => {
+    const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const row = JSON.stringify(liteRow()).replace(/}$/, `,"extra":${deep}}`);
+    const benchmark = join(scratch, "deep.jsonl");
+    writeFileSync(benchmark, `${row}\n`);
+    const out = join(scratch, "deep-masked.jsonl");
+    const result = await loclab(["mask", "--benchmark", benchmark, "--out", out]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/deep\.jsonl: astropy__astropy-12907 \(row 1\): cannot be written: .*nested too deeply\?\); nothing was written/);
+  });
+
+  it("score: --k '' and a decimal-only number, and an empty predictions file", async () => {
+    expect((await loclab(["score", "-b", "lite", "-p", blagent, "-f", "blagent", "--k", ""])).stderr).toContain('--k: "" is not an integer >= 1');
+    expect((await loclab(["mcnemar", "--b", "0x10", "--c", "1"])).stderr).toContain('--b: "0x10" is not an integer >= 0');
+    const empty = join(scratch, "empty-predictions.jsonl");
+    writeFileSync(empty, "");
+    const result = await loclab(["score", "-b", "lite", "-p", empty, "-f", "loclab"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`score: ${empty} holds no predictions, so every instance scored 0`);
+  });
+
+  it("tool search: a glob that climbs is refused; tool view on a folder that cannot be walked says so", async () => {
+    const repo = join(scratch, "globrepo");
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(join(repo, "a.py"), "x = 1\n");
+    const climbing = await loclab(["tool", "search", "--repo", repo, "--query", "x", "--glob", "../*"]);
+    expect(climbing.exitCode).toBe(1);
+    expect(climbing.stderr).toContain('glob "../*" contains "..": globs match paths inside the repository');
+  });
+
+  it("breakdown --tasks of random bytes, and compare on a CSV with invalid UTF-8, name the file and line", async () => {
+    const tasks = join(scratch, "tasks.bin");
+    writeFileSync(tasks, Buffer.from([0x61, 0x0a, 0xff, 0xfe, 0x0a]));
+    const run = join(dataDir, "trajectories");
+    const breakdown = await loclab(["breakdown", "--run", `x=swe-agent:${run}`, "--tasks", tasks]);
+    expect(breakdown.exitCode).toBe(1);
+    expect(breakdown.stderr).toContain(`--tasks: ${tasks}:2: not valid UTF-8 (at byte 0 of the line)`);
+    const csv = join(scratch, "latin1.csv");
+    writeFileSync(csv, Buffer.concat([Buffer.from("instance_id,sys"), Buffer.from([0xe9]), Buffer.from("\na__a-1,1\n")]));
+    const compare = await loclab(["compare", "--resolved", csv]);
+    expect(compare.exitCode).toBe(1);
+    expect(compare.stderr).toContain(`${csv}:1: not valid UTF-8 (at byte 15 of the line)`);
+  });
+});

@@ -10,8 +10,9 @@ export function numericOption(name: string, text: string, options: { integer?: b
     if (options.max !== undefined) parts.push(`<= ${options.max}`);
     return parts.join(" ");
   };
+  // Decimal numbers only: Number() also takes "0x10", "1e3" with spaces, "Infinity", which a typo can produce.
   const bad =
-    text.trim() === "" ||
+    !/^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/.test(text) ||
     !Number.isFinite(value) ||
     (options.integer && !Number.isInteger(value)) ||
     (options.min !== undefined && (options.exclusiveMin ? value <= options.min : value < options.min)) ||

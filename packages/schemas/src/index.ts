@@ -11,3 +11,4 @@ export * from "./trajectory.js";
 export * from "./run-record.js";
 export * from "./jsonl.js";
 export * from "./line-repeats.js";
+export * from "./read-text-file.js";

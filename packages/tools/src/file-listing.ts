@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { runGit } from "./git.js";
+import { WorkspaceError } from "./tool-error.js";
 
 /** A file of a workspace: a regular file or a symbolic link (git tracks both). */
 export interface FileEntry {
@@ -27,7 +28,10 @@ export async function walkFiles(root: string): Promise<FileEntry[]> {
   const pending: string[] = [""];
   while (pending.length > 0) {
     const folder = pending.pop() as string;
-    const entries = await readdir(folder === "" ? root : join(root, folder), { withFileTypes: true });
+    const at = folder === "" ? root : join(root, folder);
+    const entries = await readdir(at, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      throw new WorkspaceError("not-a-directory", `cannot list ${at} (${error.code ?? error.message}) while walking ${root}: is it a repository checkout?`);
+    });
     for (const entry of entries) {
       if (entry.name === ".git") continue;
       const path = folder === "" ? entry.name : `${folder}/${entry.name}`;

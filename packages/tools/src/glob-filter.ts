@@ -38,6 +38,7 @@ export function globFilter(glob: string, options: { maxLength: number; what?: st
   const foldersOnly = pattern.endsWith("/");
   pattern = pattern.replace(/\/+$/, "");
   if (pattern === "") throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} is empty`);
+  if (pattern.split("/").includes("..")) throw new ToolError("refused", `${what} ${JSON.stringify(clip(glob))} contains "..": globs match paths inside the repository`);
   const unbalanced = unbalancedBracket(pattern);
   if (unbalanced) throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} has an unclosed "${unbalanced}" (it would match nothing); write \\${unbalanced} for a literal one`);
   let matcher: (path: string) => boolean;

@@ -1,3 +1,4 @@
+import { INSTANCE_ID_PATTERN } from "@loclab/schemas";
 import type { RunSpec } from "./read-run.js";
 import { RUN_FORMATS, type RunFormat } from "./read-trajectory.js";
 
@@ -33,6 +34,22 @@ export function parseResolvedSpec(text: string): { name: string; file: string } 
   return { name, file };
 }
 
+/** The non-blank lines of a text that are not `#` comments, trimmed, each once, in order. */
+export function parseLineList(text: string): { line: number; value: string }[] {
+  const seen = new Set<string>();
+  const out: { line: number; value: string }[] = [];
+  text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((raw, index) => {
+      const value = raw.trim();
+      if (value === "" || value.startsWith("#") || seen.has(value)) return;
+      seen.add(value);
+      out.push({ line: index + 1, value });
+    });
+  return out;
+}
+
 /**
  * Parses a task list: one instance id per line; blank lines and lines starting with # are
  * skipped, surrounding whitespace trimmed, duplicates kept once in first-seen order.
@@ -40,11 +57,8 @@ export function parseResolvedSpec(text: string): { name: string; file: string } 
  * @example parseTaskList("a__a-1\n\n# comment\nb__b-2\na__a-1\n") // ["a__a-1", "b__b-2"]
  */
 export function parseTaskList(text: string): string[] {
-  const ids = new Set<string>();
-  for (const raw of text.replace(/^\uFEFF/, "").split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    ids.add(line);
-  }
-  return [...ids];
+  return parseLineList(text).map(({ line, value }) => {
+    if (!INSTANCE_ID_PATTERN.test(value)) throw new Error(`line ${line}: ${JSON.stringify(value.slice(0, 80))} is not an instance id (letters, digits, '.', '_', '-')`);
+    return value;
+  });
 }

@@ -1,3 +1,4 @@
+import { readTextFile } from "@loclab/schemas";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
@@ -7,6 +8,7 @@ import {
   breakdownTable,
   parseResolvedSpec,
   parseRunSpec,
+  parseLineList,
   parseTaskList,
   type RunSpec,
   readRun,
@@ -35,9 +37,11 @@ interface BreakdownCommandOptions {
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 async function readText(path: string, what: string): Promise<string> {
-  return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`cannot read ${what} ${path}: ${error.code ?? error.message}`);
-  });
+  try {
+    return await readTextFile(path);
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message}`);
+  }
 }
 
 /** `--repo-files DIR`: one `<instance_id>.txt` per task listing the repository's files, one per line. */
@@ -48,7 +52,7 @@ async function readRepositoryFiles(dir: string): Promise<Map<string, ReadonlySet
   const files = new Map<string, ReadonlySet<string>>();
   for (const name of names.filter((n) => n.endsWith(".txt"))) {
     const text = await readText(join(dir, name), "repository file list");
-    files.set(basename(name, ".txt"), new Set(parseTaskList(text).map((path) => path.replace(/^\.\//, ""))));
+    files.set(basename(name, ".txt"), new Set(parseLineList(text).map(({ value }) => value.replace(/^\.\//, ""))));
   }
   return files;
 }
@@ -97,7 +101,15 @@ export function registerBreakdownCommand(program: Command): void {
         spec.resolved = file;
       }
       if (options.base !== undefined && !names.includes(options.base)) throw new Error(`--base: no run named ${JSON.stringify(options.base)} (runs: ${names.join(", ")})`);
-      const taskIds = options.tasks === undefined ? undefined : parseTaskList(await readText(options.tasks, "--tasks"));
+      let taskIds: string[] | undefined;
+      if (options.tasks !== undefined) {
+        const text = await readText(options.tasks, "--tasks");
+        try {
+          taskIds = parseTaskList(text);
+        } catch (error) {
+          throw new Error(`--tasks ${options.tasks}: ${(error as Error).message}`);
+        }
+      }
       if (taskIds && taskIds.length === 0) throw new Error(`--tasks: ${options.tasks} lists no instance ids`);
       const repositoryFiles = options.repoFiles === undefined ? undefined : await readRepositoryFiles(options.repoFiles);
       const breakdownOptions: BreakdownOptions = {

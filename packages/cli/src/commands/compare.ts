@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { PREDICTION_FORMATS, type PredictionFormat } from "@loclab/predictions";
+import { readTextFile } from "@loclab/schemas";
 import { compareScoreReports, scorePredictionsFile } from "@loclab/scoring";
 import { compareSystems, parseResolvedMatrix } from "@loclab/statistics";
 import { type Command, Option } from "commander";
@@ -85,9 +85,7 @@ export function registerCompareCommand(program: Command): void {
         await comparePredictions(options);
         return;
       }
-      const text = await readFile(options.resolved, "utf8").catch((error: NodeJS.ErrnoException) => {
-        throw new Error(`cannot read ${options.resolved}: ${error.code ?? error.message}`);
-      });
+      const text = await readTextFile(options.resolved);
       const matrix = parseResolvedMatrix(text, { source: options.resolved });
       if (matrix.instanceIds.length === 0) throw new Error(`${options.resolved}: a header and no rows: no task to compare the systems on`);
       const comparison = compareSystems(matrix, { holm: options.holm ?? false });

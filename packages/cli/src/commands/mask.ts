@@ -35,14 +35,19 @@ export function registerMaskCommand(program: Command): void {
       const lines = benchmark.instances.map((instance, i) => {
         const row = rows[i];
         if (!row) throw new Error(`internal: no masking result for ${instance.instance_id}`);
-        return JSON.stringify(
-          stampRecord({
-            ...instance,
-            problem_statement: row.maskedProblemStatement,
-            original_problem_statement: instance.problem_statement,
-            mask: { level: options.level, replacements: row.report.replacements, placeholders: row.report.placeholders },
-          }),
-        );
+        try {
+          return JSON.stringify(
+            stampRecord({
+              ...instance,
+              problem_statement: row.maskedProblemStatement,
+              original_problem_statement: instance.problem_statement,
+              mask: { level: options.level, replacements: row.report.replacements, placeholders: row.report.placeholders },
+            }),
+          );
+        } catch (error) {
+          // JSON.stringify recurses: a field nested hundreds of thousands deep cannot be written back.
+          throw new Error(`${options.benchmark}: ${instance.instance_id} (row ${i + 1}): cannot be written: ${(error as Error).message} (a field nested too deeply?); nothing was written`);
+        }
       });
       await mkdir(dirname(options.out), { recursive: true });
       await writeFile(options.out, `${lines.join("\n")}\n`);

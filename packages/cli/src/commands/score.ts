@@ -50,7 +50,7 @@ export function registerScoreCommand(program: Command): void {
         predictions: options.predictions,
         format: options.format,
         preset: options.preset,
-        ...(options.k ? { ks: parseKs(options.k) } : {}),
+        ...(options.k !== undefined ? { ks: parseKs(options.k) } : {}),
         ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       });
       const { report, read } = result;
@@ -80,6 +80,7 @@ export function registerScoreCommand(program: Command): void {
       }
       // The numbers are printed either way; the exit code says whether they can be trusted.
       if (options.allowPartial) return;
+      if (read.records === 0) throw new Error(`score: ${options.predictions} holds no predictions, so every instance scored 0; pass --allow-partial to accept`);
       if (result.patchFailures.length > 0) throw new Error(`score: ${result.patchFailures.length} gold patch(es) failed to parse, so those instances have no gold (see above); pass --allow-partial to accept`);
       const known = read.records - read.unknownInstanceIds.length;
       if (read.records > 0 && read.unknownInstanceIds.length > known) {

@@ -1,9 +1,9 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parseShuffleMapping, unmapPredictions } from "@loclab/controls";
 import { shuffleRepository } from "@loclab/tools";
 import { readLoclabPredictions } from "@loclab/predictions";
-import { stampRecord } from "@loclab/schemas";
+import { readTextFile, stampRecord } from "@loclab/schemas";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
@@ -52,13 +52,11 @@ export function registerShuffleCommands(program: Command): void {
     .requiredOption("--predictions <file>", "loclab predictions JSONL (paths in shuffled names)")
     .requiredOption("--out <file>", "where the unshuffled predictions go")
     .action(async (options: { mapping: string; predictions: string; out: string }) => {
-      const text = await readFile(options.mapping, "utf8").catch((error: NodeJS.ErrnoException) => {
-        throw new Error(`cannot read the mapping ${options.mapping}: ${error.code ?? error.message}`);
-      });
+      const text = await readTextFile(options.mapping);
       let json: unknown;
       try {
         // A byte-order mark is not JSON, but editors write one; JSONL readers accept it too.
-        json = JSON.parse(text.replace(/^\uFEFF/, ""));
+        json = JSON.parse(text);
       } catch (error) {
         throw new Error(`${options.mapping}: invalid JSON: ${(error as Error).message}`);
       }

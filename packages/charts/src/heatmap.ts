@@ -33,6 +33,11 @@ export interface HeatmapOptions {
   readonly order?: readonly string[];
   /** Side of a square cell in pixels. Default 40, enough for a 4-character label. */
   readonly cellSize?: number;
+  /**
+   * Colour by bins instead of a continuous scale: the cut points, ascending (e.g. `[0.05]` for
+   * p-values: a cell is either below the significance level or not, and the legend says so).
+   */
+  readonly thresholds?: readonly number[];
 }
 
 /**
@@ -62,14 +67,16 @@ export function heatmap(options: HeatmapOptions): TopLevelSpec {
   const sort = options.order === undefined ? ("ascending" as const) : [...options.order];
   const step = options.cellSize ?? 40;
 
-  const scale = {
-    scheme: options.scheme ?? "blues",
-    ...(options.domain === undefined ? {} : { domain: [...options.domain] }),
-    ...(options.reverse ? { reverse: true } : {}),
-  };
+  const scale = options.thresholds
+    ? { type: "threshold" as const, domain: [...options.thresholds], scheme: options.scheme ?? "blues", ...(options.reverse ? { reverse: true } : {}) }
+    : {
+        scheme: options.scheme ?? "blues",
+        ...(options.domain === undefined ? {} : { domain: [...options.domain] }),
+        ...(options.reverse ? { reverse: true } : {}),
+      };
   const rect = {
     mark: { type: "rect" as const },
-    encoding: { color: { field: value.field, type: value.type, title: value.title, scale } },
+    encoding: { color: { field: value.field, type: value.type, title: value.title, scale, legend: { titleLimit: 0, labelLimit: 0, ...(options.thresholds ? { type: "symbol" as const, symbolType: "square" } : {}) } } },
   };
   const text = {
     mark: { type: "text" as const, fontSize: 11 },
@@ -87,9 +94,10 @@ export function heatmap(options: HeatmapOptions): TopLevelSpec {
     data: { values: [...options.data] },
     // Blank cells rather than a "null" label or a colour for NaN.
     transform: [{ filter: { field: value.field, valid: true } }],
+    // Category names are never cut (Vega's default axis label limit is 180 px).
     encoding: {
-      x: { field: x.field, type: x.type, title: x.title, sort },
-      y: { field: y.field, type: y.type, title: y.title, sort },
+      x: { field: x.field, type: x.type, title: x.title, sort, axis: { labelLimit: 0, titlePadding: 8 } },
+      y: { field: y.field, type: y.type, title: y.title, sort, axis: { labelLimit: 0, titlePadding: 8 } },
     },
     layer: options.labels === false ? [rect] : [rect, text],
     config: chartConfig,

@@ -18,6 +18,8 @@ export interface LineChartOptions extends ChartSize {
   readonly yDomain?: readonly [number, number];
   /** Draw a dot at every point (default true): curves with few points read better. */
   readonly points?: boolean;
+  /** One panel per value of this field, side by side (e.g. the benchmark), sharing the axes. */
+  readonly column?: FieldOption;
 }
 
 /** Vega's default palette has 10 colours; more lines would share colours, so switch to 20. */
@@ -32,7 +34,8 @@ export function lineChart(options: LineChartOptions): TopLevelSpec {
   const x = resolveField(options.x, "quantitative");
   const y = resolveField(options.y, "quantitative");
   const color = options.color === undefined ? undefined : resolveField(options.color, "nominal");
-  assertFieldsPresent("lineChart", options.data, [x.field, y.field, ...(color ? [color.field] : [])]);
+  const column = options.column === undefined ? undefined : resolveField(options.column, "nominal");
+  assertFieldsPresent("lineChart", options.data, [x.field, y.field, ...(color ? [color.field] : []), ...(column ? [column.field] : [])]);
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     ...(options.title === undefined ? {} : { title: options.title }),
@@ -42,6 +45,7 @@ export function lineChart(options: LineChartOptions): TopLevelSpec {
     encoding: {
       x: { field: x.field, type: x.type, title: x.title },
       y: { field: y.field, type: y.type, title: y.title, ...(options.yDomain ? { scale: { domain: [...options.yDomain] } } : {}) },
+      ...(column ? { column: { field: column.field, type: column.type, title: column.title } } : {}),
       ...(color
         ? {
             color: {

@@ -49,3 +49,18 @@ describe("heatmap", () => {
     expect(textsIn(svg, "role-axis-label")).toEqual(["C", "B", "A", "C", "B", "A"]);
   });
 });
+
+describe("heatmap for p-values (issue 12, item 20)", () => {
+  const longName = "20240721_amazon-q-developer-agent-20240719-dev";
+  const data = [
+    { a: longName, b: "short", p: 0.01 },
+    { a: "short", b: longName, p: 0.3 },
+  ];
+  it("bins at the significance level with a legend that says so, and never cuts a system name", async () => {
+    const spec = heatmap({ data, x: "a", y: "b", value: { field: "p", title: "Holm-adjusted p: below or above 0.05" }, thresholds: [0.05], reverse: true, labels: false });
+    const svg = await render(spec);
+    expect(textsIn(svg, "role-axis-label")).toContain(longName);
+    expect(textsIn(svg, "role-legend-label").join(" ")).toContain("0.05");
+    expect(textsIn(svg, "role-legend-title")).toEqual(["Holm-adjusted p: below or above 0.05"]);
+  });
+});

@@ -27,3 +27,13 @@ describe("lineChart", () => {
     expect(() => lineChart({ data: curves, x: "k", y: "recal" })).toThrow('lineChart: field "recal" is not in any data row');
   });
 });
+
+describe("lineChart panels", () => {
+  it("one panel per column value, the colours shared", async () => {
+    const { lineChart } = await import("../src/index.js");
+    const { renderChecked, textsIn } = await import("./svg.js");
+    const data = ["lite", "verified"].flatMap((benchmark) => [1, 2].map((k) => ({ system: "s", benchmark, k, recall: k / 4 })));
+    const svg = await renderChecked(lineChart({ data, x: "k", y: "recall", color: "system", column: { field: "benchmark", title: "benchmark" } }));
+    expect(textsIn(svg, "role-title-text")).toEqual(expect.arrayContaining(["lite", "verified"]));
+  });
+});

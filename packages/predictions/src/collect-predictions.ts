@@ -70,6 +70,7 @@ export async function collectPredictions<Row>(
     pathsNormalized: 0,
     emptyEntriesDropped: 0,
     emptyFileRankings: 0,
+    levelsPredicted: { module: 0, function: 0, span: 0 },
     unknownInstanceIds: [],
     duplicateInstanceIds: [],
     ignoredLocLines: 0,
@@ -113,6 +114,9 @@ export async function collectPredictions<Row>(
       report.ignoredLocKinds[kind] = (report.ignoredLocKinds[kind] ?? 0) + count;
     }
     if (checked.data.files.length === 0) report.emptyFileRankings += 1;
+    if ((checked.data.modules?.length ?? 0) > 0) report.levelsPredicted.module += 1;
+    if ((checked.data.functions?.length ?? 0) > 0) report.levelsPredicted.function += 1;
+    if (checked.data.locations.length > 0) report.levelsPredicted.span += 1;
     predictions.push(checked.data);
   }
   return { predictions, report };

@@ -45,6 +45,12 @@ export interface ReadReport {
   emptyEntriesDropped: number;
   /** Predictions whose file ranking is empty (the localizer gave no file). */
   emptyFileRankings: number;
+  /**
+   * Predictions that rank anything at a level beyond files (a non-empty module or function
+   * ranking, at least one line-span location): 0 means the localizer does not predict that
+   * level at all, which a table should show as blank, not as a score of 0.
+   */
+  levelsPredicted: { module: number; function: number; span: number };
   /** Ids not in `options.instanceIds` (when given), in file order; their predictions are returned. */
   unknownInstanceIds: string[];
   /** Ids seen on more than one line, in file order, once each; the first line's prediction is kept. */

@@ -69,13 +69,19 @@ export function leaderboardRows(entries: readonly LeaderboardEntry[]): Leaderboa
  * LocAgent's and BLAgent's Acc@k is acc@k). A preset without the metric leaves it blank.
  */
 export const LEADERBOARD_COLUMNS: Record<string, Partial<Record<string, string>>> = {
-  "file@1": { unified: "file.acc@1", locagent: "file.acc@1", blagent: "file.acc@1", cosil: "file.hit@1" },
-  "file@5": { unified: "file.acc@5", locagent: "file.acc@5", blagent: "file.acc@5", cosil: "file.hit@5" },
+  "file acc@1": { unified: "file.acc@1", locagent: "file.acc@1", blagent: "file.acc@1" },
+  "file hit@1": { unified: "file.hit@1", cosil: "file.hit@1" },
+  "file acc@5": { unified: "file.acc@5", locagent: "file.acc@5", blagent: "file.acc@5" },
+  "file hit@5": { unified: "file.hit@5", cosil: "file.hit@5" },
   "file recall@5": { unified: "file.recall@5", locagent: "file.recall@5" },
   "file MRR": { unified: "file.mrr", blagent: "file.mrr", cosil: "file.mrr" },
-  "module@5": { unified: "module.acc@5", locagent: "module.acc@5" },
-  "function@5": { unified: "function.acc@5", locagent: "function.acc@5", cosil: "function.hit@5" },
+  "module acc@5": { unified: "module.acc@5", locagent: "module.acc@5" },
+  "function acc@5": { unified: "function.acc@5", locagent: "function.acc@5" },
+  "function hit@5": { unified: "function.hit@5", cosil: "function.hit@5" },
 };
+
+/** The level a leaderboard column reads. */
+const columnLevel = (key: string) => key.split(".")[0] as "file" | "module" | "function";
 
 /** One row per system and preset, with the comparable columns of `LEADERBOARD_COLUMNS`. */
 export interface LeaderboardWideRow {
@@ -95,10 +101,19 @@ export function leaderboardWide(entries: readonly LeaderboardEntry[]): Leaderboa
   return entries.flatMap(({ output, unified, own }) =>
     [unified, own].map((result) => {
       const row: LeaderboardWideRow = { system: output.system, benchmark: output.benchmark, preset: result.report.preset, n: result.report.n, excluded: result.report.excluded };
+      const predicted = { file: result.read.records, ...result.read.levelsPredicted };
+      const levelCounts: Partial<Record<"module" | "function", { n: number; excluded: number }>> = {};
       for (const [column, byPreset] of Object.entries(LEADERBOARD_COLUMNS)) {
         const key = byPreset[result.report.preset];
         const metric = key ? result.report.metrics[key] : undefined;
-        row[column] = metric ? metric.value : null;
+        const level = key ? columnLevel(key) : "file";
+        // A level the system does not predict at all is blank, not 0 (BLAgent ranks files only).
+        row[column] = metric && predicted[level] > 0 ? metric.value : null;
+        if (metric && level !== "file" && predicted[level] > 0) levelCounts[level] = { n: metric.n, excluded: metric.excluded };
+      }
+      for (const level of ["module", "function"] as const) {
+        row[`${level} n`] = levelCounts[level]?.n ?? null;
+        row[`${level} excluded`] = levelCounts[level]?.excluded ?? null;
       }
       return row;
     }),

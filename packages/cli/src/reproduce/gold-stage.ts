@@ -8,6 +8,7 @@ import * as aq from "arquero";
 import { type BenchmarkGoldReport, benchmarkGoldReport } from "../gold-report.js";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
+import { toCsv } from "../csv.js";
 import { printTable } from "../table.js";
 
 /** How many repositories the "instances per repository" chart shows (Loc-Bench has 160+). */
@@ -64,9 +65,9 @@ async function writeResults(
 
   await write("gold-summary.json", `${JSON.stringify(makeArtifact("gold-summary", { benchmarks: reports }, provenance), null, 2)}\n`);
   const perInstance = summaries.flatMap((summary) => summary.perInstance.map((row) => ({ benchmark: summary.benchmark, ...row })));
-  await write("gold-per-instance.csv", aq.from(perInstance).toCSV());
+  await write("gold-per-instance.csv", toCsv(perInstance));
   const perRepo = summaries.flatMap((summary) => summary.repos.map((row) => ({ benchmark: summary.benchmark, ...row })));
-  await write("gold-per-repo.csv", aq.from(perRepo).toCSV());
+  await write("gold-per-repo.csv", toCsv(perRepo));
 
   const topRepos = new Set(
     aq

@@ -6,6 +6,7 @@ import { makeArtifact } from "@loclab/schemas";
 import * as aq from "arquero";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
+import { toCsv } from "../csv.js";
 import { printTable } from "../table.js";
 
 /**
@@ -27,8 +28,8 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
     await writeFile(path, text);
     written.push(path);
   };
-  await write("localization-leaderboard.csv", aq.from(wide).toCSV());
-  await write("localization-leaderboard-long.csv", aq.from(long).toCSV());
+  await write("localization-leaderboard.csv", toCsv(wide));
+  await write("localization-leaderboard-long.csv", toCsv(long));
   const provenance = provenanceNow({ dataDir: options.dataDir ?? null, files: entries.map((entry) => entry.output.file) });
   const payload = entries.map(({ output, unified, own }) => ({
     ...output,
@@ -41,7 +42,8 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
     data: recallCurves(entries),
     x: { field: "k", title: "k" },
     y: { field: "recall", title: "file recall@k (unified)" },
-    color: { field: "label", title: "system (benchmark)" },
+    color: { field: "system", title: "system" },
+    column: { field: "benchmark", title: "benchmark" },
     yDomain: [0, 1],
     title: "File-level recall@k of the bundled localizers",
   });

@@ -7,6 +7,7 @@ import { makeArtifact } from "@loclab/schemas";
 import * as aq from "arquero";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
+import { toCsv } from "../csv.js";
 import { printTable } from "../table.js";
 
 /** The leaderboard resolved matrices this stage reads (data README, resolved/). */
@@ -32,17 +33,18 @@ export async function significanceStage(options: { out: string; dataDir?: string
     const matrix = parseResolvedMatrix(await readFile(path, "utf8"), { source: path });
     const result = leaderboardSignificance(matrix);
     progress(`${name}: ${matrix.systems.length} systems, ${result.comparison.pairs.length} pairs`);
-    await write(`significance-${name}-systems.csv`, aq.from(result.comparison.systems.map(({ wilson, ...system }) => ({ ...system, wilsonLower: wilson[0], wilsonUpper: wilson[1] }))).toCSV());
-    await write(`significance-${name}-pairs.csv`, aq.from(result.comparison.pairs).toCSV());
-    await write(`significance-${name}-neighbours.csv`, aq.from(result.neighbours).toCSV());
+    await write(`significance-${name}-systems.csv`, toCsv(result.comparison.systems.map(({ wilson, ...system }) => ({ ...system, wilsonLower: wilson[0], wilsonUpper: wilson[1] }))));
+    await write(`significance-${name}-pairs.csv`, toCsv(result.comparison.pairs));
+    await write(`significance-${name}-neighbours.csv`, toCsv(result.neighbours));
     const { order, rows } = pairwiseMatrixRows(result.comparison);
     const chart = heatmap({
       data: rows,
       x: { field: "a", title: "system" },
       y: { field: "b", title: "system" },
-      value: { field: "pHolm", title: "Holm-adjusted p" },
+      value: { field: "pHolm", title: "Holm-adjusted p: below or above 0.05" },
       order,
-      domain: [0, 1],
+      thresholds: [0.05],
+      reverse: true,
       labels: false,
       cellSize: 12,
       title: `SWE-bench ${name}: pairwise exact McNemar p (Holm)`,
@@ -63,7 +65,7 @@ export async function significanceStage(options: { out: string; dataDir?: string
     });
   }
   await write("significance-summary.json", `${JSON.stringify(makeArtifact("leaderboard-significance", summary, provenanceNow({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`);
-  await write("significance-summary.csv", aq.from(summary).toCSV());
+  await write("significance-summary.csv", toCsv(summary));
   printTable(summary.map((row) => ({ ...row, medianNeighbourPsi: row.medianNeighbourPsi.toFixed(3), minimumDetectableEffectPp: row.minimumDetectableEffectPp?.toFixed(2) ?? "" })));
   return { written };
 }

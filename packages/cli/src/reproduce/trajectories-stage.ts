@@ -1,3 +1,4 @@
+import { toCsv } from "../csv.js";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { analyzeRealTrajectories, breakdownArtifact, breakdownTable, outcomeChart, overlapHeatmap, pairwiseTable } from "@loclab/analysis";
@@ -21,8 +22,8 @@ export async function trajectoriesStage(options: { out: string; dataDir?: string
     written.push(path);
   };
   const table = breakdownTable(analysis.breakdown);
-  await write("trajectory-breakdown.csv", table.toCSV());
-  await write("trajectory-pairwise.csv", pairwiseTable(analysis.breakdown).toCSV());
+  await write("trajectory-breakdown.csv", toCsv(table));
+  await write("trajectory-pairwise.csv", toCsv(pairwiseTable(analysis.breakdown)));
   const artifact = breakdownArtifact(analysis.breakdown, provenanceNow({ dataDir: analysis.dataDir, tasks: analysis.taskIds.length }), { problems: analysis.problems });
   await write("trajectory-breakdown.json", `${JSON.stringify(artifact, null, 2)}\n`);
   written.push(...(await writeChart(outcomeChart(analysis.breakdown), join(options.out, "trajectory-outcomes"), { formats: ["svg", "png"] })));

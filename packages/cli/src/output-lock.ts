@@ -2,6 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "@loclab/tools";
 
 /** The lock file a run holds in its output folder while it writes there. */
 export const LOCK_FILE = ".loclab.lock";
@@ -18,16 +19,6 @@ export interface OutputLock {
   /** Set when a stale lock (its process gone) was taken over: what it said. */
   tookOver?: string;
   release(): Promise<void>;
-}
-
-/** Whether a process of this host is alive (signal 0 checks without sending anything). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -70,7 +61,7 @@ export async function acquireOutputLock(dir: string, command: string): Promise<O
       // an unreadable lock is treated as held by an unknown process
     }
     const who = `pid ${held.pid ?? "?"} on host ${held.host ?? "?"}, since ${held.startedAt ?? "?"}${held.command ? `, ${held.command}` : ""}`;
-    const stale = held.host === mine.host && typeof held.pid === "number" && !alive(held.pid);
+    const stale = held.host === mine.host && typeof held.pid === "number" && !processAlive(held.pid);
     if (!stale) {
       throw new Error(`${dir} is in use by another loclab run (${who}); wait for it to finish, or remove ${path} if that run is gone`);
     }

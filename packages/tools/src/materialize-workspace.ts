@@ -230,8 +230,8 @@ async function makeReadOnly(folder: string): Promise<void> {
   await chmod(folder, 0o755);
 }
 
-/** Whether a process of this machine is running. */
-function alive(pid: number): boolean {
+/** Whether a process of this machine is running (signal 0 checks without sending anything; EPERM: running, not ours). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -248,7 +248,7 @@ function alive(pid: number): boolean {
 async function removeAbandonedTemporaries(parent: string): Promise<void> {
   for (const entry of await readdir(parent, { withFileTypes: true }).catch(() => [])) {
     const match = /^\.tmp-[0-9a-f]+-(\d+)-[0-9a-f]+$/.exec(entry.name);
-    if (entry.isDirectory() && match && !alive(Number(match[1]))) await removeTree(join(parent, entry.name));
+    if (entry.isDirectory() && match && !processAlive(Number(match[1]))) await removeTree(join(parent, entry.name));
   }
 }
 

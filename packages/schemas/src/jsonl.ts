@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import type { z } from "zod";
 import { formatZodError } from "./format-error.js";
+import { decodeUtf8 } from "./utf8.js";
 
 /**
  * A line of a JSONL file that could not be read as a record: not JSON, or JSON that does not
@@ -44,8 +45,6 @@ export interface JsonlRecord<T> {
   value: T;
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
 /** The lines of a file as bytes, with whether the last one ended with a line break. */
 async function* byteLines(file: string): AsyncGenerator<{ bytes: Buffer; last: boolean; terminated: boolean }> {
   let pending: Buffer = Buffer.alloc(0);
@@ -85,20 +84,16 @@ export async function* streamJsonl<T = unknown>(
   try {
     for await (const { bytes, last, terminated } of byteLines(file)) {
       lineNumber += 1;
-      let raw: string;
+      const decoded = decodeUtf8(bytes);
       let parsed: { value: T } | JsonlLineError;
-      try {
-        raw = UTF8.decode(bytes);
-      } catch {
-        raw = "";
-        parsed = new JsonlLineError(file, lineNumber, `not valid UTF-8 (at byte ${firstInvalidUtf8(bytes)} of the line)`);
-      }
-      const text = (lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw).replace(/\r$/, "");
-      if (raw !== "" || bytes.length === 0) {
+      if ("invalidAt" in decoded) {
+        parsed = new JsonlLineError(file, lineNumber, `not valid UTF-8 (at byte ${decoded.invalidAt} of the line)`);
+      } else {
+        const text = (lineNumber === 1 ? decoded.text.replace(/^\uFEFF/, "") : decoded.text).replace(/\r$/, "");
         if (text.trim() === "") continue;
         parsed = parseLine(file, lineNumber, text, options.schema);
       }
-      if (parsed! instanceof JsonlLineError) {
+      if (parsed instanceof JsonlLineError) {
         if (last && !terminated) {
           const torn = new JsonlLineError(file, lineNumber, `a torn last line (no line break, ${bytes.length} bytes; a write cut off?): passed over: ${parsed.reason}`);
           if (options.onTornLine) options.onTornLine(torn);
@@ -111,7 +106,7 @@ export async function* streamJsonl<T = unknown>(
         }
         throw parsed;
       }
-      yield { line: lineNumber, value: parsed!.value };
+      yield { line: lineNumber, value: parsed.value };
     }
   } catch (error) {
     if (error instanceof JsonlLineError) throw error;
@@ -119,20 +114,6 @@ export async function* streamJsonl<T = unknown>(
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot read JSONL file ${file}: ${reason}`, { cause: error });
   }
-}
-
-/**
- * The offset of the first byte where UTF-8 decoding fails: the first U+FFFD of a lenient
- * decoding that is not a literal U+FFFD (EF BF BD) in the bytes. The text before it decodes
- * the same either way, so its UTF-8 length is the offset.
- */
-function firstInvalidUtf8(bytes: Buffer): number {
-  const lenient = new TextDecoder("utf-8").decode(bytes);
-  for (let at = lenient.indexOf("\uFFFD"); at !== -1; at = lenient.indexOf("\uFFFD", at + 1)) {
-    const offset = Buffer.byteLength(lenient.slice(0, at), "utf8");
-    if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return offset;
-  }
-  return bytes.length;
 }
 
 function parseLine<T>(

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { decodeUtf8 } from "./utf8.js";
 
 /** A text file that is not valid UTF-8: where (file, 1-based line, byte of the line). */
 export class TextEncodingError extends Error {
@@ -12,8 +13,6 @@ export class TextEncodingError extends Error {
   }
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * Reads a whole text file as UTF-8, strictly: invalid bytes are a `TextEncodingError` naming the
  * line and byte (a lenient read would turn them into U+FFFD and change names silently: a system
@@ -24,17 +23,10 @@ export async function readTextFile(file: string): Promise<string> {
   const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw new Error(`cannot read ${file}: ${error.code ?? error.message}`);
   });
-  try {
-    return UTF8.decode(bytes).replace(/^\uFEFF/, "");
-  } catch {
-    const lenient = new TextDecoder("utf-8").decode(bytes);
-    for (let at = lenient.indexOf("\uFFFD"); at !== -1; at = lenient.indexOf("\uFFFD", at + 1)) {
-      const offset = Buffer.byteLength(lenient.slice(0, at), "utf8");
-      if (bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd) continue;
-      const lineStart = bytes.lastIndexOf(0x0a, offset - 1) + 1;
-      const line = lenient.slice(0, at).split("\n").length;
-      throw new TextEncodingError(file, line, offset - lineStart);
-    }
-    throw new TextEncodingError(file, 1, 0);
-  }
+  const decoded = decodeUtf8(bytes);
+  if ("text" in decoded) return decoded.text.replace(/^\uFEFF/, "");
+  // (A negative start would make lastIndexOf count from the end.)
+  const lineStart = decoded.invalidAt === 0 ? 0 : bytes.lastIndexOf(0x0a, decoded.invalidAt - 1) + 1;
+  const line = bytes.subarray(0, lineStart).filter((byte) => byte === 0x0a).length + 1;
+  throw new TextEncodingError(file, line, decoded.invalidAt - lineStart);
 }

@@ -1,17 +1,6 @@
 import { appendFile, mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import {
-  formatZodError,
-  type Provenance,
-  SCHEMA_VERSION,
-  TRAJECTORY_KIND,
-  type TrajectoryExit,
-  TrajectoryHeaderSchema,
-  type TrajectoryLimits,
-  type TrajectoryStepLine,
-  TrajectoryStepSchema,
-} from "@loclab/schemas";
-import type { z } from "zod";
+import { formatTrajectoryLine, type Provenance, SCHEMA_VERSION, TRAJECTORY_KIND, type TrajectoryExit, type TrajectoryLimits, type TrajectoryStepLine } from "@loclab/schemas";
 
 export type { TrajectoryExit } from "@loclab/schemas";
 
@@ -54,7 +43,7 @@ export interface TrajectoryWriter {
  */
 export async function openTrajectory(path: string, header: TrajectoryHeader): Promise<TrajectoryWriter> {
   const head = (extra: { exit: TrajectoryExit; usage?: TrajectoryUsage; endedAt?: string }) =>
-    validLine(TrajectoryHeaderSchema, "header", {
+    formatTrajectoryLine("header", {
       kind: TRAJECTORY_KIND,
       schemaVersion: SCHEMA_VERSION,
       instanceId: header.instanceId,
@@ -71,7 +60,7 @@ export async function openTrajectory(path: string, header: TrajectoryHeader): Pr
   await writeFile(path, `${head({ exit: "running" })}\n`, "utf8");
   return {
     async appendStep(step) {
-      const line = validLine(TrajectoryStepSchema, `step ${lines.length}`, { step: lines.length, ...step });
+      const line = formatTrajectoryLine("step", { step: lines.length, ...step }, `step ${lines.length}`);
       lines.push(line);
       await appendFile(path, `${line}\n`, "utf8");
     },
@@ -81,17 +70,4 @@ export async function openTrajectory(path: string, header: TrajectoryHeader): Pr
       await rename(temporary, path);
     },
   };
-}
-
-/** Drops undefined properties (JSON would drop them too), validates, and serializes one line. */
-function validLine(schema: z.ZodType, what: string, value: object): string {
-  const parsed = schema.safeParse(withoutUndefined(value));
-  if (!parsed.success) throw new TypeError(`trajectory ${what} does not fit the loclab trajectory schema: ${formatZodError(parsed.error)}`);
-  return JSON.stringify(parsed.data);
-}
-
-function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined).map(([key, inner]) => [key, withoutUndefined(inner)]));
 }

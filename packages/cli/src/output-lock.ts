@@ -35,18 +35,17 @@ export async function acquireOutputLock(dir: string, command: string): Promise<O
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       await writeFile(path, `${JSON.stringify(mine)}\n`, { flag: "wx" });
-      const release = async () => {
-        process.removeListener("exit", releaseSync);
-        const held = await readFile(path, "utf8").catch(() => "");
-        if (held.includes(`"pid":${mine.pid},`)) await rm(path, { force: true });
-      };
-      // On exit (a crash, Ctrl-C handled by the caller) only synchronous work runs.
+      // Synchronous, so that the same function also runs on exit (a crash, or Ctrl-C handled by the caller).
       const releaseSync = () => {
         try {
           if (readFileSync(path, "utf8").includes(`"pid":${mine.pid},`)) rmSync(path, { force: true });
         } catch {
           // already gone
         }
+      };
+      const release = async () => {
+        process.removeListener("exit", releaseSync);
+        releaseSync();
       };
       process.once("exit", releaseSync);
       return { path, ...(tookOver ? { tookOver } : {}), release };

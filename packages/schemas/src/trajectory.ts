@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { formatZodError } from "./format-error.js";
 import { InstanceIdSchema } from "./instance-id.js";
 import { ProvenanceSchema } from "./artifact.js";
 import { SCHEMA_VERSION } from "./version.js";
@@ -109,3 +110,25 @@ export const TrajectoryStepSchema = z.strictObject({
   retries: z.array(TrajectoryRetrySchema).optional(),
 });
 export type TrajectoryStepLine = z.infer<typeof TrajectoryStepSchema>;
+
+/** Drops undefined properties at every depth, as JSON.stringify would, so that strict schemas accept the value. */
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined).map(([key, inner]) => [key, withoutUndefined(inner)]));
+}
+
+/**
+ * One line of a loclab trajectory, as every writer produces it: undefined properties dropped,
+ * the value checked against `TrajectoryHeaderSchema` or `TrajectoryStepSchema`, serialized. A
+ * value that does not fit is a TypeError naming `what` and the field (a bug in the writer),
+ * and no text is returned, so nothing unreadable is ever written.
+ *
+ * @example formatTrajectoryLine("step", { step: 0, toolCalls: [] }, "step 0") // '{"step":0,"toolCalls":[]}'
+ */
+export function formatTrajectoryLine(kind: "header" | "step", value: object, what: string = kind): string {
+  const schema: z.ZodType = kind === "header" ? TrajectoryHeaderSchema : TrajectoryStepSchema;
+  const parsed = schema.safeParse(withoutUndefined(value));
+  if (!parsed.success) throw new TypeError(`trajectory ${what} does not fit the loclab trajectory schema: ${formatZodError(parsed.error)}`);
+  return JSON.stringify(parsed.data);
+}

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import {
+  formatTrajectoryLine,
   formatZodError,
   type Provenance,
   SCHEMA_VERSION,
@@ -17,11 +18,6 @@ import type { RunLimits, StepSink, Trajectory, TrajectoryHeader, TrajectoryStep 
 const seconds = (iso: string): number => Date.parse(iso) / 1000;
 const iso = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
 
-/** Drops undefined properties so that the written line passes the strict schema. */
-function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 /**
  * Serializes a trajectory as a loclab trajectory file (JSONL; see README "loclab trajectory
  * format"): the header line, then one line per step. Times go out as ISO 8601 (UTC). The exit
@@ -33,7 +29,7 @@ function defined<T extends object>(value: T): T {
 export function formatLoclabTrajectory(trajectory: Trajectory, header: { provenance?: Provenance } = {}): string {
   const exit = trajectory.outcome.exitStatus;
   if (!TRAJECTORY_EXITS.includes(exit as TrajectoryExit)) throw new Error(`formatLoclabTrajectory requires a loclab exit (${TRAJECTORY_EXITS.join(", ")}), got ${JSON.stringify(exit)}`);
-  const head: TrajectoryHeaderLine = defined({
+  const head: TrajectoryHeaderLine = ({
     kind: TRAJECTORY_KIND,
     schemaVersion: SCHEMA_VERSION,
     instanceId: trajectory.instanceId,
@@ -45,15 +41,15 @@ export function formatLoclabTrajectory(trajectory: Trajectory, header: { provena
     endedAt: trajectory.endedAt === undefined ? undefined : iso(trajectory.endedAt),
     provenance: header.provenance,
   });
-  const lines = [JSON.stringify(TrajectoryHeaderSchema.parse(head))];
+  const lines = [formatTrajectoryLine("header", head)];
   trajectory.steps.forEach((step, index) => {
-    const line: TrajectoryStepLine = defined({
+    const line: TrajectoryStepLine = ({
       step: index,
       output: step.output,
       finishReason: step.finishReason,
       usage: step.usage,
       toolCalls: step.toolCalls.map((call) =>
-        defined({
+        ({
           name: call.name,
           arguments: call.arguments,
           observation: call.observation,
@@ -66,7 +62,7 @@ export function formatLoclabTrajectory(trajectory: Trajectory, header: { provena
       endedAt: step.endedAt === undefined ? undefined : iso(step.endedAt),
       error: step.error,
     });
-    lines.push(JSON.stringify(TrajectoryStepSchema.parse(line)));
+    lines.push(formatTrajectoryLine("step", line, `step ${index}`));
   });
   return `${lines.join("\n")}\n`;
 }

@@ -2,7 +2,7 @@ import { PREDICTION_FORMATS, type PredictionFormat } from "@loclab/predictions";
 import { readTextFile } from "@loclab/schemas";
 import { compareScoreReports, scorePredictionsFile } from "@loclab/scoring";
 import { compareSystems, parseResolvedMatrix } from "@loclab/statistics";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
 
@@ -10,7 +10,7 @@ interface CompareOptions {
   resolved?: string;
   predictions?: string[];
   benchmark?: string;
-  format: PredictionFormat[];
+  format?: string[];
   preset: string;
   metric?: string;
   holm?: boolean;
@@ -28,8 +28,11 @@ async function comparePredictions(options: CompareOptions): Promise<void> {
   const files = options.predictions ?? [];
   if (files.length !== 2) throw new Error(`--predictions: give exactly two files (A and B), got ${files.length}`);
   if (!options.benchmark) throw new Error("--benchmark is required with --predictions");
-  const formats = options.format.length === 1 ? [options.format[0], options.format[0]] : options.format;
-  if (formats.length !== 2) throw new Error(`--format: give one format for both files, or one per file; got ${options.format.length}`);
+  const given = options.format ?? ["loclab"];
+  const unknown = given.find((format) => !(PREDICTION_FORMATS as readonly string[]).includes(format));
+  if (unknown !== undefined) throw new Error(`--format: ${JSON.stringify(unknown)} is not one of ${PREDICTION_FORMATS.join(", ")}`);
+  const formats = given.length === 1 ? [given[0], given[0]] : given;
+  if (formats.length !== 2) throw new Error(`--format: give one format for both files, or one per file; got ${given.length}`);
   const [a, b] = await Promise.all(
     files.map((predictions, i) =>
       scorePredictionsFile({ benchmark: options.benchmark as string, predictions, format: formats[i] as PredictionFormat, preset: options.preset, ...(options.dataDir ? { dataDir: options.dataDir } : {}) }),
@@ -60,7 +63,7 @@ async function comparePredictions(options: CompareOptions): Promise<void> {
  * is null without it). The file is parsed whole before anything is computed: a bad cell
  * names its line and column and nothing is printed.
  */
-const DEFAULT_FORMATS: PredictionFormat[] = ["loclab"];
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function registerCompareCommand(program: Command): void {
   program
@@ -69,10 +72,7 @@ export function registerCompareCommand(program: Command): void {
     .option("--resolved <file>", "CSV: instance_id, then one 0/1 column per system")
     .option("--predictions <file>", "a localization run's predictions (give it twice: A, then B)", (value: string, previous: string[] = []) => [...previous, value])
     .option("-b, --benchmark <name|path>", "with --predictions: the benchmark both runs were made on")
-    .addOption(new Option("-f, --format <format>", "with --predictions: the files' format (once for both, or once per file)").argParser((value: string, previous: string[] | undefined) => {
-      if (!(PREDICTION_FORMATS as readonly string[]).includes(value)) throw new Error(`--format: ${JSON.stringify(value)} is not one of ${PREDICTION_FORMATS.join(", ")}`);
-      return [...(previous === undefined || previous === DEFAULT_FORMATS ? [] : previous), value];
-    }).default(DEFAULT_FORMATS))
+    .option("-f, --format <format>", `with --predictions: the files' format, once for both or once per file (${PREDICTION_FORMATS.join(", ")}; default loclab)`, collect)
     .option("--preset <preset>", "with --predictions: the scoring rules", "unified")
     .option("--metric <keys>", "with --predictions: only these metrics (comma-separated, e.g. file.acc@1,file.hit@5)")
     .option("--holm", "with --resolved: Holm-adjust the p-values over all pairs")

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, readFile, rename } from "node:fs/promises";
-import { join } from "node:path";
+import { appendFile, mkdir, rename } from "node:fs/promises";
+import { join, relative } from "node:path";
 import { createModelClient, type LocalizeOutcome, localizeInstance, type ToolMode, urlWithoutCredentials } from "@loclab/agent";
 import { knownFilesFromInstance, maskIssuePaths } from "@loclab/controls";
 import { loadBenchmark } from "@loclab/datasets";
-import { type Instance, instanceFile, pathInside, RUN_RECORD_KIND, type RunRecord, RunRecordSchema, SCHEMA_VERSION, stampRecord } from "@loclab/schemas";
+import { type Instance, instanceFile, pathInside, PredictionRecordSchema, readJsonl, RUN_RECORD_KIND, type RunRecord, RunRecordSchema, SCHEMA_VERSION, stampRecord } from "@loclab/schemas";
+import type { z } from "zod";
 import { materializeWorkspace } from "@loclab/tools";
 import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
@@ -44,45 +45,15 @@ function selectInstances(all: readonly Instance[], list: string | undefined): In
 }
 
 /**
- * Instance ids already in a predictions file, so that a rerun after a crash does not repeat
- * them. A line that is not a prediction is reported with file and line and skipped (its
- * instance runs again); the torn tail of a crash is repaired before anything is appended.
+ * The records of a JSONL file the run itself appends to (predictions, run records), read with
+ * the schemas' JSONL reader: a line that does not fit is reported with file and line and
+ * skipped (that instance runs again); the torn tail of a crash was repaired before.
  */
-async function donePredictions(path: string): Promise<Set<string>> {
-  const done = new Set<string>();
-  if (!existsSync(path)) return done;
-  (await readFile(path, "utf8")).split("\n").forEach((line, index) => {
-    if (line.trim() === "") return;
-    try {
-      const id = (JSON.parse(line) as { instanceId?: unknown }).instanceId;
-      if (typeof id === "string") done.add(id);
-      else progress(`${path}:${index + 1}: not a prediction (no instanceId); skipped`);
-    } catch {
-      progress(`${path}:${index + 1}: not valid JSON; skipped (that instance runs again)`);
-    }
-  });
-  return done;
-}
-
-/** Earlier attempts per instance, from the run records (`runs.jsonl`); a bad line is reported and skipped. */
-async function earlierAttempts(path: string): Promise<Map<string, number>> {
-  const attempts = new Map<string, number>();
-  if (!existsSync(path)) return attempts;
-  (await readFile(path, "utf8")).split("\n").forEach((line, index) => {
-    if (line.trim() === "") return;
-    let parsed;
-    try {
-      parsed = RunRecordSchema.safeParse(JSON.parse(line));
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed?.success) {
-      progress(`${path}:${index + 1}: not a run record; skipped`);
-      return;
-    }
-    attempts.set(parsed.data.instanceId, Math.max(attempts.get(parsed.data.instanceId) ?? 0, parsed.data.attempt));
-  });
-  return attempts;
+async function ownRecords<T>(path: string, schema: z.ZodType<T, unknown>): Promise<T[]> {
+  if (!existsSync(path)) return [];
+  const { records, skipped } = await readJsonl(path, { schema, onBadLine: "skip" });
+  for (const bad of skipped) progress(`${bad.message}; skipped`);
+  return records.map((record) => record.value);
 }
 
 /**
@@ -210,8 +181,9 @@ export async function runLocalization(options: RunLocalizationOptions): Promise<
       const torn = await repairTornTail(file);
       if (torn) progress(`${file}:${torn.line}: a torn last line (${torn.bytes} bytes, from a crash) was set aside in ${torn.savedTo}`);
     }
-    const done = await donePredictions(predictionsPath);
-    const attempts = await earlierAttempts(runsPath);
+    const done = new Set((await ownRecords(predictionsPath, PredictionRecordSchema)).map((prediction) => prediction.instanceId));
+    const attempts = new Map<string, number>();
+    for (const run of await ownRecords(runsPath, RunRecordSchema)) attempts.set(run.instanceId, Math.max(attempts.get(run.instanceId) ?? 0, run.attempt));
     const counts = new Map<CountKey, number>();
     const count = (key: CountKey) => counts.set(key, (counts.get(key) ?? 0) + 1);
     let failed = 0;
@@ -279,7 +251,7 @@ export async function runLocalization(options: RunLocalizationOptions): Promise<
           turns: result.turns,
           usage: result.usage,
           predicted: result.prediction !== undefined,
-          trajectory: `trajectories/${id}.traj.jsonl`,
+          trajectory: relative(options.out, trajectoryPath),
           ...(result.error ? { error: result.error } : {}),
         });
       } catch (error) {
@@ -287,7 +259,7 @@ export async function runLocalization(options: RunLocalizationOptions): Promise<
         count("failed");
         const message = error instanceof Error ? error.message : String(error);
         progress(`${tag}: failed: ${message}`);
-        run = record({ outcome: "failed", exit: null, turns: 0, usage: {}, predicted: false, trajectory: existsSync(trajectoryPath) ? `trajectories/${id}.traj.jsonl` : null, error: message });
+        run = record({ outcome: "failed", exit: null, turns: 0, usage: {}, predicted: false, trajectory: existsSync(trajectoryPath) ? relative(options.out, trajectoryPath) : null, error: message });
       }
       await appendFile(runsPath, `${JSON.stringify(RunRecordSchema.parse(run))}\n`, "utf8");
     }

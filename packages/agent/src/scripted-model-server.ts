@@ -92,6 +92,15 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     answer(record, res, checked.data, index, turn);
   }
 
+  /** Keeps a timer until the response closes (or the server does), whichever comes first. */
+  function untilClosed(res: ServerResponse, timer: NodeJS.Timeout): void {
+    timers.add(timer);
+    res.on("close", () => {
+      clearTimeout(timer);
+      timers.delete(timer);
+    });
+  }
+
   function answer(record: ReceivedRequest, res: ServerResponse, request: ChatCompletionRequest, index: number, turn: ScriptTurn): void {
     if (!isScriptedFault(turn)) {
       record.status = 200;
@@ -119,15 +128,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         record.status = 200;
         res.writeHead(200, { "content-type": "application/json" });
         res.write("{");
-        const timer = setInterval(() => {
-          if (res.destroyed) return;
-          res.write(" ");
-        }, turn.everyMs);
-        timers.add(timer);
-        res.on("close", () => {
-          clearInterval(timer);
-          timers.delete(timer);
-        });
+        untilClosed(res, setInterval(() => res.destroyed || res.write(" "), turn.everyMs));
         return;
       }
       case "cut-connection":
@@ -148,12 +149,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
           }
           answer(record, res, request, index, turn.then);
         }, turn.ms);
-        timers.add(timer);
         // The client may give up first; then there is no one left to answer.
-        res.on("close", () => {
-          clearTimeout(timer);
-          timers.delete(timer);
-        });
+        untilClosed(res, timer);
         return;
       }
     }

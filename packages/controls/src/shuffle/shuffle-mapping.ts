@@ -71,35 +71,22 @@ export const ShuffleMappingSchema = z
     // write, and a key or value that climbs (`../x`) or is absolute would map a path out of the tree.
     const badPath = (path: string) =>
       path.startsWith("/") ? "is absolute" : path.includes("\0") ? "holds a NUL byte" : path.split("/").some((segment) => segment === "" || segment === "." || segment === "..") ? "is not a normalized relative path (empty, . or .. segments)" : undefined;
-    for (const key of ["directories", "files"] as const) {
-      for (const [original, shuffled] of Object.entries(mapping[key])) {
-        for (const [side, path] of [["original", original], ["shuffled", shuffled]] as const) {
-          const problem = badPath(path);
-          if (problem) context.addIssue({ code: "custom", path: [key, original], message: `the ${side} path ${JSON.stringify(path)} ${problem}` });
-        }
-      }
-    }
-    // The renaming keeps the tree's shape: an entry's shuffled folder is its folder's shuffled path.
     const parent = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf("/")));
-    for (const key of ["directories", "files"] as const) {
-      for (const [original, shuffled] of Object.entries(mapping[key])) {
-        const folder = parent(original);
-        const expected = folder === "" ? "" : mapping.directories[folder];
-        if (expected === undefined) context.addIssue({ code: "custom", path: [key, original], message: `its folder ${JSON.stringify(folder)} is not in directories` });
-        else if (parent(shuffled) !== expected) context.addIssue({ code: "custom", path: [key, original], message: `${JSON.stringify(shuffled)} is not inside ${JSON.stringify(expected || ".")}, where its folder ${JSON.stringify(folder || ".")} maps to` });
-      }
-    }
     for (const key of ["directories", "files"] as const) {
       const seen = new Map<string, string>();
       for (const [original, shuffled] of Object.entries(mapping[key])) {
-        const other = seen.get(shuffled);
-        if (other !== undefined) {
-          context.addIssue({
-            code: "custom",
-            path: [key, original],
-            message: `${original} and ${other} both map to ${shuffled}: a shuffle mapping must be one-to-one`,
-          });
+        const issue = (message: string) => context.addIssue({ code: "custom", path: [key, original], message });
+        for (const [side, path] of [["original", original], ["shuffled", shuffled]] as const) {
+          const problem = badPath(path);
+          if (problem) issue(`the ${side} path ${JSON.stringify(path)} ${problem}`);
         }
+        // The renaming keeps the tree's shape: an entry's shuffled folder is its folder's shuffled path.
+        const folder = parent(original);
+        const expected = folder === "" ? "" : mapping.directories[folder];
+        if (expected === undefined) issue(`its folder ${JSON.stringify(folder)} is not in directories`);
+        else if (parent(shuffled) !== expected) issue(`${JSON.stringify(shuffled)} is not inside ${JSON.stringify(expected || ".")}, where its folder ${JSON.stringify(folder || ".")} maps to`);
+        const other = seen.get(shuffled);
+        if (other !== undefined) issue(`${original} and ${other} both map to ${shuffled}: a shuffle mapping must be one-to-one`);
         seen.set(shuffled, original);
       }
     }

@@ -22,11 +22,11 @@ afterEach(async () => {
 });
 
 async function localize(script: ModelScript, extra: string[] = [], options: { benchmark?: string; env?: Record<string, string> } = {}) {
-  const server = await startScriptedModelServer({ script });
+  const server = await startScriptedModelServer({ script, models: ["scripted"] });
   try {
     return await execa(
       process.execPath,
-      [bin, "localize", "--benchmark", options.benchmark ?? fixture.benchmark, "--repos", fixture.mirrors, "--endpoint", server.url, "--model", "scripted", "--out", out, ...extra],
+      [bin, "localize", "--benchmark", options.benchmark ?? fixture.benchmark, "--repos", fixture.mirrors, "--endpoint", server.url, "--model", "scripted", "--out", out, "--backoff", "0", ...extra],
       { reject: false, env: { LOCLAB_QUIET: "0", ...options.env } },
     );
   } finally {
@@ -52,7 +52,7 @@ describe("loclab localize: hostile input and interrupted runs", () => {
     const refused = await localize(calcSolvingTurns());
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain(`is in use by another loclab run (pid ${process.pid} on host ${hostname()}`);
-    expect(existsSync(join(out, "predictions.jsonl"))).toBe(false);
+    expect(existsSync(join(out, "attempts.jsonl"))).toBe(false);
 
     writeFileSync(join(out, ".loclab.lock"), `${JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), startedAt: "2026-12-01T00:00:00.000Z" })}\n`);
     const taken = await localize(calcSolvingTurns());
@@ -62,37 +62,55 @@ describe("loclab localize: hostile input and interrupted runs", () => {
   });
 
   it("a torn last line from a kill is set aside, said, and the run resumes on a clean file", async () => {
-    await mkdir(out, { recursive: true });
-    writeFileSync(join(out, "predictions.jsonl"), '{"schemaVersion":1,"instanceId":"acme__ca');
+    const first = await localize(calcSolvingTurns());
+    expect(first.exitCode, first.stderr).toBe(0);
+    const predictions = join(out, "cells", "seed-none", "plain", "predictions.jsonl");
+    writeFileSync(join(out, "attempts.jsonl"), `${readFileSync(join(out, "attempts.jsonl"), "utf8")}{"kind":"loclab.run-record","schemaVersion":1,"key":"ab`);
+    writeFileSync(predictions, `${readFileSync(predictions, "utf8")}{"schemaVersion":1,"instanceId":"acme__ca`);
     const result = await localize(calcSolvingTurns());
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/predictions\.jsonl:1: a torn last line \(41 bytes, from a crash\) was set aside in .*predictions\.jsonl\.torn-/);
-    const predictions = lines(join(out, "predictions.jsonl")).map((line) => JSON.parse(line) as { instanceId: string });
-    expect(predictions.map((prediction) => prediction.instanceId)).toEqual(["acme__calc-1"]);
-    const aside = readdirSync(out).find((name) => name.startsWith("predictions.jsonl.torn-")) as string;
-    expect(readFileSync(join(out, aside), "utf8")).toBe('{"schemaVersion":1,"instanceId":"acme__ca');
+    expect(result.stderr).toMatch(/attempts\.jsonl:2: a torn last line \(55 bytes, from a crash\) was set aside in .*attempts\.jsonl\.torn-/);
+    expect(result.stderr).toMatch(/predictions\.jsonl:2: a torn last line was set aside in .*predictions\.jsonl\.torn-/);
+    expect(lines(predictions).map((line) => (JSON.parse(line) as { instanceId: string }).instanceId)).toEqual(["acme__calc-1"]);
+    expect(lines(join(out, "attempts.jsonl"))).toHaveLength(1);
+    const aside = readdirSync(join(out, "cells", "seed-none", "plain")).find((name) => name.startsWith("predictions.jsonl.torn-")) as string;
+    expect(readFileSync(join(out, "cells", "seed-none", "plain", aside), "utf8")).toBe('{"schemaVersion":1,"instanceId":"acme__ca');
   });
 
-  it("a failed attempt exits 1 and is kept; the retry is recorded as attempt 2 beside it", async () => {
-    const failed = await localize([{ fault: "http-400" }]);
+  it("an endpoint failure leaves the key open and exits 1; rerunning retries it, every attempt's trajectory kept", async () => {
+    const failed = await localize(() => ({ fault: "http-500" }));
     expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toContain("localize: every instance that ran failed (1)");
+    expect(failed.stderr).toContain("1 of 1 attempt key(s) have no final outcome; continue with: loclab run --resume");
     const retried = await localize(calcSolvingTurns());
     expect(retried.exitCode, retried.stderr).toBe(0);
-    const records = lines(join(out, "runs.jsonl")).map((line) => JSON.parse(line) as { attempt: number; outcome: string; trajectory: string | null });
+    const records = lines(join(out, "attempts.jsonl")).map((line) => JSON.parse(line) as { attempt: number; outcome: string; retries: unknown[] });
     expect(records.map(({ attempt, outcome }) => ({ attempt, outcome }))).toEqual([
-      { attempt: 1, outcome: "model_error" },
-      { attempt: 2, outcome: "finished" },
+      { attempt: 1, outcome: "infra_error" },
+      { attempt: 2, outcome: "infra_error" },
+      { attempt: 3, outcome: "infra_error" },
+      { attempt: 4, outcome: "infra_error" },
+      { attempt: 5, outcome: "finished" },
     ]);
-    const kept = lines(join(out, "attempts", "acme__calc-1", "attempt-1.jsonl"));
-    expect(JSON.parse(kept[0] as string)).toMatchObject({ outcome: { exit: "error" } });
-    expect(JSON.parse(lines(join(out, "trajectories", "acme__calc-1.traj.jsonl"))[0] as string)).toMatchObject({ outcome: { exit: "submitted" } });
+    expect(records[0]?.retries).toHaveLength(3);
+    const dir = join(out, "trajectories", "seed-none", "plain", "acme__calc-1");
+    expect(readdirSync(dir).sort()).toEqual([1, 2, 3, 4, 5].map((n) => `attempt-${n}.traj.jsonl`));
+    expect(JSON.parse(lines(join(dir, "attempt-1.traj.jsonl"))[0] as string)).toMatchObject({ outcome: { exit: "error" } });
+    expect(JSON.parse(lines(join(dir, "attempt-5.traj.jsonl"))[0] as string)).toMatchObject({ outcome: { exit: "submitted" } });
+  });
+
+  it("a request the server refuses (HTTP 400) is the attempt's final outcome: not retried", async () => {
+    const refused = await localize([{ fault: "http-400" }]);
+    expect(refused.exitCode, refused.stderr).toBe(0);
+    expect(refused.stdout).toContain("no prediction: model_error 1");
+    const again = await localize(calcSolvingTurns());
+    expect(again.exitCode).toBe(0);
+    expect(lines(join(out, "attempts.jsonl"))).toHaveLength(1);
   });
 
   it("an API key the model echoes and URL credentials reach no file the run writes", async () => {
     const key = "sk-live-ECHO-0000111122223333";
     const echo: ModelScript = [{ content: `the key is ${key}`, toolCalls: [{ name: "search_code", arguments: JSON.stringify({ query: "def average" }) }] }, ...calcSolvingTurns().slice(1)];
-    const server = await startScriptedModelServer({ script: echo });
+    const server = await startScriptedModelServer({ script: echo, models: ["scripted"] });
     try {
       const endpoint = server.url.replace("http://", "http://bob:pa55word-xyz@");
       const result = await execa(process.execPath, [bin, "localize", "--benchmark", fixture.benchmark, "--repos", fixture.mirrors, "--endpoint", endpoint, "--model", "scripted", "--out", out, "--api-key-env", "LOCLAB_HARDENING_KEY"], {
@@ -100,7 +118,7 @@ describe("loclab localize: hostile input and interrupted runs", () => {
         env: { LOCLAB_HARDENING_KEY: key },
       });
       expect(result.exitCode, result.stderr).toBe(0);
-      const written = ["predictions.jsonl", "runs.jsonl", "trajectories/acme__calc-1.traj.jsonl"].map((file) => readFileSync(join(out, file), "utf8")).join("\n");
+      const written = ["cells/seed-none/plain/predictions.jsonl", "attempts.jsonl", "manifest.json", "sessions.jsonl", "trajectories/seed-none/plain/acme__calc-1/attempt-1.traj.jsonl"].map((file) => readFileSync(join(out, file), "utf8")).join("\n");
       expect(written).toContain("the key is [redacted]");
       for (const secret of [key, "pa55word-xyz", "bob:"]) {
         expect(written).not.toContain(secret);

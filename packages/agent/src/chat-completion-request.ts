@@ -38,6 +38,7 @@ export const chatCompletionRequestSchema = z.looseObject({
   messages: z.array(wireMessageSchema).min(1),
   tools: z.array(wireToolSchema).optional(),
   temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
   seed: z.number().int().optional(),
   max_tokens: z.number().int().positive().optional(),
   stream: z.literal(false, { message: "streaming is not supported; send stream: false or omit it" }).optional(),

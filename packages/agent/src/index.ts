@@ -3,6 +3,7 @@ export * from "./chat-completion-request.js";
 export * from "./chat-completion-response.js";
 export * from "./script-turn.js";
 export * from "./scripted-model-server.js";
+export * from "./policy-model-server.js";
 export * from "./model-errors.js";
 export * from "./classify-model-error.js";
 export * from "./wire-format.js";

@@ -3,9 +3,10 @@ import { toolDefinitions, type Workspace } from "@loclab/tools";
 import { type BudgetLimits, budgetExit, type LoopBudget } from "./budget-exit.js";
 import type { ToolDefinition } from "./chat-message.js";
 import type { ModelClient } from "./model-client.js";
-import { fillTemplate, readPromptTemplate } from "./prompt-templates.js";
+import { fillTemplate, type PromptName, readPromptTemplate as shippedPrompt } from "./prompt-templates.js";
 import { submitLocalizationTool } from "./submit-localization.js";
-import { type LoopState, type Recovery, takeTurn, type TurnEnd, type TurnSetup } from "./take-turn.js";
+import type { RetryRecord } from "./model-errors.js";
+import { type LoopState, type ModelErrorKind, type Recovery, takeTurn, type TurnEnd, type TurnSetup } from "./take-turn.js";
 import { toolProtocol, type ToolMode } from "./tool-protocol.js";
 import { openTrajectory, type TrajectoryExit, type TrajectoryUsage } from "./trajectory-writer.js";
 
@@ -37,6 +38,11 @@ export interface LocalizeInstanceOptions {
   toolMode?: ToolMode;
   /** Epoch milliseconds; injectable for tests. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Prompt templates to use instead of the shipped ones (`packages/agent/prompts/<name>.md`),
+   * by name; same placeholders. A run spec's `localizer.promptsDir` arrives here.
+   */
+  prompts?: Partial<Record<PromptName, string>>;
   /** Written into the trajectory header (style.md: the log is the contract); the caller's run spec. */
   provenance?: Provenance;
 }
@@ -54,7 +60,11 @@ export interface LocalizeResult {
   budget?: LoopBudget;
   /** For `model_error` and `invalid_final`: what went wrong. */
   error?: string;
+  /** For `model_error`: the transport failed (after the client's retries: the server's doing) or the request was refused (4xx). */
+  errorKind?: ModelErrorKind;
   recoveries: Recovery[];
+  /** The transport faults the client retried over the whole run, in order. */
+  retries: RetryRecord[];
 }
 
 /**
@@ -82,6 +92,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   const iso = () => new Date(now()).toISOString();
   const startedMs = now();
   const submitTool = submitLocalizationTool(maxLocations);
+  const readPromptTemplate = async (name: PromptName) => options.prompts?.[name] ?? shippedPrompt(name);
   const allTools: ToolDefinition[] = [...toolDefinitions().map(({ function: tool }) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), submitTool];
   const system = fillTemplate(await readPromptTemplate(protocol.systemTemplate), { tools: protocol.describeTools(allTools), maxTurns: String(limits.maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(limits) });
   const user = fillTemplate(await readPromptTemplate("user"), { instanceId: instance.instance_id, problemStatement: instance.problem_statement });
@@ -99,11 +110,11 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   };
   const state: LoopState = {
     messages: [{ role: "system", content: system }, { role: "user", content: user }],
-    turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false,
+    turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false, retries: [],
   };
-  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
+  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
     await trajectory.finish({ exit, usage: state.usage, endedAt: iso() });
-    return { droppedPaths: [], ...result, turns: state.turns, usage: state.usage, recoveries: state.recoveries };
+    return { droppedPaths: [], ...result, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries };
   };
 
   for (;;) {
@@ -118,7 +129,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     }
     if (!ended) continue;
     if (ended.exit === "submitted") return end("submitted", { outcome: state.forcedAsked ? "forced_final" : "finished", prediction: ended.prediction, droppedPaths: ended.droppedPaths });
-    return end(ended.exit, { outcome: ended.outcome, ...(ended.outcome === "budget_exhausted" ? { budget: "turns" as const } : {}), ...(ended.error !== undefined ? { error: ended.error } : {}) });
+    return end(ended.exit, { outcome: ended.outcome, ...(ended.outcome === "budget_exhausted" ? { budget: "turns" as const } : {}), ...(ended.error !== undefined ? { error: ended.error } : {}), ...(ended.errorKind ? { errorKind: ended.errorKind } : {}) });
   }
 }
 

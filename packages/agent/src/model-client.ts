@@ -15,6 +15,8 @@ export interface ModelClientOptions {
   /** Name of the environment variable holding the API key (read once, at creation). */
   apiKeyEnv?: string;
   temperature?: number;
+  /** Nucleus sampling, sent as `top_p`. */
+  topP?: number;
   seed?: number;
   /** Sent as `max_tokens`, which vLLM and OpenAI both accept. */
   maxOutputTokens?: number;
@@ -117,6 +119,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       messages: toWireMessages(request.messages),
       ...(request.tools && request.tools.length > 0 ? { tools: toWireTools(request.tools) } : {}),
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...(options.topP !== undefined ? { top_p: options.topP } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.maxOutputTokens !== undefined ? { max_tokens: options.maxOutputTokens } : {}),
     };

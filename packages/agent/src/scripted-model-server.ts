@@ -22,6 +22,8 @@ export interface ScriptedModelServerOptions {
   script: ModelScript;
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** The models `GET /v1/models` lists, as vLLM does for its served model names. Default `["scripted"]`. */
+  models?: readonly string[];
 }
 
 export interface ScriptedModelServer {
@@ -58,12 +60,20 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     });
   });
 
+  let running = 0;
+  let served = 0;
   function handle(record: ReceivedRequest, res: ServerResponse): void {
+    if (record.method === "GET" && serveInfo(record, res)) return;
     if (record.method !== "POST" || record.path !== chatCompletionsPath) {
       record.status = 404;
-      sendError(res, 404, `no route for ${record.method} ${record.path}; only POST ${chatCompletionsPath}`, "not_found");
+      sendError(res, 404, `no route for ${record.method} ${record.path}; only POST ${chatCompletionsPath}, GET /v1/models, /health, /version, /metrics`, "not_found");
       return;
     }
+    running += 1;
+    res.on("close", () => {
+      running -= 1;
+      served += 1;
+    });
     let parsed: unknown;
     try {
       parsed = JSON.parse(record.raw);
@@ -90,6 +100,47 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       return;
     }
     answer(record, res, checked.data, index, turn);
+  }
+
+  /**
+   * The read-only routes a runner probes, in vLLM's shapes: `/health` (200, empty body),
+   * `/version`, `/v1/models` (the served names), `/metrics` (Prometheus text with vLLM's gauge
+   * names: requests in flight as running, none waiting: this server never queues).
+   */
+  function serveInfo(record: ReceivedRequest, res: ServerResponse): boolean {
+    const path = record.path.split("?")[0];
+    if (path === "/health") {
+      record.status = 200;
+      res.writeHead(200).end();
+      return true;
+    }
+    if (path === "/version") {
+      record.status = 200;
+      sendJson(res, 200, { version: "loclab-scripted" });
+      return true;
+    }
+    if (path === "/v1/models") {
+      record.status = 200;
+      sendJson(res, 200, { object: "list", data: (options.models ?? ["scripted"]).map((id) => ({ id, object: "model", created: 1_767_225_600, owned_by: "loclab" })) });
+      return true;
+    }
+    if (path === "/metrics") {
+      record.status = 200;
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
+      res.end(
+        [
+          "# TYPE vllm:num_requests_running gauge",
+          `vllm:num_requests_running{model_name="${options.models?.[0] ?? "scripted"}"} ${running}`,
+          "# TYPE vllm:num_requests_waiting gauge",
+          `vllm:num_requests_waiting{model_name="${options.models?.[0] ?? "scripted"}"} 0`,
+          "# TYPE vllm:request_success_total counter",
+          `vllm:request_success_total{finished_reason="stop",model_name="${options.models?.[0] ?? "scripted"}"} ${served}`,
+          "",
+        ].join("\n"),
+      );
+      return true;
+    }
+    return false;
   }
 
   /** Keeps a timer until the response closes (or the server does), whichever comes first. */

@@ -45,12 +45,17 @@ export interface LoopState {
   previousCalls: ReadonlySet<string>;
   forcedAsked: boolean;
   repairPending: boolean;
+  /** Every transport fault the client retried, over all turns, in order (for the run record). */
+  retries: RetryRecord[];
 }
 
 /** How a turn ended the run, if it did. */
 export type TurnEnd =
   | { exit: "submitted"; prediction: Prediction; droppedPaths: string[] }
-  | { exit: Exclude<TrajectoryExit, "submitted">; outcome: "model_error" | "invalid_final" | "budget_exhausted"; error?: string };
+  | { exit: Exclude<TrajectoryExit, "submitted">; outcome: "model_error" | "invalid_final" | "budget_exhausted"; error?: string; errorKind?: ModelErrorKind };
+
+/** Why a model call failed: the transport (the server or network, after retries) or the request (a 4xx refusal). */
+export type ModelErrorKind = "transport" | "request";
 
 /**
  * One turn of the localizer: the forced-final prompt on the last turn, context truncation,
@@ -78,7 +83,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
       if (!(error instanceof ModelTransportError || error instanceof ModelRequestError)) throw error;
       retries = error.retries;
       notes.push(`model error: ${error.message}`);
-      return { exit: "error", outcome: "model_error", error: error.message };
+      return { exit: "error", outcome: "model_error", error: error.message, errorKind: error instanceof ModelTransportError ? "transport" : "request" };
     }
     retries = completion.retries;
     state.turns += 1;
@@ -110,6 +115,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
     throw error;
   } finally {
     step.endedAt = setup.iso();
+    state.retries.push(...retries);
     if (retries.length > 0) step.retries = retries.map(({ attempt, error, message, waitedMs }) => ({ attempt, error, message, waitedMs }));
     const harness = [...retries.map(retryNote), ...notes];
     if (harness.length > 0) step.error = harness.join("; ");

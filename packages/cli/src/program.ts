@@ -4,6 +4,7 @@ import { registerDatasetsCommand } from "./commands/datasets.js";
 import { registerBreakdownCommand } from "./commands/breakdown.js";
 import { registerCompareCommand } from "./commands/compare.js";
 import { registerLocalizeCommand } from "./commands/localize.js";
+import { registerRunCommands } from "./commands/run.js";
 import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
 import { registerPowerCommand } from "./commands/power.js";
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerToolCommand(program);
   registerBreakdownCommand(program);
   registerLocalizeCommand(program);
+  registerRunCommands(program);
   registerReproduceCommand(program);
   return program;
 }

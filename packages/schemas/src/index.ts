@@ -8,6 +8,7 @@ export * from "./prediction.js";
 export * from "./prediction-record.js";
 export * from "./artifact.js";
 export * from "./trajectory.js";
+export * from "./control.js";
 export * from "./run-record.js";
 export * from "./jsonl.js";
 export * from "./line-repeats.js";

@@ -166,13 +166,11 @@ export interface JsonlReadResult<T> {
  */
 export async function readJsonl<T = unknown>(
   file: string,
-  options: { schema?: z.ZodType<T, unknown>; onBadLine?: "stop" | "skip" } = {},
+  options: { schema?: z.ZodType<T, unknown>; onBadLine?: "stop" | "skip"; onTornLine?: (error: JsonlLineError) => void } = {},
 ): Promise<JsonlReadResult<T>> {
   const skipped: JsonlLineError[] = [];
-  const policy: JsonlReadOptions<T> =
-    options.onBadLine === "skip"
-      ? { onBadLine: "skip", skipped, ...(options.schema ? { schema: options.schema } : {}) }
-      : { ...(options.schema ? { schema: options.schema } : {}) };
+  const common = { ...(options.schema ? { schema: options.schema } : {}), ...(options.onTornLine ? { onTornLine: options.onTornLine } : {}) };
+  const policy: JsonlReadOptions<T> = options.onBadLine === "skip" ? { onBadLine: "skip", skipped, ...common } : common;
   const records: JsonlRecord<T>[] = [];
   for await (const record of streamJsonl(file, policy)) records.push(record);
   return { file, records, skipped };

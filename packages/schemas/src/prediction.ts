@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FindingSchema } from "./finding.js";
 import { InstanceIdSchema } from "./instance-id.js";
+import { ControlSchema } from "./control.js";
 import { LocationSchema } from "./location.js";
 
 /**
@@ -18,6 +19,9 @@ export const PredictionSchema = z.object({
   modules: z.array(z.string().min(1)).optional(),
   functions: z.array(z.string().min(1)).optional(),
   finding: FindingSchema.optional(),
+  /** For a prediction a run wrote: the sampling seed sent (`null`: none) and the control it ran under. */
+  seed: z.number().int().nonnegative().nullable().optional(),
+  control: ControlSchema.optional(),
 });
 
 export type Prediction = z.output<typeof PredictionSchema>;

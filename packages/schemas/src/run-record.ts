@@ -1,44 +1,65 @@
 import { z } from "zod";
+import { ControlSchema } from "./control.js";
 import { InstanceIdSchema } from "./instance-id.js";
+import { PredictionSchema } from "./prediction.js";
 import { SCHEMA_VERSION } from "./version.js";
-import { TRAJECTORY_EXITS, TrajectoryUsageSchema } from "./trajectory.js";
+import { TRAJECTORY_EXITS, TrajectoryRetrySchema, TrajectoryUsageSchema } from "./trajectory.js";
 
 /** The `kind` of a run record line. */
 export const RUN_RECORD_KIND = "loclab.run-record";
 
 /**
- * How one attempt at one instance ended, in the localizer's words (`finished`,
- * `forced_final`, `budget_exhausted`, `model_error`, `invalid_final`), or `failed` when the
- * harness itself failed before or around the loop (a workspace that could not be made, a tool
- * that threw).
+ * How one attempt at one instance ended. The localizer's own outcomes (`finished`,
+ * `forced_final`, `budget_exhausted`, `model_error` — the server refused the request with a
+ * 4xx, e.g. a context overflow —, `invalid_final`) are the model's doing and final: the
+ * attempt key is done and never retried, since retrying only those would bias the results.
+ * `infra_error` (the endpoint failed in transport after the client's retries, or went down)
+ * and `failed` (the harness failed around the loop: a workspace that could not be made, a
+ * tool that threw) are not the model's doing: the key stays open and runs again.
  */
-export const RUN_ATTEMPT_OUTCOMES = ["finished", "forced_final", "budget_exhausted", "model_error", "invalid_final", "failed"] as const;
+export const RUN_ATTEMPT_OUTCOMES = ["finished", "forced_final", "budget_exhausted", "model_error", "invalid_final", "infra_error", "failed"] as const;
 export type RunAttemptOutcome = (typeof RUN_ATTEMPT_OUTCOMES)[number];
+export const FINAL_RUN_OUTCOMES: readonly RunAttemptOutcome[] = ["finished", "forced_final", "budget_exhausted", "model_error", "invalid_final"];
+
+/** Whether an outcome closes its attempt key (see `RUN_ATTEMPT_OUTCOMES`). */
+export function isFinalOutcome(outcome: RunAttemptOutcome): boolean {
+  return FINAL_RUN_OUTCOMES.includes(outcome);
+}
 
 /**
- * One line of a run's `runs.jsonl`: one attempt at one instance under one seed and control,
- * appended when the attempt ends, never rewritten. A rerun of a failed instance appends a new
- * attempt, so every attempt stays on record; the runner reads these lines to resume. The
- * trajectory path is relative to the run folder.
+ * One line of a run's attempt ledger (`attempts.jsonl`): one attempt at one attempt key
+ * (instance × seed × control × localizer settings, hashed: `key`), appended when the attempt
+ * ends, never rewritten. A key is done when it has a record with a final outcome
+ * (`isFinalOutcome`); resuming runs the keys that are not. Every attempt stays on record, the
+ * failed ones too. `trajectory` is relative to the run folder. `retries` are the transport
+ * faults the model client retried on the way (each one a failed HTTP attempt); `error` holds
+ * the last one's message for an `infra_error`.
  */
 export const RunRecordSchema = z.strictObject({
   kind: z.literal(RUN_RECORD_KIND),
   schemaVersion: z.literal(SCHEMA_VERSION),
+  /** sha256 (hex) of the attempt key's canonical JSON. */
+  key: z.string().regex(/^[0-9a-f]{64}$/, "a sha256 in hex"),
   instanceId: InstanceIdSchema,
-  /** 1 for the first attempt at this (instance, seed, control). */
+  /** 1 for the first attempt at this key. */
   attempt: z.number().int().positive(),
   seed: z.number().int().nonnegative().nullable(),
-  /** The control the issue and repository went through: `plain`, `masked:<level>`, `shuffled:<seed>`, `mismatch:<seed>`. */
-  control: z.string().min(1),
-  endpoint: z.strictObject({ baseURL: z.string().min(1), model: z.string().min(1) }),
+  control: ControlSchema,
+  endpoint: z.strictObject({ baseURL: z.string().min(1), model: z.string().min(1) }).nullable(),
   outcome: z.enum(RUN_ATTEMPT_OUTCOMES),
   /** The trajectory's exit, when a trajectory was written. */
   exit: z.enum(TRAJECTORY_EXITS).nullable(),
   turns: z.number().int().nonnegative(),
   usage: TrajectoryUsageSchema.extend({ apiCalls: z.number().int().nonnegative().optional() }),
+  wallMs: z.number().nonnegative(),
+  retries: z.array(TrajectoryRetrySchema),
   trajectory: z.string().min(1).nullable(),
-  /** Whether a prediction for this attempt was appended to predictions.jsonl. */
-  predicted: z.boolean(),
+  /**
+   * The prediction, for `finished` and `forced_final` (mapped back to the original paths for
+   * `shuffled`). The ledger line is written first and the cell's predictions.jsonl line after
+   * it, so a kill between the two is mended on resume from here, never by running again.
+   */
+  prediction: PredictionSchema.optional(),
   error: z.string().optional(),
   startedAt: z.iso.datetime({ offset: true }),
   endedAt: z.iso.datetime({ offset: true }),

@@ -4,17 +4,20 @@ import { formatZodError, isBudgetExit, PredictionRecordSchema, RunRecordSchema, 
 const record = {
   kind: "loclab.run-record",
   schemaVersion: 1,
+  key: "7b9570232255ece394350c5f47b465ffefcad71e03fc9bcc0bf5ea98ea0d42d3",
   instanceId: "django__django-11099",
   attempt: 1,
   seed: 7,
-  control: "masked:modules",
+  control: { kind: "masked", level: "modules" },
   endpoint: { baseURL: "http://127.0.0.1:8000/v1", model: "Qwen/Qwen3-30B-A3B" },
   outcome: "finished",
   exit: "submitted",
   turns: 4,
   usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120, apiCalls: 4 },
-  trajectory: "trajectories/django__django-11099.traj.jsonl",
-  predicted: true,
+  wallMs: 60000,
+  retries: [{ attempt: 1, error: "http-5xx", message: "HTTP 503", waitedMs: 1000 }],
+  trajectory: "trajectories/seed-7/masked-modules/django__django-11099/attempt-1.traj.jsonl",
+  prediction: { instanceId: "django__django-11099", files: ["django/core/validators.py"], locations: [], seed: 7, control: { kind: "masked", level: "modules" } },
   startedAt: "2026-12-01T10:00:00.000Z",
   endedAt: "2026-12-01T10:01:00.000Z",
 };
@@ -38,6 +41,9 @@ describe("the log contract", () => {
     expect(formatZodError(extra.error!)).toContain('Unrecognized key: "apiKey"');
     const bad = RunRecordSchema.safeParse({ ...record, outcome: "solved", endpoint: { baseURL: "", model: "m" } });
     expect(formatZodError(bad.error!)).toMatch(/endpoint\.baseURL: .*; outcome: |outcome: .*; endpoint\.baseURL: /);
+    const control = RunRecordSchema.safeParse({ ...record, control: { kind: "shuffled" } });
+    expect(formatZodError(control.error!)).toMatch(/control\.seed: /);
+    expect(RunRecordSchema.safeParse({ ...record, key: "abc" }).success).toBe(false);
   });
 
   it("a prediction line without schemaVersion says where it probably came from", () => {

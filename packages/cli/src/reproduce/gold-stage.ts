@@ -8,7 +8,7 @@ import * as aq from "arquero";
 import { type BenchmarkGoldReport, benchmarkGoldReport } from "../gold-report.js";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
-import { toCsv } from "../csv.js";
+import { toCsv } from "@loclab/runner";
 import { printTable } from "../table.js";
 
 /** How many repositories the "instances per repository" chart shows (Loc-Bench has 160+). */

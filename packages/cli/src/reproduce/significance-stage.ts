@@ -7,7 +7,7 @@ import { makeArtifact } from "@loclab/schemas";
 import * as aq from "arquero";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
-import { toCsv } from "../csv.js";
+import { toCsv } from "@loclab/runner";
 import { printTable } from "../table.js";
 
 /** The leaderboard resolved matrices this stage reads (data README, resolved/). */

@@ -1,4 +1,4 @@
-import { toCsv } from "../csv.js";
+import { toCsv } from "@loclab/runner";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { analyzeRealTrajectories, breakdownArtifact, breakdownTable, outcomeChart, overlapHeatmap, pairwiseTable } from "@loclab/analysis";

@@ -14,7 +14,7 @@ interface LockRecord {
   command: string;
 }
 
-export interface OutputLock {
+export interface RunLock {
   path: string;
   /** Set when a stale lock (its process gone) was taken over: what it said. */
   tookOver?: string;
@@ -28,7 +28,7 @@ export interface OutputLock {
  * (which cannot be checked from here), is refused with what it says and how to clear it.
  * The lock is released by `release()` and on exit.
  */
-export async function acquireOutputLock(dir: string, command: string): Promise<OutputLock> {
+export async function acquireRunLock(dir: string, command: string): Promise<RunLock> {
   const path = join(dir, LOCK_FILE);
   const mine: LockRecord = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command };
   let tookOver: string | undefined;

@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, realpath, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { knownFilesFromInstance, mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, unmapPredictions } from "@loclab/controls";
+import type { Prediction } from "@loclab/schemas";
+import { materializeWorkspace, shuffleRepository, walkCheckout, type Workspace, workspaceCachePath, workspaceFromFiles } from "@loclab/tools";
+import type { PlannedAttempt } from "./run-plan.js";
+
+/** An attempt made ready for the localizer under its control. */
+export interface PreparedAttempt {
+  workspace: Workspace;
+  /** The issue text the model gets (masked, or mapped through the shuffle). */
+  problemStatement: string;
+  /** The prediction in the original repository's names (shuffled: mapped back; others: as given). */
+  toOriginal(prediction: Prediction): { prediction: Prediction; unmappedPaths: number };
+}
+
+/**
+ * The workspaces of a run's cells (docs/definitions.md §4), cached so that every cell of a
+ * repository × commit shares one materialized tree, and every shuffled cell one shuffled copy:
+ *
+ * - `plain`: the instance's repository at its base commit, the issue as written;
+ * - `masked`: the same tree, the issue masked at the control's level (known files from the
+ *   instance's patches, as `loclab mask` does);
+ * - `shuffled`: a shuffled copy of the tree (`<cacheDir>/shuffled/seed-<s>/<owner>__<name>/<commit>/tree`,
+ *   its mapping beside it, outside the tree: the model's tools cannot reach it), the issue mapped
+ *   through the same renaming, predictions mapped back (`unmapPredictions`, unknown paths marked);
+ * - `mismatch`: the snapshot of the paired instance's repository, the issue as written.
+ *
+ * A shuffled copy is built in a temporary folder and renamed into place, so a crash never
+ * leaves half a copy in the cache; concurrent attempts wait for the one build.
+ */
+export class CellWorkspaces {
+  private readonly building = new Map<string, Promise<{ workspace: Workspace; mapping: ShuffleMapping }>>();
+
+  constructor(private readonly options: { mirrors: string; cacheDir: string }) {}
+
+  async prepare(attempt: PlannedAttempt): Promise<PreparedAttempt> {
+    const { instance, cell } = attempt;
+    const asGiven = (prediction: Prediction) => ({ prediction, unmappedPaths: 0 });
+    const { control } = cell;
+    switch (control.kind) {
+      case "plain":
+        return { workspace: await this.tree(instance.repo, instance.base_commit), problemStatement: instance.problem_statement, toOriginal: asGiven };
+      case "masked":
+        return {
+          workspace: await this.tree(instance.repo, instance.base_commit),
+          problemStatement: maskIssuePaths(instance.problem_statement, { knownFiles: knownFilesFromInstance(instance), level: control.level }).text,
+          toOriginal: asGiven,
+        };
+      case "mismatch": {
+        if (!attempt.mismatch) throw new Error(`${instance.instance_id}: no mismatch pairing for seed ${control.seed}`);
+        return { workspace: await this.tree(attempt.mismatch.snapshotRepo, attempt.mismatch.snapshotCommit), problemStatement: instance.problem_statement, toOriginal: asGiven };
+      }
+      case "shuffled": {
+        const { workspace, mapping } = await this.shuffled(instance.repo, instance.base_commit, control.seed);
+        return {
+          workspace,
+          problemStatement: mapIssueText(mapping, instance.problem_statement).text,
+          toOriginal: (prediction) => {
+            const mapped = unmapPredictions(mapping, [prediction]);
+            return { prediction: mapped.predictions[0] as Prediction, unmappedPaths: mapped.unmapped.length };
+          },
+        };
+      }
+    }
+  }
+
+  private tree(repo: string, commit: string): Promise<Workspace> {
+    return materializeWorkspace({ instance: { repo, base_commit: commit }, mirrors: this.options.mirrors, cacheDir: this.options.cacheDir });
+  }
+
+  private shuffled(repo: string, commit: string, seed: number): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {
+    const id = `${repo}@${commit}#${seed}`;
+    let pending = this.building.get(id);
+    if (!pending) {
+      pending = this.buildShuffled(repo, commit, seed);
+      pending.catch(() => this.building.delete(id));
+      this.building.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async buildShuffled(repo: string, commitInput: string, seed: number): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {
+    const original = await this.tree(repo, commitInput);
+    const commit = original.commit ?? commitInput;
+    const folder = workspaceCachePath(join(this.options.cacheDir, "shuffled", `seed-${seed}`), repo, commit);
+    if (!existsSync(join(folder, "mapping.json"))) {
+      const temporary = `${folder}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+      await mkdir(temporary, { recursive: true });
+      try {
+        await shuffleRepository({ repo: await realpath(original.root), out: join(temporary, "tree"), mapping: join(temporary, "mapping.json"), seed });
+        await rename(temporary, folder).catch(async (error: NodeJS.ErrnoException) => {
+          // Another process finished the same copy first: use theirs.
+          if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
+        });
+      } finally {
+        await rm(temporary, { recursive: true, force: true });
+      }
+    }
+    const mapping = parseShuffleMapping(JSON.parse(await readFile(join(folder, "mapping.json"), "utf8")));
+    const root = await realpath(join(folder, "tree"));
+    const walk = await walkCheckout(root, { skipDirectories: new Set() });
+    const files = [...walk.files.map((path) => ({ path, kind: "file" as const })), ...walk.symlinks.map((link) => ({ path: link.path, kind: "symlink" as const }))];
+    return { workspace: workspaceFromFiles({ root, files, repo, commit }), mapping };
+  }
+}

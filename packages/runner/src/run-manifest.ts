@@ -1,0 +1,139 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { readFile, writeFile, rename } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { urlWithoutCredentials } from "@loclab/agent";
+import { SCHEMA_VERSION } from "@loclab/schemas";
+import { z } from "zod";
+import { canonicalJson } from "./attempt-key.js";
+import { runLayout } from "./run-layout.js";
+import type { RunSpec } from "./run-spec.js";
+
+export const RUN_MANIFEST_KIND = "loclab.run-manifest";
+
+/** `manifest.json`: written once when a run starts; what the run is and where it ran first. */
+export const RunManifestSchema = z.strictObject({
+  kind: z.literal(RUN_MANIFEST_KIND),
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  /** The spec with defaults filled and paths absolute: `loclab run --resume` runs it again. */
+  spec: z.record(z.string(), z.unknown()),
+  /** sha256 of the spec's canonical JSON. */
+  specDigest: z.string(),
+  benchmark: z.string(),
+  instances: z.array(z.string()),
+  cells: z.array(z.string()),
+  attemptKeys: z.number().int().nonnegative(),
+  loclab: z.strictObject({ version: z.string(), gitRevision: z.string().nullable() }),
+  packages: z.record(z.string(), z.string()),
+  node: z.string(),
+  /** Each endpoint's `/v1/models` answer and `/version`, when offered, at the start. */
+  endpoints: z.array(z.strictObject({ baseURL: z.string(), model: z.string(), ready: z.boolean(), problem: z.string().optional(), models: z.unknown().optional(), version: z.unknown().optional() })),
+  startedAt: z.string(),
+});
+export type RunManifest = z.infer<typeof RunManifestSchema>;
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The packages whose versions shape a run's results. */
+const RECORDED_PACKAGES = ["@loclab/agent", "@loclab/controls", "@loclab/datasets", "@loclab/metrics", "@loclab/runner", "@loclab/schemas", "@loclab/tools", "openai", "zod", "web-tree-sitter"];
+
+/** A package's version, found by walking up from this module to a `node_modules` that has it. */
+function packageVersion(name: string): string | undefined {
+  for (let dir = here; ; dir = dirname(dir)) {
+    const file = join(dir, "node_modules", name, "package.json");
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The git revision of the loclab checkout this module runs from (`-dirty` with uncommitted changes), or null. */
+export function loclabRevision(): string | null {
+  try {
+    const head = execFileSync("git", ["-C", here, "rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const dirty = execFileSync("git", ["-C", here, "status", "--porcelain", "--untracked-files=no"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return dirty ? `${head}-dirty` : head;
+  } catch {
+    return null;
+  }
+}
+
+export function environmentFacts(): Pick<RunManifest, "loclab" | "packages" | "node"> {
+  const own = JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string };
+  const packages: Record<string, string> = {};
+  for (const name of RECORDED_PACKAGES) {
+    const version = name === "@loclab/runner" ? own.version : packageVersion(name);
+    if (version) packages[name] = version;
+  }
+  return { loclab: { version: own.version, gitRevision: loclabRevision() }, packages, node: process.version };
+}
+
+/**
+ * A spec as stored: plain JSON (no undefined), for the manifest and for comparing runs.
+ * Credentials in an endpoint URL (`http://user:pass@host/v1`) are left out: a secret never
+ * reaches a file. Such a run resumes from the command that has them (`loclab localize` with the
+ * same URL), or with the key in `apiKeyEnv`.
+ */
+export function storedSpec(spec: RunSpec): Record<string, unknown> {
+  const endpoints = spec.endpoints.map((endpoint) => ({ ...endpoint, baseURL: urlWithoutCredentials(endpoint.baseURL) }));
+  return JSON.parse(canonicalJson({ ...spec, endpoints })) as Record<string, unknown>;
+}
+
+/**
+ * What makes a run the run it is: benchmark, instances, seeds, controls, the localizer and
+ * its per-instance budgets, the model. The rest of a spec says how to run it (endpoints,
+ * retries, the run's budget, the folders) and may change between sessions: a restarted server
+ * on a new port continues the same run.
+ */
+export function runIdentity(stored: Record<string, unknown>): Record<string, unknown> {
+  const endpoints = stored.endpoints as { model?: unknown }[] | undefined;
+  const budgets = stored.budgets as { instance?: unknown } | undefined;
+  return {
+    benchmark: stored.benchmark,
+    dataDir: stored.dataDir,
+    instances: stored.instances,
+    seeds: stored.seeds,
+    controls: stored.controls,
+    localizer: stored.localizer,
+    instanceBudgets: budgets?.instance,
+    model: endpoints?.[0]?.model,
+  };
+}
+
+/** Reads `manifest.json` of a run folder, or undefined when there is none; a damaged one is an error naming it. */
+export async function readRunManifest(dir: string): Promise<RunManifest | undefined> {
+  const path = runLayout.manifest(dir);
+  if (!existsSync(path)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, "utf8"));
+  } catch (error) {
+    throw new Error(`${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const checked = RunManifestSchema.safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new Error(`${path}: not a loclab run manifest: ${issue?.path.join(".") || "(top)"}: ${issue?.message}`);
+  }
+  return checked.data;
+}
+
+/** Writes `manifest.json` atomically (a temporary file renamed into place). */
+export async function writeRunManifest(dir: string, manifest: RunManifest): Promise<void> {
+  const path = runLayout.manifest(dir);
+  await writeFile(`${path}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`, "utf8");
+  await rename(`${path}.tmp`, path);
+}
+
+/** The first field where two stored specs differ, as a dotted path, or undefined when equal. */
+export function firstDifference(a: unknown, b: unknown, path = "$"): string | undefined {
+  if (canonicalJson(a) === canonicalJson(b)) return undefined;
+  if (a && b && typeof a === "object" && typeof b === "object" && Array.isArray(a) === Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const key of keys) {
+      const inner = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`);
+      if (inner) return inner;
+    }
+  }
+  return path;
+}

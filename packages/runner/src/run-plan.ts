@@ -1,0 +1,104 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { PromptName } from "@loclab/agent";
+import { type MismatchPair, mismatchPairing } from "@loclab/controls";
+import { loadBenchmark } from "@loclab/datasets";
+import { cellLabel, type Instance, type RunCell } from "@loclab/schemas";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { attemptKey } from "./attempt-key.js";
+import { RunSpecError } from "./load-run-spec.js";
+import type { RunSpec } from "./run-spec.js";
+import { selectInstances } from "./select-instances.js";
+
+/** One attempt key of a run: an instance under one cell. */
+export interface PlannedAttempt {
+  key: string;
+  instance: Instance;
+  cell: RunCell;
+  /** `seed-1/masked-modules`. */
+  cellLabel: string;
+  /** For a `mismatch` cell: whose snapshot the instance gets. */
+  mismatch?: MismatchPair;
+}
+
+/** Everything a run decides before it starts, from the spec alone (pure apart from reading the benchmark and prompts). */
+export interface RunPlan {
+  spec: RunSpec;
+  benchmarkName: string;
+  instances: Instance[];
+  cells: RunCell[];
+  /** Instance-major (each instance's cells one after another), so partial runs stay paired across cells. */
+  attempts: PlannedAttempt[];
+  /** What enters every key besides instance, seed and control. */
+  config: Record<string, unknown>;
+  prompts: Partial<Record<PromptName, string>>;
+  /** Per mismatch seed, the pairing over the run's instances. */
+  pairings: Map<number, MismatchPair[]>;
+}
+
+const PROMPT_NAMES: readonly PromptName[] = ["system", "system-text", "user", "forced-final", "final-repair"];
+
+/** The prompt templates of `promptsDir` (only those present replace the shipped ones). */
+async function readPrompts(dir: string | undefined): Promise<Partial<Record<PromptName, string>>> {
+  if (!dir) return {};
+  if (!existsSync(dir)) throw new RunSpecError("$.localizer.promptsDir", `${dir} does not exist`);
+  const prompts: Partial<Record<PromptName, string>> = {};
+  for (const name of PROMPT_NAMES) {
+    const file = join(dir, `${name}.md`);
+    if (existsSync(file)) prompts[name] = await readFile(file, "utf8");
+  }
+  if (Object.keys(prompts).length === 0) throw new RunSpecError("$.localizer.promptsDir", `${dir} holds none of ${PROMPT_NAMES.map((name) => `${name}.md`).join(", ")}`);
+  return prompts;
+}
+
+/** The cells of a spec: seeds × controls, seed-major. */
+export function runCells(spec: Pick<RunSpec, "seeds" | "controls">): RunCell[] {
+  const seeds: (number | null)[] = spec.seeds ?? [null];
+  return seeds.flatMap((seed) => spec.controls.map((control) => ({ seed, control })));
+}
+
+/**
+ * Resolves a spec into its attempt keys: loads the benchmark, selects the instances, crosses
+ * them with the cells, pairs instances for each mismatch seed (the existing pairing of
+ * @loclab/controls, over the run's own instances) and hashes each attempt's key. Errors name
+ * the field of the spec (`RunSpecError`).
+ */
+export async function planRun(spec: RunSpec): Promise<RunPlan> {
+  let benchmark;
+  try {
+    benchmark = await loadBenchmark(spec.benchmark, spec.dataDir ? { dataDir: spec.dataDir } : {});
+  } catch (error) {
+    throw new RunSpecError("$.benchmark", error instanceof Error ? error.message : String(error));
+  }
+  const instances = selectInstances(benchmark.instances, spec.instances);
+  const prompts = await readPrompts(spec.localizer.promptsDir);
+  const { requestTimeoutSeconds: _timeout, callDeadlineSeconds: _deadline, promptsDir: _dir, ...localizer } = spec.localizer;
+  const promptsDigest = Object.keys(prompts).length === 0 ? null : createHash("sha256").update(JSON.stringify(Object.entries(prompts).sort())).digest("hex");
+  // Timeouts and the prompts' folder are left out: they change how an attempt is run, not what it is.
+  const config = { model: spec.endpoints[0]?.model, localizer, instanceBudgets: spec.budgets.instance, prompts: promptsDigest };
+  const cells = runCells(spec);
+  const pairings = new Map<number, MismatchPair[]>();
+  spec.controls.forEach((control, index) => {
+    if (control.kind !== "mismatch" || pairings.has(control.seed)) return;
+    try {
+      pairings.set(control.seed, mismatchPairing(instances, { seed: control.seed }).pairs);
+    } catch (error) {
+      throw new RunSpecError(`$.controls[${index}]`, `${error instanceof Error ? error.message : String(error)}; select instances of more repositories`);
+    }
+  });
+  const attempts: PlannedAttempt[] = [];
+  for (const instance of instances) {
+    for (const cell of cells) {
+      const mismatch = cell.control.kind === "mismatch" ? pairings.get(cell.control.seed)?.find((pair) => pair.instanceId === instance.instance_id) : undefined;
+      attempts.push({
+        key: attemptKey({ benchmark: benchmark.name, instanceId: instance.instance_id, seed: cell.seed, control: cell.control, config }),
+        instance,
+        cell,
+        cellLabel: cellLabel(cell),
+        ...(mismatch ? { mismatch } : {}),
+      });
+    }
+  }
+  return { spec, benchmarkName: benchmark.name, instances, cells, attempts, config, prompts, pairings };
+}

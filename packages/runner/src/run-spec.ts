@@ -1,0 +1,138 @@
+import { ControlSchema, controlLabel, InstanceIdSchema } from "@loclab/schemas";
+import { z } from "zod";
+
+const Seed = z.number().int().nonnegative().max(2 ** 32 - 1);
+const PositiveInt = z.number().int().positive();
+
+/** An http(s) URL, the scheme checked here because `new URL("ftp://…")` parses. */
+const HttpUrl = z.url({ protocol: /^https?$/, error: "an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1" });
+
+/** Which of the benchmark's instances a run takes (all conditions apply; order is the benchmark's). */
+export const InstanceSelectionSchema = z.strictObject({
+  /** Only these instance ids; an id the benchmark lacks is an error. */
+  ids: z.array(InstanceIdSchema).min(1).optional(),
+  /** Only instances of these repositories (`owner/name`). */
+  repos: z.array(z.string().regex(/^[^/\s]+\/[^/\s]+$/, "owner/name")).min(1).optional(),
+  /** A slice of what is left, 0-based, `end` exclusive (like Array.prototype.slice). */
+  slice: z.strictObject({ start: z.number().int().nonnegative().default(0), end: z.number().int().nonnegative().optional() }).optional(),
+  /** Then a seeded random sample of `n` of what is left (kept in benchmark order). */
+  sample: z.strictObject({ n: PositiveInt, seed: Seed }).optional(),
+});
+export type InstanceSelection = z.output<typeof InstanceSelectionSchema>;
+
+/** One model server of the pool. */
+export const EndpointSpecSchema = z.strictObject({
+  /** OpenAI-compatible base URL, e.g. `http://127.0.0.1:8000/v1` (vLLM). */
+  baseURL: HttpUrl,
+  /** The model name the server serves (vLLM's `--served-model-name`, or the model path). */
+  model: z.string().min(1),
+  /** Instances in flight at once on this server (each one request at a time). */
+  maxConcurrency: PositiveInt.max(1024).default(1),
+  /** The environment variable holding its API key (never the key itself). */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+  /** Share of the load relative to the others (default 1): a faster server gets more. */
+  weight: z.number().positive().default(1),
+});
+export type EndpointSpec = z.output<typeof EndpointSpecSchema>;
+
+/** The localizer's settings; every one of them enters the attempt key. */
+export const LocalizerSpecSchema = z.strictObject({
+  maxTurns: PositiveInt.max(1000).default(20),
+  toolMode: z.enum(["native", "text"]).default("native"),
+  temperature: z.number().min(0).max(2).optional(),
+  topP: z.number().gt(0).max(1).optional(),
+  maxOutputTokens: PositiveInt.optional(),
+  /** Per request, the whole answer included. */
+  requestTimeoutSeconds: z.number().positive().default(300),
+  /** Per model call, the client's retries and waits included. */
+  callDeadlineSeconds: z.number().positive().default(900),
+  /** Estimated prompt tokens above which the oldest observations are cut to a stub. */
+  contextLimitTokens: PositiveInt.optional(),
+  maxLocations: PositiveInt.max(100).default(8),
+  /** A folder of prompt templates replacing the shipped ones by file name (`system.md`, `user.md`, …). */
+  promptsDir: z.string().min(1).optional(),
+});
+export type LocalizerSpec = z.output<typeof LocalizerSpecSchema>;
+
+export const BudgetsSpecSchema = z.strictObject({
+  /** Per instance (per attempt), beside `localizer.maxTurns`. */
+  instance: z.strictObject({ tokens: PositiveInt.optional(), wallSeconds: z.number().positive().optional() }).default({}),
+  /** For the whole run: when spent, no new attempt starts (those in flight finish); resuming goes on. */
+  run: z.strictObject({ tokens: PositiveInt.optional(), wallSeconds: z.number().positive().optional() }).default({}),
+});
+
+/** How infrastructure failures are retried (model outcomes never are). */
+export const RetrySpecSchema = z.strictObject({
+  /** Retries of one model request by the client (5xx, 429, timeouts, cut connections, bad bodies). */
+  requestRetries: z.number().int().nonnegative().max(20).default(3),
+  /** Wait before the first retry, doubling, with jitter. */
+  backoffSeconds: z.number().nonnegative().default(1),
+  /** Attempts at one key in one session before it is left open (an endpoint that keeps dropping it). */
+  attemptsPerKey: PositiveInt.max(50).default(4),
+  /** Consecutive transport faults that take an endpoint out (circuit breaker). */
+  breakerFailures: PositiveInt.default(3),
+  /** First probe of an endpoint taken out, doubling up to a minute. */
+  probeSeconds: z.number().positive().default(2),
+  /** Liveness checks of every endpoint while running. */
+  healthSeconds: z.number().positive().default(10),
+  /** How long a run waits with every endpoint down before it stops (resumable). */
+  pauseSeconds: z.number().positive().default(1800),
+});
+
+/**
+ * A run: the localizer over a benchmark's instances, each under every seed × control (the
+ * cells), against a pool of model servers. JSON or YAML (`loadRunSpec`), or built in code
+ * (`parseRunSpec`). Unknown keys are refused everywhere, with the JSON path of the field.
+ * Relative paths (`benchmark` when a file, `repos`, `out`, `cacheDir`, `promptsDir`) are
+ * relative to the spec file's folder (or `baseDir` in code).
+ */
+export const RunSpecSchema = z
+  .strictObject({
+    /** A name for tables and the manifest; default the output folder's name. */
+    name: z.string().min(1).optional(),
+    /** `lite`, `verified`, `locbench`, or a JSONL file of SWE-bench rows. */
+    benchmark: z.string().min(1),
+    /** The shared data folder for bundled benchmarks (default: found as the CLI finds it). */
+    dataDir: z.string().min(1).optional(),
+    /** A list of ids, or a selection; default every instance. */
+    instances: z.union([z.array(InstanceIdSchema).min(1), InstanceSelectionSchema]).optional(),
+    /** Sampling seeds sent to the server, one cell per seed; omitted: one cell, no seed sent. */
+    seeds: z.array(Seed).min(1).optional(),
+    controls: z.array(ControlSchema).min(1).default([{ kind: "plain" }]),
+    endpoints: z.array(EndpointSpecSchema).min(1),
+    localizer: LocalizerSpecSchema.default(LocalizerSpecSchema.parse({})),
+    budgets: BudgetsSpecSchema.default(BudgetsSpecSchema.parse({})),
+    retry: RetrySpecSchema.default(RetrySpecSchema.parse({})),
+    /** The folder of git mirrors, one per repository (`<owner>__<name>[.git]`). */
+    repos: z.string().min(1),
+    /** Where materialized and shuffled trees are cached; default `<out>/.workspaces`. */
+    cacheDir: z.string().min(1).optional(),
+    out: z.string().min(1),
+  })
+  .superRefine((spec, ctx) => {
+    const seen = new Map<number, number>();
+    spec.seeds?.forEach((seed, i) => {
+      if (seen.has(seed)) ctx.addIssue({ code: "custom", path: ["seeds", i], message: `seed ${seed} is listed twice (also seeds[${seen.get(seed)}])` });
+      seen.set(seed, i);
+    });
+    const labels = new Map<string, number>();
+    spec.controls.forEach((control, i) => {
+      const label = controlLabel(control);
+      if (labels.has(label)) ctx.addIssue({ code: "custom", path: ["controls", i], message: `control ${label} is listed twice (also controls[${labels.get(label)}])` });
+      labels.set(label, i);
+    });
+    const model = spec.endpoints[0]?.model;
+    spec.endpoints.forEach((endpoint, i) => {
+      if (endpoint.model !== model) {
+        ctx.addIssue({ code: "custom", path: ["endpoints", i, "model"], message: `every endpoint of a run serves the same model (endpoints[0] serves ${JSON.stringify(model)}); run another spec for another model` });
+      }
+    });
+    const urls = new Map<string, number>();
+    spec.endpoints.forEach((endpoint, i) => {
+      const url = endpoint.baseURL.replace(/\/+$/, "");
+      if (urls.has(url)) ctx.addIssue({ code: "custom", path: ["endpoints", i, "baseURL"], message: `listed twice (also endpoints[${urls.get(url)}]); raise maxConcurrency instead` });
+      urls.set(url, i);
+    });
+  });
+export type RunSpecInput = z.input<typeof RunSpecSchema>;
+export type RunSpec = z.output<typeof RunSpecSchema>;

@@ -1,0 +1,55 @@
+import { z } from "zod";
+
+/**
+ * The issue-masking levels (docs/definitions.md §4), as run records name them. The masking code
+ * itself (@loclab/controls `MaskLevel`) has the same three; a test holds the two lists equal.
+ */
+export const CONTROL_MASK_LEVELS = ["paths-only", "modules", "symbols"] as const;
+export type ControlMaskLevel = (typeof CONTROL_MASK_LEVELS)[number];
+
+/**
+ * The control an attempt ran under (docs/definitions.md §4), as run specs, run records and
+ * predictions carry it: `plain` (the issue and repository as they are); `masked` (the issue
+ * text masked at `level`; default `modules`, which masks dotted module paths too);
+ * `shuffled` (the repository shuffled with `seed`, the issue mapped through the same renaming,
+ * predictions mapped back); `mismatch` (the issue paired with another repository's snapshot by
+ * the pairing seeded with `seed`).
+ */
+export const ControlSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("plain") }),
+  z.strictObject({ kind: z.literal("masked"), level: z.enum(CONTROL_MASK_LEVELS).default("modules") }),
+  z.strictObject({ kind: z.literal("shuffled"), seed: z.number().int().nonnegative().max(2 ** 32 - 1) }),
+  z.strictObject({ kind: z.literal("mismatch"), seed: z.number().int().nonnegative().max(2 ** 32 - 1) }),
+]);
+export type Control = z.output<typeof ControlSchema>;
+export type ControlInput = z.input<typeof ControlSchema>;
+export const CONTROL_KINDS = ["plain", "masked", "shuffled", "mismatch"] as const;
+export type ControlKind = Control["kind"];
+
+/** `plain`, `masked:modules`, `shuffled:7`, `mismatch:7`: a control in one token, for labels and tables. */
+export function controlLabel(control: Control): string {
+  switch (control.kind) {
+    case "plain":
+      return "plain";
+    case "masked":
+      return `masked:${control.level}`;
+    case "shuffled":
+    case "mismatch":
+      return `${control.kind}:${control.seed}`;
+  }
+}
+
+/**
+ * One cell of a run: a sampling seed (sent to the server; `null` when none is sent and the
+ * server's default sampling applies) crossed with a control.
+ */
+export const RunCellSchema = z.strictObject({
+  seed: z.number().int().nonnegative().max(2 ** 32 - 1).nullable(),
+  control: ControlSchema,
+});
+export type RunCell = z.output<typeof RunCellSchema>;
+
+/** `seed-1/masked-modules`: a cell as a folder name (file-system safe) and a table label. */
+export function cellLabel(cell: RunCell): string {
+  return `seed-${cell.seed ?? "none"}/${controlLabel(cell.control).replace(":", "-")}`;
+}

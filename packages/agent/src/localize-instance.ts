@@ -65,6 +65,8 @@ export interface LocalizeResult {
   recoveries: Recovery[];
   /** The transport faults the client retried over the whole run, in order. */
   retries: RetryRecord[];
+  /** Wall time inside answered model calls; the rest of an attempt's time is the harness's (tools, prompts, logging). */
+  modelMs: number;
 }
 
 /**
@@ -110,11 +112,11 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   };
   const state: LoopState = {
     messages: [{ role: "system", content: system }, { role: "user", content: user }],
-    turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false, retries: [],
+    turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false, retries: [], modelMs: 0,
   };
-  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
+  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries" | "modelMs"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
     await trajectory.finish({ exit, usage: state.usage, endedAt: iso() });
-    return { droppedPaths: [], ...result, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries };
+    return { droppedPaths: [], ...result, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries, modelMs: state.modelMs };
   };
 
   for (;;) {

@@ -47,6 +47,8 @@ export interface LoopState {
   repairPending: boolean;
   /** Every transport fault the client retried, over all turns, in order (for the run record). */
   retries: RetryRecord[];
+  /** Wall time spent inside model calls (waits and retries included), summed. */
+  modelMs: number;
 }
 
 /** How a turn ended the run, if it did. */
@@ -86,6 +88,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
       return { exit: "error", outcome: "model_error", error: error.message, errorKind: error instanceof ModelTransportError ? "transport" : "request" };
     }
     retries = completion.retries;
+    state.modelMs += completion.latencyMs;
     state.turns += 1;
     countUsage(state.usage, completion);
     const { message } = completion;

@@ -28,11 +28,13 @@ export interface PreparedAttempt {
  *   through the same renaming, predictions mapped back (`unmapPredictions`, unknown paths marked);
  * - `mismatch`: the snapshot of the paired instance's repository, the issue as written.
  *
+ * Workspaces are kept for the run (`tree`), so their file caches serve every cell.
  * A shuffled copy is built in a temporary folder and renamed into place, so a crash never
  * leaves half a copy in the cache; concurrent attempts wait for the one build.
  */
 export class CellWorkspaces {
   private readonly building = new Map<string, Promise<{ workspace: Workspace; mapping: ShuffleMapping }>>();
+  private readonly trees = new Map<string, Promise<Workspace>>();
 
   constructor(private readonly options: { mirrors: string; cacheDir: string }) {}
 
@@ -67,8 +69,20 @@ export class CellWorkspaces {
     }
   }
 
+  /**
+   * One `Workspace` per tree for the whole run: the trees are read-only, so every attempt on a
+   * repository × commit (every cell, every seed) shares its file cache and import graph
+   * instead of reading the tree again.
+   */
   private tree(repo: string, commit: string): Promise<Workspace> {
-    return materializeWorkspace({ instance: { repo, base_commit: commit }, mirrors: this.options.mirrors, cacheDir: this.options.cacheDir });
+    const id = `${repo}@${commit}`;
+    let pending = this.trees.get(id);
+    if (!pending) {
+      pending = materializeWorkspace({ instance: { repo, base_commit: commit }, mirrors: this.options.mirrors, cacheDir: this.options.cacheDir });
+      pending.catch(() => this.trees.delete(id));
+      this.trees.set(id, pending);
+    }
+    return pending;
   }
 
   private shuffled(repo: string, commit: string, seed: number): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {

@@ -52,6 +52,8 @@ export const RunRecordSchema = z.strictObject({
   turns: z.number().int().nonnegative(),
   usage: TrajectoryUsageSchema.extend({ apiCalls: z.number().int().nonnegative().optional() }),
   wallMs: z.number().nonnegative(),
+  /** Of `wallMs`, the time inside answered model calls; the rest is the harness's (workspace, tools, prompts, logging). */
+  modelMs: z.number().nonnegative(),
   retries: z.array(TrajectoryRetrySchema),
   trajectory: z.string().min(1).nullable(),
   /**

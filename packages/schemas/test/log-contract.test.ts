@@ -15,6 +15,7 @@ const record = {
   turns: 4,
   usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120, apiCalls: 4 },
   wallMs: 60000,
+  modelMs: 55000,
   retries: [{ attempt: 1, error: "http-5xx", message: "HTTP 503", waitedMs: 1000 }],
   trajectory: "trajectories/seed-7/masked-modules/django__django-11099/attempt-1.traj.jsonl",
   prediction: { instanceId: "django__django-11099", files: ["django/core/validators.py"], locations: [], seed: 7, control: { kind: "masked", level: "modules" } },

@@ -33,6 +33,20 @@ const MINIFIED = /\.min\.(js|css)$/;
  * @example pathCategories("django/contrib/admin/static/admin/js/vendor/xregexp/xregexp.js") // ["vendored"]
  */
 export function pathCategories(path: string): PathCategory[] {
+  let known = categoriesCache.get(path);
+  if (!known) {
+    // Every repo_tree call asks again for every path of the tree: remember (bounded).
+    if (categoriesCache.size >= MAX_CACHED_PATHS) categoriesCache.clear();
+    known = Object.freeze(computeCategories(path));
+    categoriesCache.set(path, known);
+  }
+  return [...known];
+}
+
+const MAX_CACHED_PATHS = 500_000;
+const categoriesCache = new Map<string, readonly PathCategory[]>();
+
+function computeCategories(path: string): PathCategory[] {
   const segments = path.split("/");
   const name = segments[segments.length - 1] as string;
   const folders = segments.slice(0, -1).map((segment) => segment.toLowerCase());

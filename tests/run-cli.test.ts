@@ -1,0 +1,84 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type PolicyModelServer, startPolicyModelServer } from "@loclab/agent";
+import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// `loclab run`, `loclab status`, `loclab run score` as a researcher calls them: the real CLI
+// process, a spec file, the toy benchmark (real git), the policy model server over real HTTP.
+const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+let toy: ToyBenchmark;
+let server: PolicyModelServer;
+beforeAll(async () => {
+  toy = await buildToyBenchmark({ repositories: 2, instancesPerRepository: 2 });
+  server = await startPolicyModelServer();
+});
+afterAll(async () => {
+  await server.close();
+  await toy.dispose();
+});
+const loclab = (...args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+function specFile(name: string, spec: Record<string, unknown>): string {
+  const path = join(toy.dir, name);
+  writeFileSync(path, JSON.stringify({ benchmark: toy.benchmark, seeds: [1], controls: [{ kind: "plain" }, { kind: "mismatch", seed: 3 }], endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 2 }], repos: toy.mirrors, out: `runs/${name}`, ...spec }));
+  return path;
+}
+
+describe("loclab run", () => {
+  it("runs a spec, reports the run, shows its status and scores it; run again, it has nothing left to do", async () => {
+    const spec = specFile("good.json", {});
+    const run = await loclab("run", spec);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("keys: 8, done 8, with a prediction 8 (finished 8)");
+    expect(run.stderr).toMatch(/starting .*runs\/good\.json: 8 attempt keys \(2 cells\), 0 already done, 1 of 1 endpoints ready/);
+    expect(run.stderr).toMatch(/seed-1\/mismatch-3 acme__abacus-1 #1: finished: beacon\//);
+    const dir = join(toy.dir, "runs", "good.json");
+    const status = await loclab("status", dir);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/: finished\n/);
+    expect(status.stdout).toMatch(/seed-1\/plain\s+4\/4 done {2}4 predicted {2}0 failed attempts {2}\(finished 4\)/);
+    const score = await loclab("run", "score", dir);
+    expect(score.exitCode, score.stderr).toBe(0);
+    expect(score.stdout).toMatch(/mismatch:3 +0\.00/);
+    expect(score.stdout).toMatch(/mismatch:3\s+seed 1\s+-\d+\.\d\d pts/);
+    expect(existsSync(join(dir, "results", "across-seeds.csv"))).toBe(true);
+    const again = await loclab("run", spec);
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain("this session: 0 attempt(s)");
+  });
+
+  it("refuses bad specs in one line naming the field or file, and starts nothing", async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ controls: [{ kind: "plain" }, { kind: "scrambled" }] }, /bad1\.json: \$\.controls\[1\]\.kind: unknown control kind; one of plain, masked, shuffled, mismatch$/],
+      [{ seeds: [1, -2] }, /bad2\.json: \$\.seeds\[1\]: /],
+      [{ endpoints: [{ baseURL: "ftp://127.0.0.1:8000/v1", model: "toy-policy" }] }, /bad3\.json: \$\.endpoints\[0\]\.baseURL: an http:\/\/ or https:\/\/ URL/],
+      [{ instances: ["acme__abacus-1", "django__django-11099"] }, /\$\.instances\[1\]: django__django-11099 is not an instance of the benchmark$/],
+    ];
+    for (const [i, [spec, message]] of cases.entries()) {
+      const name = `bad${i + 1}.json`;
+      const result = await loclab("run", specFile(name, spec));
+      expect(result.exitCode, name).toBe(1);
+      const lines = result.stderr.trim().split("\n");
+      expect(lines, name).toHaveLength(1);
+      expect(lines[0], name).toMatch(/^loclab: error: /);
+      expect(lines[0], name).toMatch(message);
+      expect(existsSync(join(toy.dir, "runs", name)), name).toBe(false);
+    }
+    // A folder that holds another run's manifest: refused, nothing in it changes.
+    const first = await loclab("run", specFile("taken.json", { controls: [{ kind: "plain" }] }));
+    expect(first.exitCode, first.stderr).toBe(0);
+    const dir = join(toy.dir, "runs", "taken.json");
+    const before = readFileSync(join(dir, "attempts.jsonl"), "utf8");
+    const other = await loclab("run", specFile("other.json", { out: "runs/taken.json", controls: [{ kind: "plain" }], seeds: [2] }));
+    expect(other.exitCode).toBe(1);
+    expect(other.stderr.trim().split("\n")).toEqual([`loclab: error: ${join(dir, "manifest.json")} holds another run (its spec differs at $.seeds[0]); choose another "out", or continue that run with loclab run --resume ${dir}`]);
+    expect(readFileSync(join(dir, "attempts.jsonl"), "utf8")).toBe(before);
+    expect(readdirSync(join(dir, "cells"))).toEqual(["seed-1"]);
+    const neither = await loclab("run");
+    expect(neither.stderr.trim()).toBe("loclab: error: give a run spec (loclab run SPEC) or --resume DIR, not both and not neither");
+    const notRun = await loclab("status", toy.dir);
+    expect(notRun.stderr.trim()).toBe(`loclab: error: ${toy.dir}: no manifest.json: not a run folder`);
+  });
+});

@@ -44,7 +44,7 @@ interface Hit {
  *    otherwise search `f(` in the repository;
  * 2. from the hits: the file-named search takes its first hit; the repository-wide one takes
  *    the definition (`def `), except that with chance `slip` (seeded by the request's `seed`
- *    and the instance) it takes the first hit, a caller; with no hit (another repository's
+ *    and the instance) it takes a caller; with no hit (another repository's
  *    snapshot: the mismatch control) it searches `def ` and takes a hit at random;
  * 3. pads with `repo_tree` calls to `turns`, then submits the chosen line (and the next) with
  *    a five-field finding.
@@ -102,7 +102,10 @@ function policyReply(request: ChatCompletionRequest, options: PolicyModelServerO
   let chosen: Hit | undefined;
   let searches = 1;
   if (first.length > 0) {
-    chosen = path ? first[0] : rng.nextFloat() < (options.slip ?? 0.25) ? first[0] : (first.find((hit) => hit.text.includes("def ")) ?? first[0]);
+    // A slip takes a caller, whatever order the hits come in (so a shuffled tree slips alike).
+    const definition = first.find((hit) => hit.text.includes("def "));
+    const caller = first.find((hit) => !hit.text.includes("def "));
+    chosen = path ? first[0] : rng.nextFloat() < (options.slip ?? 0.25) ? (caller ?? first[0]) : (definition ?? first[0]);
   } else {
     if (toolTexts.length === 1) return call("search_code", { query: "def " });
     searches = 2;

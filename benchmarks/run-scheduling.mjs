@@ -75,8 +75,9 @@ async function makespan(E, C, label) {
 // Warm the workspace cache first so that materializing trees is not in any makespan.
 await makespan(1, 8, "warmup");
 const pool = [];
-for (const [E, C] of [[4, 8], [4, 4], [2, 8], [1, 8]]) pool.push(await makespan(E, C, `${E}x${C}`));
-const sequential = await makespan(1, 1, "sequential");
+const CONFIGS = (process.env.CONFIGS ?? "4x8,4x4,2x8,1x8").split(",").map((config) => config.split("x").map(Number));
+for (const [E, C] of CONFIGS) pool.push(await makespan(E, C, `${E}x${C}`));
+const sequential = process.env.SKIP_SEQUENTIAL ? pool[0] : await makespan(1, 1, "sequential");
 const ratio = sequential.makespanMs / pool[0].makespanMs;
 
 // Harness overhead per turn on django's tree.
@@ -110,4 +111,5 @@ console.log(JSON.stringify(result, null, 2));
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify({ benchmark: "run-scheduling", node: process.version, ...result }, null, 2)}\n`);
 await toy.dispose();
-rmSync(work, { recursive: true, force: true });
+if (!process.env.KEEP) rmSync(work, { recursive: true, force: true });
+else console.error(`kept ${work}`);

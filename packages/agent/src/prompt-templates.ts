@@ -10,10 +10,17 @@ export type PromptName = "system" | "system-text" | "user" | "forced-final" | "f
  */
 export const PROMPTS_DIR = new URL("../prompts/", import.meta.url);
 
-/** Reads one prompt template. */
+/** Reads one prompt template (once per process: the shipped templates do not change while it runs). */
 export async function readPromptTemplate(name: PromptName): Promise<string> {
-  return readFile(new URL(`${name}.md`, PROMPTS_DIR), "utf8");
+  let pending = templates.get(name);
+  if (!pending) {
+    pending = readFile(new URL(`${name}.md`, PROMPTS_DIR), "utf8");
+    pending.catch(() => templates.delete(name));
+    templates.set(name, pending);
+  }
+  return pending;
 }
+const templates = new Map<PromptName, Promise<string>>();
 
 /**
  * Fills `{{name}}` placeholders. A placeholder without a value, or a value without a

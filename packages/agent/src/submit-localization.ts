@@ -41,6 +41,14 @@ export type Submission = z.output<ReturnType<typeof submissionSchema>>;
 
 /** `submit_localization` for the `tools` field, its parameters from `submissionSchema`. */
 export function submitLocalizationTool(maxLocations: number): ToolDefinition {
+  // Derived once per limit (zod's JSON Schema conversion costs milliseconds, and every attempt asks); copies handed out.
+  let known = submitToolCache.get(maxLocations);
+  if (!known) submitToolCache.set(maxLocations, (known = deriveSubmitTool(maxLocations)));
+  return structuredClone(known);
+}
+const submitToolCache = new Map<number, ToolDefinition>();
+
+function deriveSubmitTool(maxLocations: number): ToolDefinition {
   const parameters = z.toJSONSchema(submissionSchema(maxLocations), { io: "input" }) as Record<string, unknown>;
   delete parameters.$schema;
   return {

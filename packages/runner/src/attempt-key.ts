@@ -22,7 +22,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The attempt key (docs/definitions.md §8): sha256 of the canonical JSON of instance × seed ×
+ * The attempt key (docs/definitions.md §10): sha256 of the canonical JSON of instance × seed ×
  * control × localizer config. Two attempts with the same key are the same experiment, so a
  * run does each key once; a changed setting (a prompt, a budget, the temperature) gives new
  * keys, never a silent mix of old and new results. The endpoint is not part of it: where an

@@ -70,7 +70,7 @@ interface State extends EndpointStatus {
 }
 
 /**
- * The scheduler's view of the model servers (docs/definitions.md §8). Each endpoint has
+ * The scheduler's view of the model servers (docs/definitions.md §10). Each endpoint has
  * `maxConcurrency` slots; `acquire` gives the least-loaded healthy endpoint with a free slot,
  * load being (in flight + the server's own waiting queue from `/metrics`) ÷ (slots × weight),
  * ties to the one given fewest attempts, and waits (FIFO) when every slot is taken. A lease

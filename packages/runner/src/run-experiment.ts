@@ -38,7 +38,7 @@ export class EndpointsNotReadyError extends Error {
 }
 
 /**
- * Starts a run (docs/definitions.md §8), or continues it when `spec.out` already holds this
+ * Starts a run (docs/definitions.md §10), or continues it when `spec.out` already holds this
  * same run (same resolved spec): see `executeRun`. A folder holding another run's manifest,
  * or the files of an older `loclab localize`, is refused before anything is written.
  */

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { instanceFile, pathInside } from "@loclab/schemas";
 
 /**
- * Where a run keeps what it writes, inside its folder `dir` (docs/definitions.md §8):
+ * Where a run keeps what it writes, inside its folder `dir` (docs/definitions.md §10):
  *
  * - `manifest.json`: the resolved spec and the environment, written once at the start;
  * - `sessions.jsonl`: one line per start or resume (pid, host, endpoints' answers);

@@ -80,8 +80,11 @@ export function toolParametersSchema(name: ToolName): Record<string, unknown> {
 
 /** The four tools for an OpenAI-compatible `tools` request field, in a fixed order. */
 export function toolDefinitions(): FunctionToolDefinition[] {
-  return TOOL_NAMES.map((name) => ({ type: "function", function: { name, description: TOOL_DESCRIPTIONS[name], parameters: toolParametersSchema(name) } }));
+  // Derived once (zod's JSON Schema conversion costs milliseconds, and every attempt asks); copies handed out.
+  definitionsCache ??= TOOL_NAMES.map((name) => ({ type: "function", function: { name, description: TOOL_DESCRIPTIONS[name], parameters: toolParametersSchema(name) } }));
+  return structuredClone(definitionsCache);
 }
+let definitionsCache: FunctionToolDefinition[] | undefined;
 
 function stripSafeIntegerMaximum(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripSafeIntegerMaximum);

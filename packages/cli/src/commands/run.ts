@@ -37,12 +37,12 @@ export async function runWithProgress(run: (options: { onEvent: (event: Paramete
 
 /**
  * `loclab run SPEC`, `loclab run --resume DIR`, `loclab run score DIR`, and `loclab status DIR`
- * (docs/definitions.md §8). The CLI only parses arguments: the runner package does the work.
+ * (docs/definitions.md §10). The CLI only parses arguments: the runner package does the work.
  */
 export function registerRunCommands(program: Command): void {
   const run = program
     .command("run")
-    .description("run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §8)")
+    .description("run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §10)")
     .argument("[spec]", "run spec, JSON or YAML (see README: Running experiments)")
     .option("--resume <dir>", "continue the run in this folder exactly where it stopped")
     .option("--allow-partial", "exit 0 when some keys are left open but at least one has a prediction")

@@ -29,8 +29,14 @@ describe("endpoint pool", () => {
     // Load = in flight ÷ slots: 0 → ep0 (tie, fewer given), then ep1, ep1 (1/4 < 1/2), ep0, ep1, ep1.
     expect(leases.map((lease) => lease.index)).toEqual([0, 1, 1, 0, 1, 1]);
     const order: number[] = [];
-    const seventh = p.acquire().then((lease) => order.push(7) && lease);
-    const eighth = p.acquire().then((lease) => order.push(8) && lease);
+    const seventh = p.acquire().then((lease) => {
+      order.push(7);
+      return lease;
+    });
+    const eighth = p.acquire().then((lease) => {
+      order.push(8);
+      return lease;
+    });
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(order).toEqual([]);
     leases[1]?.release();

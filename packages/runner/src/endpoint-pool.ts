@@ -91,6 +91,7 @@ export class EndpointPool {
   private paused = false;
   private pauseExpired = false;
   private stopped = false;
+  private running = false;
   private readonly probe: (endpoint: EndpointSpec) => Promise<EndpointProbe>;
 
   constructor(
@@ -123,8 +124,10 @@ export class EndpointPool {
     return probes;
   }
 
-  /** Starts the liveness checks. Every timer is cleared by `stop()` (they keep the process alive meanwhile: a paused run waits). */
+  /** Starts the liveness checks (and the pause watch: before it, a readiness check with nothing up is the caller's to report). Every timer is cleared by `stop()` (they keep the process alive meanwhile: a paused run waits). */
   start(): void {
+    this.running = true;
+    this.updatePause();
     this.healthTimer = setInterval(() => void this.checkLive(), this.options.healthMs);
   }
 
@@ -268,7 +271,7 @@ export class EndpointPool {
   }
 
   private updatePause(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.running) return;
     const down = !this.anyUp;
     if (down && !this.paused) {
       this.paused = true;

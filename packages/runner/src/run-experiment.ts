@@ -109,6 +109,7 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
     if (!pool.anyUp) {
       throw new EndpointsNotReadyError(`no endpoint is ready, nothing was started: ${probes.map((probe, i) => `endpoints[${i}] ${urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? "")}: ${probe.problem}`).join("; ")}`);
     }
+    pool.start();
     const startedAt = new Date().toISOString();
     const endpointFacts = probes.map((probe, i) => ({
       baseURL: urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? ""),

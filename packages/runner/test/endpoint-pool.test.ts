@@ -71,6 +71,7 @@ describe("endpoint pool", () => {
     let healthy = true;
     const { pool: p, events } = pool([{ maxConcurrency: 4 }, { maxConcurrency: 4 }], (index) => (index === 0 && !healthy ? { ok: false, problem: "refused" } : { ok: true }));
     await p.checkAll();
+    p.start();
     p.noteFault(0, "http-5xx");
     p.noteFault(0, "http-5xx");
     p.noteSuccess(0);
@@ -96,9 +97,41 @@ describe("endpoint pool", () => {
     const { pool: p, events } = pool([{ maxConcurrency: 1 }], () => ({ ok: false, problem: "unreachable" }), { pauseMs: 40 });
     await p.checkAll();
     expect(p.anyUp).toBe(false);
+    expect(events).toEqual([]); // at readiness, nothing up is the caller's to report
+    p.start();
     expect(events[0]).toMatchObject({ type: "paused" });
     await expect(p.acquire()).rejects.toThrow(PoolUnavailableError);
     await expect(p.acquire()).rejects.toThrow("every endpoint has been down for 0 s");
+    p.stop();
+  });
+});
+
+describe("endpoint pool liveness", () => {
+  it("checks the endpoints that are up every healthMs: one that stops answering is taken out, its waiting gauge read while up", async () => {
+    let calls = 0;
+    let alive = true;
+    const list = endpoints([{ maxConcurrency: 2 }, { maxConcurrency: 2 }]);
+    const events: PoolEvent[] = [];
+    const p = new EndpointPool(list, {
+      breakerFailures: 3,
+      probeMs: 1_000,
+      healthMs: 10,
+      pauseMs: 60_000,
+      onEvent: (event) => events.push(event),
+      probe: async (endpoint) => {
+        calls += 1;
+        return list.indexOf(endpoint) === 1 && !alive ? { ok: false, problem: "no answer within 5 s" } : { ok: true, waiting: 3 };
+      },
+    });
+    await p.checkAll();
+    p.start();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(calls).toBeGreaterThan(4);
+    expect(p.snapshot().map((status) => status.waiting)).toEqual([3, 3]);
+    alive = false;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(p.snapshot()[1]).toMatchObject({ health: "down", problem: "no answer within 5 s" });
+    expect(events).toEqual([{ type: "endpoint-down", index: 1, baseURL: "http://127.0.0.1:8001/v1", reason: "no answer within 5 s" }]);
     p.stop();
   });
 });

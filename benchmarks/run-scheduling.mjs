@@ -73,7 +73,7 @@ async function makespan(E, C, label) {
 }
 
 // Warm the workspace cache first so that materializing trees is not in any makespan.
-await makespan(1, 8, "warmup");
+await makespan(1, N, "warmup");
 const pool = [];
 const CONFIGS = (process.env.CONFIGS ?? "4x8,4x4,2x8,1x8").split(",").map((config) => config.split("x").map(Number));
 for (const [E, C] of CONFIGS) pool.push(await makespan(E, C, `${E}x${C}`));

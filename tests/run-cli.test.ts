@@ -54,7 +54,7 @@ describe("loclab run", () => {
       [{ controls: [{ kind: "plain" }, { kind: "scrambled" }] }, /bad1\.json: \$\.controls\[1\]\.kind: unknown control kind; one of plain, masked, shuffled, mismatch$/],
       [{ seeds: [1, -2] }, /bad2\.json: \$\.seeds\[1\]: /],
       [{ endpoints: [{ baseURL: "ftp://127.0.0.1:8000/v1", model: "toy-policy" }] }, /bad3\.json: \$\.endpoints\[0\]\.baseURL: an http:\/\/ or https:\/\/ URL/],
-      [{ instances: ["acme__abacus-1", "django__django-11099"] }, /\$\.instances\[1\]: django__django-11099 is not an instance of the benchmark$/],
+      [{ instances: ["acme__abacus-1", "django__django-11099"] }, /bad4\.json: \$\.instances\[1\]: django__django-11099 is not an instance of the benchmark$/],
     ];
     for (const [i, [spec, message]] of cases.entries()) {
       const name = `bad${i + 1}.json`;

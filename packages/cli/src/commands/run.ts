@@ -1,4 +1,4 @@
-import { formatRunStatus, loadRunSpec, readRunStatus, resumeRun, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
+import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
 import type { Command } from "commander";
 
 /** What a run's end says on stderr and what the exit code is: 0 only when every attempt key has a final outcome. */
@@ -51,7 +51,14 @@ export function registerRunCommands(program: Command): void {
       let spec: RunSpec | undefined;
       if (specFile) spec = await loadRunSpec(specFile);
       const command = specFile ? `loclab run ${specFile}` : `loclab run --resume ${options.resume}`;
-      const summary = await runWithProgress((observe) => (spec ? startRun(spec, { ...observe, command }) : resumeRun(options.resume as string, { ...observe, command })));
+      let summary: RunSummary;
+      try {
+        summary = await runWithProgress((observe) => (spec ? startRun(spec, { ...observe, command }) : resumeRun(options.resume as string, { ...observe, command })));
+      } catch (error) {
+        // A field found bad only against the benchmark (an unknown instance id) is named with its file too.
+        if (error instanceof RunSpecError && error.where.startsWith("$") && specFile) throw new RunSpecError(`${specFile}: ${error.where}`, error.problem);
+        throw error;
+      }
       reportRunEnd(summary, { allowPartial: options.allowPartial ?? false });
     });
   run

@@ -33,14 +33,18 @@ const MINIFIED = /\.min\.(js|css)$/;
  * @example pathCategories("django/contrib/admin/static/admin/js/vendor/xregexp/xregexp.js") // ["vendored"]
  */
 export function pathCategories(path: string): PathCategory[] {
+  return [...knownPathCategories(path)];
+}
+
+/** `pathCategories` remembered (bounded): every repo_tree call asks again for every path of the tree. The array is shared: do not change it. */
+export function knownPathCategories(path: string): readonly PathCategory[] {
   let known = categoriesCache.get(path);
   if (!known) {
-    // Every repo_tree call asks again for every path of the tree: remember (bounded).
     if (categoriesCache.size >= MAX_CACHED_PATHS) categoriesCache.clear();
     known = Object.freeze(computeCategories(path));
     categoriesCache.set(path, known);
   }
-  return [...known];
+  return known;
 }
 
 const MAX_CACHED_PATHS = 500_000;

@@ -1,6 +1,6 @@
 import { comparePaths } from "./file-listing.js";
 import { type PathFilter, anyGlobFilter } from "./glob-filter.js";
-import { PATH_CATEGORIES, type PathCategory, pathCategories } from "./path-categories.js";
+import { knownPathCategories, PATH_CATEGORIES, type PathCategory } from "./path-categories.js";
 import { checkPathInput, clip } from "./repo-path.js";
 import { ToolError } from "./tool-error.js";
 import type { Workspace } from "./workspace.js";
@@ -58,6 +58,14 @@ interface Folder {
 }
 
 const MAX_DEPTH = 20;
+
+/** Each path split at `/`, once per file list (a workspace's list never changes). */
+const splitCache = new WeakMap<readonly string[], string[][]>();
+function segmentsOf(paths: readonly string[]): string[][] {
+  let split = splitCache.get(paths);
+  if (!split) splitCache.set(paths, (split = paths.map((path) => path.split("/"))));
+  return split;
+}
 const MAX_GLOBS = 50;
 
 /**
@@ -95,7 +103,10 @@ export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}):
   const hidden = { notIncluded: 0, excluded: 0, hidden: 0, vendored: 0, tests: 0, docs: 0 };
   const top: Folder = { path: folder, folders: new Map(), files: [], count: 0 };
   const prefix = folder === "" ? "" : `${folder}/`;
-  for (const path of await workspace.paths()) {
+  const paths = await workspace.paths();
+  const allSegments = segmentsOf(paths);
+  for (let index = 0; index < paths.length; index += 1) {
+    const path = paths[index] as string;
     if (!path.startsWith(prefix)) continue;
     if (included && !included(path)) {
       hidden.notIncluded += 1;
@@ -105,15 +116,20 @@ export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}):
       hidden.excluded += 1;
       continue;
     }
-    const category = PATH_CATEGORIES.find((name) => hiding[name] && pathCategories(path).includes(name));
+    const categories = knownPathCategories(path);
+    const category = categories.length === 0 ? undefined : PATH_CATEGORIES.find((name) => hiding[name] && categories.includes(name));
     if (category) {
       hidden[category] += 1;
       continue;
     }
-    const segments = path.slice(prefix.length).split("/");
+    const segments = prefix === "" ? (allSegments[index] as string[]) : path.slice(prefix.length).split("/");
     let node = top;
     node.count += 1;
-    for (const segment of segments.slice(0, -1)) {
+    // Only the levels shown are built: a folder at `depth` is collapsed to its count, so what is
+    // below it never needs a node (the tree of a large repository is not rebuilt on every call).
+    const folders = segments.length - 1;
+    for (let level = 0; level < Math.min(folders, depth); level += 1) {
+      const segment = segments[level] as string;
       let next = node.folders.get(segment);
       if (!next) {
         next = { path: node.path === "" ? segment : `${node.path}/${segment}`, folders: new Map(), files: [], count: 0 };
@@ -122,7 +138,7 @@ export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}):
       next.count += 1;
       node = next;
     }
-    node.files.push(path);
+    if (folders < depth) node.files.push(path);
   }
 
   const entries: TreeEntry[] = [];

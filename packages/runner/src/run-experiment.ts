@@ -9,7 +9,7 @@ import { CellWorkspaces } from "./cell-workspaces.js";
 import { type EndpointLease, EndpointPool, PoolUnavailableError } from "./endpoint-pool.js";
 import { JsonlAppender, keyHistories, type KeyHistory, readLedger, readOwnJsonl } from "./ledger.js";
 import { parseRunSpec } from "./load-run-spec.js";
-import { environmentFacts, firstDifference, readRunManifest, RUN_MANIFEST_KIND, type RunManifest, runIdentity, storedSpec, writeRunManifest } from "./run-manifest.js";
+import { environmentFacts, firstDifference, readRunManifest, RUN_MANIFEST_KIND, RUNNER_VERSION, type RunManifest, runIdentity, storedSpec, writeRunManifest } from "./run-manifest.js";
 import type { RunEvent, RunStopReason, RunSummary } from "./run-events.js";
 import { runLayout } from "./run-layout.js";
 import { acquireRunLock } from "./run-lock.js";
@@ -402,7 +402,7 @@ async function runAttempt(
       trajectoryPath,
       provenance: {
         tool: "loclab",
-        toolVersion: "0.1.0",
+        toolVersion: RUNNER_VERSION,
         createdAt: startedAt,
         // The run, cell and attempt; never the control's mapping or pairing (they stay outside trajectories).
         inputs: { run: spec.name ?? null, benchmark: plan.benchmarkName, key: attempt.key, attempt: n, seed: attempt.cell.seed, control: controlLabel(attempt.cell.control), endpoint, localizer: plan.config },

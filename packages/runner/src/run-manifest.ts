@@ -35,6 +35,9 @@ export type RunManifest = z.infer<typeof RunManifestSchema>;
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** This package's version (the runner's, as trajectories and manifests record it). */
+export const RUNNER_VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
+
 /** The packages whose versions shape a run's results. */
 const RECORDED_PACKAGES = ["@loclab/agent", "@loclab/controls", "@loclab/datasets", "@loclab/metrics", "@loclab/runner", "@loclab/schemas", "@loclab/tools", "openai", "zod", "web-tree-sitter"];
 
@@ -59,13 +62,12 @@ export function loclabRevision(): string | null {
 }
 
 export function environmentFacts(): Pick<RunManifest, "loclab" | "packages" | "node"> {
-  const own = JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string };
   const packages: Record<string, string> = {};
   for (const name of RECORDED_PACKAGES) {
-    const version = name === "@loclab/runner" ? own.version : packageVersion(name);
+    const version = name === "@loclab/runner" ? RUNNER_VERSION : packageVersion(name);
     if (version) packages[name] = version;
   }
-  return { loclab: { version: own.version, gitRevision: loclabRevision() }, packages, node: process.version };
+  return { loclab: { version: RUNNER_VERSION, gitRevision: loclabRevision() }, packages, node: process.version };
 }
 
 /**

@@ -49,6 +49,8 @@ export interface LocalizeInstanceOptions {
 
 export interface LocalizeResult {
   outcome: LocalizeOutcome;
+  /** The trajectory's exit, as written in its header (`submitted`, `step_limit`, `time_limit`, `error`, …). */
+  exit: TrajectoryExit;
   /** Present for `finished` and `forced_final`. */
   prediction?: Prediction;
   /** Model calls made (answered ones; a call that failed in transport is not counted). */
@@ -114,9 +116,9 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     messages: [{ role: "system", content: system }, { role: "user", content: user }],
     turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false, retries: [], modelMs: 0,
   };
-  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries" | "modelMs"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
+  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries" | "modelMs" | "exit"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
     await trajectory.finish({ exit, usage: state.usage, endedAt: iso() });
-    return { droppedPaths: [], ...result, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries, modelMs: state.modelMs };
+    return { droppedPaths: [], ...result, exit, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries, modelMs: state.modelMs };
   };
 
   for (;;) {

@@ -1,5 +1,5 @@
 import type { RetryRecord } from "@loclab/agent";
-import type { RunAttemptOutcome, RunRecord } from "@loclab/schemas";
+import { isFinalOutcome, type RunAttemptOutcome, type RunRecord } from "@loclab/schemas";
 import type { EndpointStatus, PoolEvent } from "./endpoint-pool.js";
 
 /** Why a run stopped before every key was done. */
@@ -112,7 +112,7 @@ export class RunProgress {
         const cell = this.cells.get(event.cell);
         if (cell) {
           cell.running -= 1;
-          if (event.requeued || !["finished", "forced_final", "budget_exhausted", "model_error", "invalid_final"].includes(event.record.outcome)) cell.failed += 1;
+          if (event.requeued || !isFinalOutcome(event.record.outcome)) cell.failed += 1;
           else {
             cell.done += 1;
             if (event.record.prediction) cell.predicted += 1;

@@ -111,6 +111,8 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
     }
     pool.start();
     const startedAt = new Date().toISOString();
+    // Read once (it runs git): the manifest and the session line say the same.
+    const environment = environmentFacts();
     const endpointFacts = probes.map((probe, i) => ({
       baseURL: urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? ""),
       model: spec.endpoints[i]?.model ?? "",
@@ -129,7 +131,7 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
         instances: plan.instances.map((instance) => instance.instance_id),
         cells: plan.cells.map(cellLabel),
         attemptKeys: plan.attempts.length,
-        ...environmentFacts(),
+        ...environment,
         endpoints: endpointFacts,
         startedAt,
       };
@@ -140,7 +142,7 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
       }
     }
     // Each session's own spec: endpoints, retries and the run's budget may differ from the first.
-    await new JsonlAppender(runLayout.sessions(dir)).append({ startedAt, pid: process.pid, host: hostname(), resumed: existing !== undefined, command: options.command ?? null, spec: stored, endpoints: endpointFacts, ...environmentFacts() });
+    await new JsonlAppender(runLayout.sessions(dir)).append({ startedAt, pid: process.pid, host: hostname(), resumed: existing !== undefined, command: options.command ?? null, spec: stored, endpoints: endpointFacts, ...environment });
     return await dispatchRun(plan, pool, { emit, resumed: existing !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
   } finally {
     pool.stop();
@@ -173,7 +175,11 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
 
   // Mend what a kill left: predictions missing behind their ledger line; attempts without a record.
   const byCell = new Map<string, PlannedAttempt[]>();
-  for (const attempt of plan.attempts) byCell.set(attempt.cellLabel, [...(byCell.get(attempt.cellLabel) ?? []), attempt]);
+  for (const attempt of plan.attempts) {
+    const attempts = byCell.get(attempt.cellLabel);
+    if (attempts) attempts.push(attempt);
+    else byCell.set(attempt.cellLabel, [attempt]);
+  }
   for (const [cell, attempts] of byCell) {
     const file = runLayout.predictions(dir, cell);
     const read = await readOwnJsonl(file, PredictionRecordSchema, { repair: true });
@@ -416,7 +422,7 @@ async function runAttempt(
     return {
       ...base,
       outcome,
-      exit: result.prediction ? "submitted" : budgetOrErrorExit(result.outcome),
+      exit: result.exit,
       turns: result.turns,
       usage: result.usage,
       wallMs: performance.now() - started,
@@ -436,11 +442,6 @@ async function runAttempt(
       endedAt: new Date().toISOString(),
     };
   }
-}
-
-function budgetOrErrorExit(outcome: string): RunRecord["exit"] {
-  // The trajectory has the precise exit; the record keeps the coarse one for quick reading.
-  return outcome === "budget_exhausted" ? "step_limit" : outcome === "invalid_final" ? "format_error" : "error";
 }
 
 /** The summary over the plan's keys from the ledger's histories. Pure. */

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { isFinalOutcome } from "@loclab/schemas";
 import { processAlive } from "@loclab/tools";
 import { keyHistories, readLedger } from "./ledger.js";
 import { parseRunSpec } from "./load-run-spec.js";
@@ -65,7 +66,7 @@ export async function readRunStatus(dir: string): Promise<RunStatus> {
     if (!cell) cells.set(attempt.cellLabel, (cell = { cell: attempt.cellLabel, keys: 0, done: 0, predicted: 0, outcomes: {}, failedAttempts: 0 }));
     cell.keys += 1;
     const history = histories.get(attempt.key);
-    cell.failedAttempts += history?.records.filter((record) => record !== history.final && !["finished", "forced_final", "budget_exhausted", "model_error", "invalid_final"].includes(record.outcome)).length ?? 0;
+    cell.failedAttempts += history?.records.filter((record) => record !== history.final && !isFinalOutcome(record.outcome)).length ?? 0;
     if (history?.final) {
       cell.done += 1;
       if (history.final.prediction) cell.predicted += 1;

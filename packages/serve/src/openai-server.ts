@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from "node:crypto";
+import { createHash, randomBytes, randomInt } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
@@ -243,6 +243,7 @@ class RequestHandler {
     const prompt = this.engine.tokenize(this.chatText(body.messages, tools, choice), false);
     const maxTokens = this.budget(prompt.length, body.max_completion_tokens ?? body.max_tokens);
     const grammar = withTools ? await this.engine.jsonGrammar(toolAnswerSchema(tools, choice)) : undefined;
+    const seed = body.seed ?? randomInt(2 ** 31);
     const lease = await this.engine.acquire(prompt, signal);
     let generated: number[];
     let finish: "stop" | "length" | "abort";
@@ -252,10 +253,11 @@ class RequestHandler {
       const result = await this.engine.sample(lease.item, prompt, {
         temperature: body.temperature ?? 1,
         topP: body.top_p ?? 1,
-        seed: body.seed ?? randomInt(2 ** 31),
+        seed,
         maxTokens,
         grammar,
         stop: stops(body.stop),
+        ignoreEos: body.ignore_eos ?? false,
         ...(grammar ? { complete: isCompleteJsonObject } : {}),
         signal,
       });
@@ -282,7 +284,7 @@ class RequestHandler {
         message = {
           role: "assistant",
           content: null,
-          tool_calls: [{ id: `chatcmpl-tool-${randomBytes(16).toString("hex")}`, type: "function", function: { name: answer.name, arguments: JSON.stringify(answer.arguments) } }],
+          tool_calls: [{ id: toolCallId(seed, prompt, generated), type: "function", function: { name: answer.name, arguments: JSON.stringify(answer.arguments) } }],
           reasoning_content: null,
         };
         finishReason = finish === "length" ? "length" : "tool_calls";
@@ -341,6 +343,7 @@ class RequestHandler {
           seed: body.seed ?? randomInt(2 ** 31),
           maxTokens,
           stop: stops(body.stop),
+          ignoreEos: body.ignore_eos ?? false,
           signal,
         });
         generated = result.tokens;
@@ -407,6 +410,16 @@ class RequestHandler {
       usage: { prompt_tokens: prompt.length, total_tokens: prompt.length + generated.length, completion_tokens: generated.length, prompt_tokens_details: null },
     };
   }
+}
+
+/**
+ * The id of a tool call: a digest of the seed, the prompt and the answer, so that the same
+ * seeded request gives the same id and a seeded conversation replays byte for byte (the id
+ * goes back into the next prompt as `tool_call_id`). vLLM draws it at random; same shape.
+ */
+function toolCallId(seed: number, prompt: readonly number[], generated: readonly number[]): string {
+  const digest = createHash("sha256").update(JSON.stringify([seed, prompt, generated])).digest("hex");
+  return `chatcmpl-tool-${digest.slice(0, 32)}`;
 }
 
 function isCompleteJsonObject(text: string): boolean {

@@ -7,6 +7,7 @@ import { leaderboardStage } from "../reproduce/leaderboard-stage.js";
 import { significanceStage } from "../reproduce/significance-stage.js";
 import { trajectoriesStage } from "../reproduce/trajectories-stage.js";
 import { localizerDemoStage } from "../reproduce/localizer-demo-stage.js";
+import { realModelStage } from "../reproduce/real-model-stage.js";
 
 interface ReproduceOptions {
   out: string;
@@ -48,8 +49,10 @@ export function registerReproduceCommand(program: Command): void {
       const trajectories = await trajectoriesStage({ out, ...dataDir });
       process.stdout.write("\n== localizer demo (fixture repository, scripted model server over HTTP, scored)\n");
       const demo = await localizerDemoStage({ out });
+      process.stdout.write("\n== a real model (loclab serve on SmolLM2-135M-Instruct, CPU): the calc fixture, 2 seeds × 2 temperatures, scored and broken down\n");
+      const real = await realModelStage({ out });
 
-      const written = [...gold.written, ...leaderboard.written, ...significance.written, ...trajectories.written, ...demo.written];
+      const written = [...gold.written, ...leaderboard.written, ...significance.written, ...trajectories.written, ...demo.written, ...real.written];
       process.stdout.write(`\nwrote ${written.map((path) => relative(process.cwd(), path)).join(", ")}\n`);
       process.stdout.write(`reproduce finished in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       if (gold.failures > 0) process.exitCode = 1;

@@ -309,5 +309,15 @@ describe("loclab reproduce", () => {
     const demo = JSON.parse(readFileSync(join(out, "localizer-demo-score.json"), "utf8")) as { outcomes: Record<string, number>; metrics: Record<string, number> };
     expect(demo.outcomes).toEqual({ finished: 1 });
     expect(demo.metrics["file.acc@1"]).toBe(1);
-  });
+    // Stage 6: the real model, through `loclab serve` in its own process.
+    const real = JSON.parse(readFileSync(join(out, "real-model-runs.json"), "utf8")) as {
+      model: { server: string; model: { sha256: string } };
+      runs: Record<string, { attempts: number; outcomes: Record<string, number> }>;
+      cells: Array<{ temperature: number; seed: number; exit: string }>;
+    };
+    expect(real.model).toMatchObject({ server: "loclab-serve", model: { sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53" } });
+    expect(real.cells.map((cell) => [cell.temperature, cell.seed])).toEqual([[0.2, 1], [0.2, 2], [1, 1], [1, 2]]);
+    for (const run of Object.values(real.runs)) expect(Object.values(run.outcomes).reduce((sum, n) => sum + n, 0)).toBe(2);
+    expect(stdout).toMatch(/\|temperature\|seed\|exit\|/);
+  }, 600_000); // the real-model stage is CPU inference: ≈ 2 minutes alone, more beside other tests
 });

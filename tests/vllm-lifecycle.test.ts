@@ -70,6 +70,15 @@ describe("vllm serve commands from a typed spec", () => {
   });
 });
 
+describe("the Docker launcher without an engine", () => {
+  it("a missing engine is one clear error before any work starts", async () => {
+    const { dockerLauncher, DockerUnavailableError } = await import("@loclab/vllm");
+    const attempt = dockerLauncher({ socketPath: join(work, "no-docker.sock") });
+    await expect(attempt).rejects.toBeInstanceOf(DockerUnavailableError);
+    await expect(dockerLauncher({ socketPath: join(work, "no-docker.sock") })).rejects.toThrow(`no Docker engine answers at unix://${join(work, "no-docker.sock")}: ENOENT (start dockerd, or set DOCKER_HOST)`);
+  });
+});
+
 describe("the process launcher against a stand-in `vllm`", () => {
   it("up: two servers, one per GPU, ready by all five checks; status re-probes; adapters listed and loaded; down stops them", async () => {
     const stateDir = join(work, "fleet");

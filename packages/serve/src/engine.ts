@@ -1,17 +1,10 @@
 import { availableParallelism } from "node:os";
 import { basename } from "node:path";
-import {
-  getLlama,
-  LlamaGrammarEvaluationState,
-  LlamaLogLevel,
-  type GbnfJsonSchema,
-  type Llama,
-  type LlamaContext,
-  type LlamaContextSequence,
-  type LlamaGrammar,
-  type LlamaModel,
-  type Token,
-} from "node-llama-cpp";
+// Types only at the top: node-llama-cpp has top-level await, so a static import would make
+// this package impossible to require() (tslab notebooks load packages through require).
+import type { GbnfJsonSchema, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
+
+type NodeLlamaCpp = typeof import("node-llama-cpp");
 import { checkModelFile, ModelFileError } from "./model-file.js";
 import { SequencePool, type Lease } from "./sequence-pool.js";
 import { tokenPieces, type TokenPieces } from "./token-offsets.js";
@@ -86,6 +79,7 @@ export class LlamaEngine {
   private readonly cleanPrefix = new WeakMap<LlamaContextSequence, number>();
 
   private constructor(
+    private readonly lib: NodeLlamaCpp,
     readonly llama: Llama,
     readonly model: LlamaModel,
     readonly context: LlamaContext,
@@ -97,7 +91,8 @@ export class LlamaEngine {
     await checkModelFile(options.modelPath);
     const threads = options.threads ?? Math.max(1, Math.min(2, availableParallelism()));
     const parallel = options.parallel ?? 1;
-    const llama = await getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: LlamaLogLevel.error, progressLogs: false });
+    const lib = await import("node-llama-cpp");
+    const llama = await lib.getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: lib.LlamaLogLevel.error, progressLogs: false });
     let model: LlamaModel;
     try {
       model = await llama.loadModel({ modelPath: options.modelPath });
@@ -112,7 +107,7 @@ export class LlamaEngine {
     const context = await model.createContext({ contextSize: contextSize * parallel, sequences: parallel, threads, batchSize: Math.min(512, contextSize) });
     const sequences = Array.from({ length: parallel }, () => context.getSequence());
     const pool = new SequencePool(sequences, options.maxWaiting ?? 64);
-    return new LlamaEngine(llama, model, context, pool, {
+    return new LlamaEngine(lib, llama, model, context, pool, {
       modelPath: options.modelPath,
       contextSize,
       parallel,
@@ -253,7 +248,7 @@ export class LlamaEngine {
     const room = this.contextSize - prompt.length;
     const limit = Math.min(options.maxTokens, room);
     if (limit <= 0) return { tokens: [], finishReason: "length" };
-    const grammarEvaluationState = options.grammar ? new LlamaGrammarEvaluationState({ model: this.model, grammar: options.grammar }) : undefined;
+    const grammarEvaluationState = options.grammar ? new this.lib.LlamaGrammarEvaluationState({ model: this.model, grammar: options.grammar }) : undefined;
     const iterator = sequence.evaluate(prompt.slice(kept) as Token[], {
       temperature: options.temperature,
       topP: options.topP,

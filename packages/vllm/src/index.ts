@@ -8,3 +8,4 @@ export { launchProcess, processServer, type ProcessLaunchOptions } from "./proce
 export { probeReadiness, type ProbeOptions, type Readiness, type ReadinessCheck } from "./readiness.js";
 export { shellCommand, vllmServeArgs, vllmServeEnv } from "./serve-args.js";
 export { baseURLOf, LoraAdapterSchema, parseVllmServerSpec, servedName, VllmServerSpecSchema, type LoraAdapter, type VllmServerSpec, type VllmServerSpecInput } from "./server-spec.js";
+export { containerOptions, dockerLauncher, dockerSocketPath, DockerUnavailableError, type DockerLauncherOptions } from "./docker-launcher.js";

@@ -2,7 +2,7 @@
 // ../shared/docs/toolchain.md (no bridge, no iptables, no IP forwarding; its own data root,
 // exec root, pid file and socket), stopped by its PID. An engine already given in DOCKER_HOST
 // is used as it is.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
@@ -66,7 +66,19 @@ export async function startDockerd({ log = console.error } = {}) {
     } catch {
       // gone
     }
-    rmSync(dir, { recursive: true, force: true });
+    // dockerd can leave mounts under its folders (exec/netns/default, overlay layers): unmount
+    // them, deepest first, then remove the folder; a leftover is reported, never fatal.
+    const mounts = readFileSync("/proc/self/mounts", "utf8")
+      .split("\n")
+      .map((line) => line.split(" ")[1])
+      .filter((point) => point && point.startsWith(`${dir}/`))
+      .sort((a, b) => b.length - a.length);
+    for (const point of mounts) spawnSync("umount", ["-l", point]);
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      log(`dockerd: could not remove ${dir}: ${error.message}`);
+    }
   };
   return { env: { DOCKER_HOST: `unix://${socket}` }, stop, started: true };
 }

@@ -3,11 +3,11 @@ import { basename } from "node:path";
 // Types only at the top: node-llama-cpp has top-level await, so a static import would make
 // this package impossible to require() (tslab notebooks load packages through require).
 import type { GbnfJsonSchema, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
-
-type NodeLlamaCpp = typeof import("node-llama-cpp");
 import { checkModelFile, ModelFileError } from "./model-file.js";
 import { SequencePool, type Lease } from "./sequence-pool.js";
 import { tokenPieces, type TokenPieces } from "./token-offsets.js";
+
+type NodeLlamaCpp = typeof import("node-llama-cpp");
 
 export interface EngineOptions {
   modelPath: string;

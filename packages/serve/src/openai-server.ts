@@ -16,17 +16,13 @@ import {
   type CompletionRequest,
 } from "./api-schemas.js";
 import { renderChatPrompt } from "./chat-prompt.js";
-import { LlamaEngine, type EngineOptions, type PositionLogprobs } from "./engine.js";
+import { LlamaEngine, type EngineOptions, type PositionLogprobs, type SampleOptions, type SampleResult } from "./engine.js";
 import { QueueFullError } from "./sequence-pool.js";
 import { ServerMetrics, type FinishedReason } from "./server-metrics.js";
 import { sha256File } from "./test-model.js";
 import { parseToolAnswer, toolAnswerSchema, type FunctionTool, type ToolChoice } from "./tool-grammar.js";
 
 export const SERVE_VERSION = "0.1.0";
-// node-llama-cpp does not export its package.json: read it beside its entry point.
-const ENGINE_VERSION: string = (
-  JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.resolve("node-llama-cpp"))), "..", "package.json"), "utf8")) as { version: string }
-).version;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface ServeOptions extends EngineOptions {
@@ -38,6 +34,14 @@ export interface ServeOptions extends EngineOptions {
   servedModelName?: string;
   /** Told about each request (one line), for the terminal. */
   onRequest?: (line: string) => void;
+  /** The model file's sha256 when the caller has just computed it (ensureTestModel); otherwise it is hashed here. */
+  modelSha256?: string;
+}
+
+/** node-llama-cpp does not export its package.json: read it beside its entry point. */
+function engineVersion(): string {
+  const entry = fileURLToPath(import.meta.resolve("node-llama-cpp"));
+  return (JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as { version: string }).version;
 }
 
 export interface ModelServer {
@@ -74,8 +78,8 @@ export async function startModelServer(options: ServeOptions): Promise<ModelServ
   const fingerprint: ServerFingerprint = {
     version: SERVE_VERSION,
     server: "loclab-serve",
-    engine: `llama.cpp via node-llama-cpp ${ENGINE_VERSION} (CPU)`,
-    model: { name: modelName, path: options.modelPath, sha256: await sha256File(options.modelPath), max_model_len: engine.contextSize, vocab_size: engine.vocabularySize },
+    engine: `llama.cpp via node-llama-cpp ${engineVersion()} (CPU)`,
+    model: { name: modelName, path: options.modelPath, sha256: options.modelSha256 ?? (await sha256File(options.modelPath)), max_model_len: engine.contextSize, vocab_size: engine.vocabularySize },
     settings: { parallel: engine.options.parallel, threads: engine.options.threads, prefix_caching: engine.options.prefixCaching, max_waiting: engine.options.maxWaiting },
   };
   const created = Math.floor(Date.now() / 1000);
@@ -244,36 +248,10 @@ class RequestHandler {
     const maxTokens = this.budget(prompt.length, body.max_completion_tokens ?? body.max_tokens);
     const grammar = withTools ? await this.engine.jsonGrammar(toolAnswerSchema(tools, choice)) : undefined;
     const seed = body.seed ?? randomInt(2 ** 31);
-    const lease = await this.engine.acquire(prompt, signal);
-    let generated: number[];
-    let finish: "stop" | "length" | "abort";
-    let stoppedBy: string | undefined;
-    let positions: PositionLogprobs[] | undefined;
-    try {
-      const result = await this.engine.sample(lease.item, prompt, {
-        temperature: body.temperature ?? 1,
-        topP: body.top_p ?? 1,
-        seed,
-        maxTokens,
-        grammar,
-        stop: stops(body.stop),
-        ignoreEos: body.ignore_eos ?? false,
-        ...(grammar ? { complete: isCompleteJsonObject } : {}),
-        signal,
-      });
-      generated = result.tokens;
-      finish = result.finishReason;
-      stoppedBy = result.stoppedBy;
-      if (body.logprobs && generated.length > 0 && finish !== "abort") {
-        positions = await this.engine.logprobs(lease.item, [...prompt, ...generated], prompt.length, body.top_logprobs ?? 0);
-      }
-    } finally {
-      lease.release();
-    }
-    if (finish === "abort") {
-      this.metrics.finished({ promptTokens: prompt.length, generationTokens: generated.length, seconds: (performance.now() - started) / 1000, reason: "abort" });
-      throw Object.assign(new Error("aborted"), { name: "AbortError" });
-    }
+    const { generated, finish, stoppedBy, positions } = await this.generate(prompt, signal, {
+      sampling: { ...this.sampling(body, maxTokens), seed, grammar, ...(grammar ? { complete: isCompleteJsonObject } : {}) },
+      logprobs: (tokens) => (body.logprobs && tokens.length > 0 ? { from: prompt.length, topN: body.top_logprobs ?? 0 } : undefined),
+    });
     let text = this.engine.detokenize(generated);
     if (stoppedBy !== undefined) text = text.slice(0, text.indexOf(stoppedBy));
     let message: Record<string, unknown> = { role: "assistant", content: text, tool_calls: [], reasoning_content: null };
@@ -302,14 +280,47 @@ class RequestHandler {
         {
           index: 0,
           message,
-          logprobs: positions ? { content: positions.map((position) => this.chatLogprob(position)) } : null,
+          logprobs: positions.length > 0 ? { content: positions.map((position) => this.chatLogprob(position)) } : null,
           finish_reason: finishReason,
           stop_reason: stoppedBy ?? null,
         },
       ],
-      usage: { prompt_tokens: prompt.length, total_tokens: prompt.length + generated.length, completion_tokens: generated.length, prompt_tokens_details: null },
+      usage: usage(prompt, generated),
       prompt_logprobs: null,
     };
+  }
+
+  /** The sampling fields chat and completions share, with vLLM's defaults. */
+  private sampling(body: ChatCompletionRequest | CompletionRequest, maxTokens: number): Omit<SampleOptions, "seed" | "signal"> {
+    return { temperature: body.temperature ?? 1, topP: body.top_p ?? 1, maxTokens, stop: stops(body.stop), ignoreEos: body.ignore_eos ?? false };
+  }
+
+  /**
+   * One request's work on one leased sequence: sample (unless `sampling` is absent, as for
+   * `max_tokens: 0`), then the log-probabilities `logprobs` asks for given the sampled tokens.
+   * An aborted request is counted (`finished_reason="abort"`) and rethrown as an AbortError.
+   */
+  private async generate(
+    prompt: readonly number[],
+    signal: AbortSignal,
+    work: { sampling: Omit<SampleOptions, "signal"> | undefined; logprobs: (generated: readonly number[]) => { from: number; topN: number } | undefined },
+  ): Promise<{ generated: number[]; finish: "stop" | "length"; stoppedBy?: string; positions: PositionLogprobs[] }> {
+    const started = performance.now();
+    const lease = await this.engine.acquire(prompt, signal);
+    let result: SampleResult = { tokens: [], finishReason: "length" };
+    let positions: PositionLogprobs[] = [];
+    try {
+      if (work.sampling) result = await this.engine.sample(lease.item, prompt, { ...work.sampling, signal });
+      const wanted = result.finishReason === "abort" ? undefined : work.logprobs(result.tokens);
+      if (wanted) positions = await this.engine.logprobs(lease.item, [...prompt, ...result.tokens], wanted.from, wanted.topN);
+    } finally {
+      lease.release();
+    }
+    if (result.finishReason === "abort") {
+      this.metrics.finished({ promptTokens: prompt.length, generationTokens: result.tokens.length, seconds: (performance.now() - started) / 1000, reason: "abort" });
+      throw Object.assign(new Error("aborted"), { name: "AbortError" });
+    }
+    return { generated: result.tokens, finish: result.finishReason, ...(result.stoppedBy !== undefined ? { stoppedBy: result.stoppedBy } : {}), positions };
   }
 
   private chatLogprob(position: PositionLogprobs): unknown {
@@ -330,45 +341,20 @@ class RequestHandler {
     const wantLogprobs = body.logprobs !== null && body.logprobs !== undefined;
     const wantPromptLogprobs = body.prompt_logprobs !== null && body.prompt_logprobs !== undefined;
     const topN = Math.max(body.logprobs ?? 0, body.prompt_logprobs ?? 0);
-    const lease = await this.engine.acquire(prompt, signal);
-    let generated: number[] = [];
-    let finish: "stop" | "length" | "abort" = "length";
-    let stoppedBy: string | undefined;
-    let positions: PositionLogprobs[] = [];
-    try {
-      if (maxTokens > 0) {
-        const result = await this.engine.sample(lease.item, prompt, {
-          temperature: body.temperature ?? 1,
-          topP: body.top_p ?? 1,
-          seed: body.seed ?? randomInt(2 ** 31),
-          maxTokens,
-          stop: stops(body.stop),
-          ignoreEos: body.ignore_eos ?? false,
-          signal,
-        });
-        generated = result.tokens;
-        finish = result.finishReason;
-        stoppedBy = result.stoppedBy;
-      }
-      const needPrompt = wantPromptLogprobs || (wantLogprobs && echo);
-      const needGenerated = wantLogprobs && generated.length > 0;
-      if ((needPrompt || needGenerated) && finish !== "abort") {
-        positions = await this.engine.logprobs(lease.item, [...prompt, ...generated], needPrompt ? 1 : prompt.length, topN);
-      }
-    } finally {
-      lease.release();
-    }
-    if (finish === "abort") {
-      this.metrics.finished({ promptTokens: prompt.length, generationTokens: generated.length, seconds: (performance.now() - started) / 1000, reason: "abort" });
-      throw Object.assign(new Error("aborted"), { name: "AbortError" });
-    }
+    const { generated, finish, stoppedBy, positions } = await this.generate(prompt, signal, {
+      sampling: maxTokens > 0 ? { ...this.sampling(body, maxTokens), seed: body.seed ?? randomInt(2 ** 31) } : undefined,
+      logprobs: (tokens) => {
+        const needPrompt = wantPromptLogprobs || (wantLogprobs && echo);
+        if (!needPrompt && !(wantLogprobs && tokens.length > 0)) return undefined;
+        return { from: needPrompt ? 1 : prompt.length, topN };
+      },
+    });
     // positions cover the absolute token indexes [from, n).
     const from = prompt.length + generated.length - positions.length;
     const at = (index: number) => positions[index - from];
     let completionText = this.engine.detokenize(generated);
     if (stoppedBy !== undefined) completionText = completionText.slice(0, completionText.indexOf(stoppedBy));
-    const promptPieces = this.engine.pieces(prompt);
-    const text = echo ? promptPieces.text + completionText : completionText;
+    const text = echo ? this.engine.detokenize(prompt) + completionText : completionText;
     let logprobs: unknown = null;
     if (wantLogprobs) {
       const shown = echo ? [...prompt, ...generated] : generated;
@@ -407,7 +393,7 @@ class RequestHandler {
       created: Math.floor(Date.now() / 1000),
       model: this.modelName,
       choices: [{ index: 0, text, logprobs, finish_reason: finish, stop_reason: stoppedBy ?? null, prompt_logprobs: promptLogprobs }],
-      usage: { prompt_tokens: prompt.length, total_tokens: prompt.length + generated.length, completion_tokens: generated.length, prompt_tokens_details: null },
+      usage: usage(prompt, generated),
     };
   }
 }
@@ -420,6 +406,10 @@ class RequestHandler {
 function toolCallId(seed: number, prompt: readonly number[], generated: readonly number[]): string {
   const digest = createHash("sha256").update(JSON.stringify([seed, prompt, generated])).digest("hex");
   return `chatcmpl-tool-${digest.slice(0, 32)}`;
+}
+
+function usage(prompt: readonly number[], generated: readonly number[]) {
+  return { prompt_tokens: prompt.length, total_tokens: prompt.length + generated.length, completion_tokens: generated.length, prompt_tokens_details: null };
 }
 
 function isCompleteJsonObject(text: string): boolean {

@@ -63,8 +63,8 @@ function exactEnds(tokens: readonly number[], text: string, detokenize: (tokens:
     const prefix = detokenize(tokens.slice(0, i + 1));
     let common = 0;
     const limit = Math.min(prefix.length, text.length);
+    // A prefix that ends inside a character ends in U+FFFD, which the text does not have there.
     while (common < limit && prefix.charCodeAt(common) === text.charCodeAt(common)) common += 1;
-    if (prefix.endsWith("\uFFFD") && !text.startsWith(prefix)) common = Math.min(common, prefix.length - 1);
     last = Math.max(last, common);
     ends.push(last);
   }

@@ -108,7 +108,7 @@ export async function fleetStatus(stateDir: string, options: { launchers?: UpOpt
   );
 }
 
-/** Stops every server of a fleet (SIGTERM, SIGKILL after the grace period) and marks the state stopped. */
+/** Stops every server of a fleet (SIGTERM, SIGKILL after the grace period); returns how many it stopped. */
 export async function downFleet(stateDir: string, options: { graceMs?: number; launchers?: UpOptions["launchers"] } = {}): Promise<number> {
   const state = await readFleetState(stateDir);
   await Promise.all(state.servers.map((entry) => launcherFor(entry.spec, options.launchers).attach(entry.spec, entry.handle, entry.logFile).stop({ graceMs: options.graceMs ?? 30_000 })));

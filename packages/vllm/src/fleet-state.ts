@@ -1,8 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import type { ServerHandle } from "./launched-server.js";
-import { VllmServerSpecSchema, type VllmServerSpec } from "./server-spec.js";
+import { VllmServerSpecSchema } from "./server-spec.js";
 import type { VllmFingerprint } from "./fingerprint.js";
 
 const HandleSchema = z.discriminatedUnion("kind", [
@@ -55,5 +54,3 @@ export async function readFleetState(dir: string): Promise<FleetState> {
   if (!parsed.success) throw new Error(`${fleetFiles.state(dir)}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
   return parsed.data;
 }
-
-export type { ServerHandle, VllmServerSpec };

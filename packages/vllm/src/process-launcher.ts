@@ -21,24 +21,23 @@ export async function launchProcess(spec: VllmServerSpec, options: ProcessLaunch
   if (spec.launcher.kind !== "process") throw new Error("launchProcess needs a spec with launcher.kind \"process\"");
   // Created first, so that a server that fails at once still leaves a log to read.
   await (await open(options.logFile, "a")).close();
-  {
-    const child = execa(spec.launcher.executable, vllmServeArgs(spec), {
-      env: { ...(options.env ?? process.env), ...vllmServeEnv(spec) },
-      extendEnv: false,
-      stdin: "ignore",
-      stdout: { file: options.logFile, append: true },
-      stderr: { file: options.logFile, append: true },
-      detached: true,
-      cleanup: false,
-      reject: false,
-    });
-    const pid = await new Promise<number>((resolve, reject) => {
-      child.once("spawn", () => resolve(child.pid!));
-      child.once("error", (error) => reject(new Error(`cannot start ${spec.launcher.kind === "process" ? spec.launcher.executable : "vllm"}: ${error.message}`)));
-    });
-    child.unref();
-    return processServer(spec, pid, options.logFile);
-  }
+  const executable = spec.launcher.executable;
+  const child = execa(executable, vllmServeArgs(spec), {
+    env: { ...(options.env ?? process.env), ...vllmServeEnv(spec) },
+    extendEnv: false,
+    stdin: "ignore",
+    stdout: { file: options.logFile, append: true },
+    stderr: { file: options.logFile, append: true },
+    detached: true,
+    cleanup: false,
+    reject: false,
+  });
+  const pid = await new Promise<number>((resolve, reject) => {
+    child.once("spawn", () => resolve(child.pid!));
+    child.once("error", (error) => reject(new Error(`cannot start ${executable}: ${error.message}`)));
+  });
+  child.unref();
+  return processServer(spec, pid, options.logFile);
 }
 
 /** A handle on a server process by its PID (also one started by another loclab process). */

@@ -38,9 +38,10 @@ export function registerServeCommand(program: Command): void {
     .action(async (options: ServeCliOptions) => {
       if ((options.model === undefined) === (options.testModel !== true)) throw new Error("give --model FILE.gguf or --test-model (one of them)");
       const { ensureTestModel, startModelServer } = await import("@loclab/serve");
-      const modelPath = options.model ?? (await ensureTestModel({ onProgress: (line) => process.stderr.write(`serve: ${line}\n`) })).path;
+      const testModel = options.model === undefined ? await ensureTestModel({ onProgress: (line) => process.stderr.write(`serve: ${line}\n`) }) : undefined;
       const server = await startModelServer({
-        modelPath,
+        modelPath: options.model ?? testModel!.path,
+        ...(testModel ? { modelSha256: testModel.sha256 } : {}),
         host: options.host,
         port: numericOption("port", options.port, { integer: true, min: 0, max: 65535 }),
         parallel: numericOption("parallel", options.parallel, { integer: true, min: 1, max: 64 }),

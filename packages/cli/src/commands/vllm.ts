@@ -102,7 +102,7 @@ export function registerVllmCommands(program: Command): void {
     .action(async (options: FleetCliOptions & { state: string; readyTimeout: string }) => {
       const { upFleet } = await import("@loclab/vllm");
       const plan = await planFrom(options);
-      const launchers = plan.servers.some((spec) => spec.launcher.kind === "docker") ? { docker: await dockerLauncherOrExplain() } : {};
+      const launchers = await launchersFor(plan.servers);
       const state = await upFleet(plan, {
         stateDir: options.state,
         readyTimeoutMs: numericOption("ready-timeout", options.readyTimeout, { min: 1 }) * 1000,
@@ -119,8 +119,7 @@ export function registerVllmCommands(program: Command): void {
     .action(async (options: { state: string; json?: boolean }) => {
       const { fleetStatus, readFleetState } = await import("@loclab/vllm");
       const state = await readFleetState(options.state);
-      const launchers = state.servers.some((entry) => entry.spec.launcher.kind === "docker") ? { docker: await dockerLauncherOrExplain() } : {};
-      const status = await fleetStatus(options.state, { launchers });
+      const status = await fleetStatus(options.state, { launchers: await launchersFor(state.servers.map((entry) => entry.spec)) });
       if (options.json) process.stdout.write(`${JSON.stringify(status)}\n`);
       else for (const entry of status) process.stdout.write(`server ${entry.index} port ${entry.port}: ${entry.readiness.ready ? "ready" : `NOT READY (${entry.readiness.failed?.check}: ${entry.readiness.failed?.problem})`}\n`);
       if (status.some((entry) => !entry.readiness.ready)) process.exitCode = 1;
@@ -133,15 +132,15 @@ export function registerVllmCommands(program: Command): void {
     .action(async (options: { state: string; grace: string }) => {
       const { downFleet, readFleetState } = await import("@loclab/vllm");
       const state = await readFleetState(options.state);
-      const launchers = state.servers.some((entry) => entry.spec.launcher.kind === "docker") ? { docker: await dockerLauncherOrExplain() } : {};
+      const launchers = await launchersFor(state.servers.map((entry) => entry.spec));
       const stopped = await downFleet(options.state, { graceMs: numericOption("grace", options.grace, { min: 0 }) * 1000, launchers });
       process.stdout.write(`stopped ${stopped} server(s)\n`);
     });
 }
 
-async function dockerLauncherOrExplain() {
-  const module = (await import("@loclab/vllm")) as Record<string, unknown>;
-  const make = module.dockerLauncher as (() => Promise<unknown>) | undefined;
-  if (!make) throw new Error("the Docker launcher is not available in this build");
-  return (await make()) as never;
+/** The Docker launcher when some server runs in a container: it checks the engine (DOCKER_HOST) before any work. */
+async function launchersFor(specs: ReadonlyArray<{ launcher: { kind: string } }>) {
+  if (!specs.some((spec) => spec.launcher.kind === "docker")) return {};
+  const { dockerLauncher } = await import("@loclab/vllm");
+  return { docker: await dockerLauncher() };
 }

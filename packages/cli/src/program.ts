@@ -9,6 +9,7 @@ import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
 import { registerPowerCommand } from "./commands/power.js";
 import { registerGoldCommand } from "./commands/gold.js";
+import { registerMirrorsCommand } from "./commands/mirrors.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
 import { registerScoreCommand } from "./commands/score.js";
 import { registerServeCommand } from "./commands/serve.js";
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => {} });
   registerDatasetsCommand(program);
   registerGoldCommand(program);
+  registerMirrorsCommand(program);
   registerScoreCommand(program);
   registerMcNemarCommand(program);
   registerCompareCommand(program);

@@ -1,6 +1,7 @@
 import type { GoldHunk, GoldLocations, GoldSpan, GoldSymbol } from "./gold-types.js";
 import { parsePatch } from "./parse-patch.js";
 import type { FilePatch, Hunk } from "./patch-types.js";
+import { shiftHunk } from "./locate-hunks.js";
 import { symbolFromHunkSection } from "./symbols.js";
 
 export interface GoldFromPatchOptions {
@@ -20,8 +21,16 @@ export interface GoldFromPatchOptions {
  * @example goldFromPatch(row.patch, { instanceId: row.instance_id }).files // ["astropy/modeling/separable.py"]
  */
 export function goldFromPatch(patch: string, options: GoldFromPatchOptions): GoldLocations {
+  return goldFromFiles(parsePatch(patch, { instanceId: options.instanceId }), options.instanceId);
+}
+
+/**
+ * Gold of parsed file diffs. `offsets`, per file index, gives each hunk's offset on the real
+ * pre-image (`placeHunks`): spans then use the real lines, and hunks and spans record it.
+ */
+export function goldFromFiles(files: readonly FilePatch[], instanceId: string, offsets?: ReadonlyMap<number, readonly number[]>): GoldLocations {
   const gold: GoldLocations = {
-    instanceId: options.instanceId,
+    instanceId,
     files: [],
     created: [],
     deleted: [],
@@ -32,11 +41,11 @@ export function goldFromPatch(patch: string, options: GoldFromPatchOptions): Gol
     addedLines: [],
     symbols: [],
   };
-  for (const file of parsePatch(patch, { instanceId: options.instanceId })) addFile(gold, file);
+  for (const [index, file] of files.entries()) addFile(gold, file, offsets?.get(index));
   return gold;
 }
 
-function addFile(gold: GoldLocations, file: FilePatch): void {
+function addFile(gold: GoldLocations, file: FilePatch, offsets: readonly number[] | undefined): void {
   const hasPreImage = file.oldPath !== null && file.status !== "added" && file.status !== "copied";
   const path = (hasPreImage ? file.oldPath : file.newPath) ?? "";
   if (hasPreImage) pushUnique(gold.files, path);
@@ -47,13 +56,15 @@ function addFile(gold: GoldLocations, file: FilePatch): void {
   }
   if (file.binary) pushUnique(gold.binary, path);
   const seenSymbols = new Set(gold.symbols.map((symbol) => `${symbol.path}\0${symbol.name}`));
-  for (const hunk of file.hunks) {
+  for (const [position, hunk] of file.hunks.entries()) {
     const hunkIndex = gold.hunks.length;
-    gold.hunks.push(displayHunk(path, hunk));
+    const offset = offsets?.[position];
+    gold.hunks.push(offset === undefined ? displayHunk(path, hunk) : { ...displayHunk(path, hunk), offset });
     const added = hunk.lines.filter((line) => line.kind === "added").map((line) => line.text);
     if (added.length > 0 && file.newPath !== null) gold.addedLines.push({ path: file.newPath, hunk: hunkIndex, lines: added });
     if (!hasPreImage) continue;
-    gold.spans.push(...spansOfHunk(path, hunk, hunkIndex));
+    if (offset === undefined) gold.spans.push(...spansOfHunk(path, hunk, hunkIndex));
+    else gold.spans.push(...spansOfHunk(path, shiftHunk(hunk, offset), hunkIndex).map((span) => ({ ...span, offset })));
     const symbol = symbolFromHunkSection(hunk.section);
     if (symbol && !seenSymbols.has(`${path}\0${symbol.name}`)) {
       seenSymbols.add(`${path}\0${symbol.name}`);

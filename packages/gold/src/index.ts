@@ -6,3 +6,6 @@ export * from "./symbols.js";
 export * from "./gold-from-patch.js";
 export * from "./extract-gold.js";
 export * from "./summarize-gold.js";
+export * from "./locate-hunks.js";
+export * from "./exact-symbols.js";
+export * from "./gold-at-pre-image.js";

@@ -7,3 +7,4 @@ export * from "./python-source-text.js";
 export * from "./python-module-index.js";
 export * from "./module-level-names.js";
 export * from "./python-import-census.js";
+export * from "./python-definitions.js";

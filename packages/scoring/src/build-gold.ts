@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { type BenchmarkName, isBenchmarkName, resolveDataDir } from "@loclab/datasets";
+import { goldAtBaseCommit } from "@loclab/checkouts";
 import { extractGold } from "@loclab/gold";
 import type { GoldTargets, Preset } from "@loclab/metrics";
 import { readCosilGold, readLocAgentGold } from "@loclab/predictions";
@@ -14,6 +15,13 @@ export interface BuildGoldOptions {
   /** The predictions file: LocAgent's preset reads its gold from the same file. */
   predictionsFile?: string;
   dataDir?: string;
+  /**
+   * A folder of mirrors (`<owner>__<name>[.git]`): the patch gold is then placed on the real
+   * files at base commit (spans at their real lines, exact function gold from tree-sitter:
+   * `goldAtBaseCommit`), instead of the `@@` numbers and CoSIL's or Loc-Bench's function gold.
+   */
+  repos?: string;
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface BuiltGold {
@@ -22,6 +30,11 @@ export interface BuiltGold {
   source: string;
   /** Instances whose patch could not be read (their gold is empty, so they are excluded). */
   patchFailures: { instanceId: string; message: string }[];
+  /**
+   * With `repos`: instances that could not be read at base commit (no mirror, missing commit).
+   * Their gold is the patch-only gold (the `@@` numbers, the bundled function gold).
+   */
+  checkoutFailures: { instanceId: string; message: string }[];
 }
 
 /**
@@ -36,6 +49,7 @@ export async function buildGold(options: BuildGoldOptions): Promise<BuiltGold> {
   switch (preset.goldSource) {
     case "patch":
     case "patch-first-file": {
+      if (options.repos && preset.goldSource === "patch") return patchGoldAtBaseCommit(options, options.repos, bundled);
       const { golds, failures } = extractGold(instances);
       const functions = preset.goldSource === "patch" && bundled ? await loadFunctionGold(bundled, dataDirOption) : undefined;
       const gold = new Map<string, GoldTargets>();
@@ -54,14 +68,14 @@ export async function buildGold(options: BuildGoldOptions): Promise<BuiltGold> {
       const source =
         preset.goldSource === "patch-first-file"
           ? "first file of the gold patch"
-          : `gold patch (files, spans)${bundled ? `; functions from ${bundled === "locbench" ? "Loc-Bench edit_functions" : "CoSIL gt"}` : ""}`;
-      return { gold, source, patchFailures: failures.map(({ instanceId, message }) => ({ instanceId, message })) };
+          : `gold patch (files, spans at the patch's @@ numbers: no checkout)${bundled ? `; functions from ${bundled === "locbench" ? "Loc-Bench edit_functions" : "CoSIL gt"}` : ""}`;
+      return { gold, source, patchFailures: failures.map(({ instanceId, message }) => ({ instanceId, message })), checkoutFailures: [] };
     }
     case "locagent-gt-file-changes": {
       if (!options.predictionsFile) throw new Error("the locagent preset reads its gold from the predictions file (meta_data.gt_file_changes): pass a LocAgent output file");
       const locagent = await readLocAgentGold(options.predictionsFile);
       const gold = new Map<string, GoldTargets>([...locagent].map(([id, g]) => [id, { files: g.files, modules: g.modules, functions: g.functions }]));
-      return { gold, source: `LocAgent gt_file_changes in ${options.predictionsFile}`, patchFailures: [] };
+      return { gold, source: `LocAgent gt_file_changes in ${options.predictionsFile}`, patchFailures: [], checkoutFailures: [] };
     }
     case "cosil-gt": {
       if (bundled !== "lite" && bundled !== "verified") throw new Error(`the cosil preset has gold for lite and verified only, not ${options.benchmark ?? "a user file"}`);
@@ -70,7 +84,34 @@ export async function buildGold(options: BuildGoldOptions): Promise<BuiltGold> {
       const gold = new Map<string, GoldTargets>(
         [...cosil].map(([id, entries]) => [id, { files: [...new Set(entries.map((entry) => entry.split("::")[0] ?? entry))], functions: entries.filter((entry) => entry.includes("::")) }]),
       );
-      return { gold, source: `CoSIL gt (${file})`, patchFailures: [] };
+      return { gold, source: `CoSIL gt (${file})`, patchFailures: [], checkoutFailures: [] };
     }
   }
+}
+
+/**
+ * The unified gold with a checkout: files and spans placed on the pre-image, functions exact.
+ * An instance that cannot be read at base commit falls back to the patch-only gold and is
+ * listed; one whose patch does not parse has no gold.
+ */
+async function patchGoldAtBaseCommit(options: BuildGoldOptions, repos: string, bundled: BenchmarkName | undefined): Promise<BuiltGold> {
+  const { golds, failures } = await goldAtBaseCommit({ instances: options.instances, mirrors: repos, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  const gold = new Map<string, GoldTargets>();
+  for (const g of golds) {
+    gold.set(g.instanceId, {
+      files: g.files,
+      spans: g.spans.map(({ path, startLine, endLine }) => ({ path, startLine, endLine })),
+      functions: g.exact?.functions ?? [],
+    });
+  }
+  const failed = new Set(failures.map((failure) => failure.instanceId));
+  const fallback = extractGold(options.instances.filter((instance) => failed.has(instance.instance_id)));
+  const functions = bundled && fallback.golds.length > 0 ? await loadFunctionGold(bundled, options.dataDir ? { dataDir: options.dataDir } : {}) : undefined;
+  for (const g of fallback.golds) {
+    const fn = functions?.get(g.instanceId);
+    gold.set(g.instanceId, { files: g.files, spans: g.spans.map(({ path, startLine, endLine }) => ({ path, startLine, endLine })), ...(fn ? { functions: fn } : {}) });
+  }
+  const checkoutFailures = failures.filter((failure) => fallback.golds.some((g) => g.instanceId === failure.instanceId));
+  const source = `gold patch placed on the files at base commit (${repos}): spans at their real lines, exact functions from tree-sitter${checkoutFailures.length > 0 ? `; ${checkoutFailures.length} instance(s) without a checkout keep the patch's @@ numbers` : ""}`;
+  return { gold, source, patchFailures: fallback.failures.map(({ instanceId, message }) => ({ instanceId, message })), checkoutFailures };
 }

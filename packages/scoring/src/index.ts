@@ -5,3 +5,4 @@ export * from "./score-predictions-file.js";
 export * from "./peer-outputs.js";
 export * from "./leaderboard.js";
 export * from "./compare-runs.js";
+export * from "./gold-agreement.js";

@@ -14,6 +14,8 @@ export interface ScorePredictionsFileOptions {
   /** Replaces the preset's k values. */
   ks?: readonly number[];
   dataDir?: string;
+  /** Mirrors folder: gold placed on the files at base commit, exact function gold (`buildGold`). */
+  repos?: string;
 }
 
 export interface ScorePredictionsFileResult {
@@ -25,6 +27,8 @@ export interface ScorePredictionsFileResult {
   goldSource: string;
   /** Instances whose gold patch failed to parse (excluded; see `patchFailures`). */
   patchFailures: { instanceId: string; message: string }[];
+  /** With `repos`: instances that could not be read at base commit (patch-only gold). */
+  checkoutFailures: { instanceId: string; message: string }[];
 }
 
 /**
@@ -50,6 +54,7 @@ export async function scorePredictionsFile(options: ScorePredictionsFileOptions)
     instances: benchmark.instances,
     predictionsFile: options.predictions,
     ...dataDirOption,
+    ...(options.repos ? { repos: options.repos } : {}),
   });
   const byId = new Map<string, PredictionTargets>(predictions.map((prediction) => [prediction.instanceId, prediction]));
   const report = scoreLocalization({ instanceIds, gold: built.gold, predictions: byId, preset, ...(options.ks ? { ks: options.ks } : {}) });
@@ -61,5 +66,6 @@ export async function scorePredictionsFile(options: ScorePredictionsFileOptions)
     read,
     goldSource: built.source,
     patchFailures: built.patchFailures,
+    checkoutFailures: built.checkoutFailures,
   };
 }

@@ -20,3 +20,4 @@ export * from "./tool-schemas.js";
 export * from "./run-tool.js";
 export * from "./checkout-walk.js";
 export * from "./shuffle-checkout.js";
+export * from "./git.js";

@@ -19,6 +19,7 @@ interface ScoreCommandOptions {
   dataDir?: string;
   allowPartial?: boolean;
   perInstance?: string;
+  repos?: string;
 }
 
 /** Parses `--k 1,3,5,10` into positive integers, naming the bad item. */
@@ -44,6 +45,7 @@ export function registerScoreCommand(program: Command): void {
     .option("--per-instance <file>", "also write each instance's metric values as JSONL ({instanceId, metrics}; null where excluded), for paired tests")
     .option("--allow-partial", "exit 0 even when gold patches fail to parse or most predictions are for ids not in the benchmark")
     .option("--data-dir <dir>", "the shared data folder")
+    .option("--repos <dir>", "folder of mirrors (<owner>__<name>[.git]): gold spans at the real lines of the files at base commit, exact function gold (unified preset)")
     .action(async (options: ScoreCommandOptions) => {
       const result = await scorePredictionsFile({
         benchmark: options.benchmark,
@@ -52,6 +54,7 @@ export function registerScoreCommand(program: Command): void {
         preset: options.preset,
         ...(options.k !== undefined ? { ks: parseKs(options.k) } : {}),
         ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        ...(options.repos ? { repos: options.repos } : {}),
       });
       const { report, read } = result;
       progress(
@@ -61,6 +64,7 @@ export function registerScoreCommand(program: Command): void {
       );
       if (read.unknownInstanceIds.length > 0) progress(`unknown ids: ${read.unknownInstanceIds.slice(0, 10).join(", ")}${read.unknownInstanceIds.length > 10 ? ", …" : ""}`);
       for (const failure of result.patchFailures) progress(`gold failed: ${failure.message}`);
+      for (const failure of result.checkoutFailures) progress(`no checkout (patch-only gold): ${failure.message}`);
       const metrics = Object.fromEntries(Object.values(report.metrics).map((metric) => [metric.key, metric.value]));
       if (options.perInstance) {
         const keyed = Object.values(report.metrics).filter((metric) => metric.perInstance !== undefined);
@@ -81,6 +85,7 @@ export function registerScoreCommand(program: Command): void {
       // The numbers are printed either way; the exit code says whether they can be trusted.
       if (options.allowPartial) return;
       if (read.records === 0) throw new Error(`score: ${options.predictions} holds no predictions, so every instance scored 0; pass --allow-partial to accept`);
+      if (result.checkoutFailures.length > 0) throw new Error(`score: ${result.checkoutFailures.length} instance(s) could not be read at base commit under ${options.repos}, so their gold keeps the patch's @@ numbers (see above; loclab mirrors check tells what is missing); pass --allow-partial to accept`);
       if (result.patchFailures.length > 0) throw new Error(`score: ${result.patchFailures.length} gold patch(es) failed to parse, so those instances have no gold (see above); pass --allow-partial to accept`);
       const known = read.records - read.unknownInstanceIds.length;
       if (read.records > 0 && read.unknownInstanceIds.length > known) {

@@ -1,0 +1,109 @@
+import { execa } from "execa";
+import { runGit } from "@loclab/tools";
+
+/** One entry of a commit's tree (`git ls-tree -r`): a file, a symbolic link or a submodule. */
+export interface TreeEntry {
+  path: string;
+  /** `100644`, `100755`, `120000` (link), `160000` (submodule). */
+  mode: string;
+  type: "blob" | "commit";
+  oid: string;
+}
+
+/** A mirror as git sees it: the folder, and its git directory (the folder itself when bare). */
+export interface MirrorRef {
+  path: string;
+  gitDir: string;
+}
+
+/** The environment of git here: no user or system configuration, no prompt (as @loclab/tools' `runGit`). */
+function gitEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_") && value !== undefined) env[key] = value;
+  return { ...env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+}
+
+/**
+ * Every entry of `commit`'s tree, recursively (`git ls-tree -r -z --full-tree`): files, links
+ * and submodules, with their object ids. Throws `WorkspaceError("git-failed")` when the commit
+ * or its trees are missing.
+ */
+export async function listTree(mirror: MirrorRef, commit: string): Promise<TreeEntry[]> {
+  const { stdout } = await runGit(["--git-dir", mirror.gitDir, "ls-tree", "-r", "-z", "--full-tree", commit], { cwd: mirror.path, safeDirectory: "*" });
+  const entries: TreeEntry[] = [];
+  for (const record of stdout.split("\0")) {
+    if (record === "") continue;
+    const tab = record.indexOf("\t");
+    const [mode, type, oid] = record.slice(0, tab).split(" ");
+    if (type !== "blob" && type !== "commit") continue;
+    entries.push({ path: record.slice(tab + 1), mode: mode as string, type, oid: oid as string });
+  }
+  return entries;
+}
+
+/**
+ * The contents of objects named by `git cat-file` specs (`<commit>:<path>`, or an object id),
+ * read in one `git cat-file --batch` process: undefined for a spec git reports missing (a path
+ * not in the tree, or a blob a partial mirror lacks). Binary-safe: the bytes as stored.
+ */
+export async function readObjects(mirror: MirrorRef, specs: readonly string[]): Promise<Map<string, Buffer | undefined>> {
+  const result = new Map<string, Buffer | undefined>();
+  if (specs.length === 0) return result;
+  for (const spec of specs) if (spec.includes("\n")) throw new Error(`readObjects: a spec holds a newline: ${JSON.stringify(spec)}`);
+  const { stdout } = await execa("git", ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch"], {
+    cwd: mirror.path,
+    env: gitEnv(),
+    extendEnv: false,
+    input: `${specs.join("\n")}\n`,
+    encoding: "buffer",
+    maxBuffer: 2 ** 31 - 1,
+    stripFinalNewline: false,
+  });
+  const out = Buffer.from(stdout);
+  let position = 0;
+  for (const spec of specs) {
+    const end = out.indexOf(0x0a, position);
+    if (end < 0) throw new Error(`git cat-file --batch stopped before ${spec}`);
+    const header = out.subarray(position, end).toString("utf8");
+    position = end + 1;
+    const match = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header);
+    if (!match) {
+      // `<spec> missing`, `<spec> ambiguous`: nothing follows the header.
+      result.set(spec, undefined);
+      continue;
+    }
+    const size = Number(match[2]);
+    result.set(spec, match[1] === "blob" ? out.subarray(position, position + size) : undefined);
+    position += size + 1;
+  }
+  return result;
+}
+
+/**
+ * The object ids among `oids` the mirror cannot read (`git cat-file --batch-check`): what a
+ * partial mirror (a shallow or filtered clone, or a snapshot without its large files) lacks.
+ */
+export async function missingObjects(mirror: MirrorRef, oids: readonly string[]): Promise<Set<string>> {
+  const missing = new Set<string>();
+  if (oids.length === 0) return missing;
+  const { stdout } = await execa("git", ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch-check"], {
+    cwd: mirror.path,
+    env: gitEnv(),
+    extendEnv: false,
+    input: `${oids.join("\n")}\n`,
+    maxBuffer: 2 ** 31 - 1,
+  });
+  for (const line of stdout.split("\n")) if (line.endsWith(" missing")) missing.add(line.slice(0, -" missing".length));
+  return missing;
+}
+
+/** Whether the mirror holds `commit` as a commit; its full id when it does. */
+export async function resolveCommitIn(mirror: MirrorRef, commit: string): Promise<string | undefined> {
+  const result = await runGit(["--git-dir", mirror.gitDir, "rev-parse", "--verify", "--quiet", "--end-of-options", `${commit}^{commit}`], {
+    cwd: mirror.path,
+    safeDirectory: "*",
+    allowFailure: true,
+  });
+  const full = result.stdout.trim();
+  return result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(full) ? full : undefined;
+}

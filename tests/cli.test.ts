@@ -165,9 +165,15 @@ describe("loclab mask", () => {
     const { loadBenchmark } = await import("@loclab/datasets");
     const masked = await loadBenchmark(out);
     expect(masked.instances).toHaveLength(300);
-    const changed = masked.instances.filter((row) => row.problem_statement !== row.original_problem_statement);
+    // The masked file carries no original text and no placeholder map: those are in the report file.
+    const lite = await loadBenchmark("lite");
+    const changed = masked.instances.filter((row, i) => row.problem_statement !== lite.instances[i]?.problem_statement);
     expect(changed).toHaveLength(summary.instancesWithMention);
     expect(changed.every((row) => /<path-\d+>/.test(row.problem_statement))).toBe(true);
+    expect(masked.instances.some((row) => "original_problem_statement" in row || "mask" in row)).toBe(false);
+    const reports = readFileSync(join(scratch, "masked", "lite-paths.report.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(reports.map((r) => r.instance_id)).toEqual(lite.instances.map((i) => i.instance_id));
+    expect(reports.every((r, i) => r.original_problem_statement === lite.instances[i]?.problem_statement)).toBe(true);
   });
 });
 

@@ -1,21 +1,13 @@
-import { loadBenchmark, resolveDataDir } from "@loclab/datasets";
-import { goldAtBaseCommit } from "@loclab/checkouts";
-import { readLocAgentGold, readCosilGold } from "@loclab/predictions";
-import { join } from "node:path";
-const name = process.argv[2] ?? "lite";
-const bench = await loadBenchmark(name);
-const have = new Set(["astropy/astropy","mwaskom/seaborn","pallets/flask","psf/requests","pydata/xarray","pylint-dev/pylint","pytest-dev/pytest","sphinx-doc/sphinx","sympy/sympy"]);
-const instances = bench.instances.filter(i => have.has(i.repo));
-const { golds } = await goldAtBaseCommit({ instances, mirrors: "/work/mirrors" });
-const data = resolveDataDir({});
-const cosil = await readCosilGold(join(data, `localization/cosil/gt-${name}.json`));
-const loc = name === "lite" ? await readLocAgentGold(join(data, "localization/locagent/claude35-lite.jsonl")) : new Map();
-let same = 0, n = 0, sameC = 0, nC = 0;
-for (const g of golds) {
-  const ex = new Set(g.exact.functions);
-  const l = loc.get(g.instanceId);
-  if (l) { n++; const ls = new Set(l.functions); const eq = ls.size === ex.size && [...ls].every(x => ex.has(x)); if (eq) same++; else if (process.argv[3]==="l") console.log("L", g.instanceId, [...ex].join(" "), "|", [...ls].join(" ")); }
-  const c = cosil.get(g.instanceId);
-  if (c) { nC++; const cs = new Set(c.filter(e => e.includes("::")).map(e => e.replace("::", ":"))); const eq = cs.size === ex.size && [...cs].every(x => ex.has(x)); if (eq) sameC++; else if (process.argv[3]==="c") console.log("C", g.instanceId, [...ex].join(" "), "|", [...cs].join(" "), "| ml", g.exact.moduleLevel.length); }
-}
-console.log({ n, same, nC, sameC });
+import { maskBenchmark, goldMentions } from "@loclab/controls";
+import { loadBenchmark } from "@loclab/datasets";
+import { filesAtCommit } from "@loclab/checkouts";
+const b = await loadBenchmark("/tmp/m/verified-9.jsonl");
+const lists = new Map();
+for (const i of b.instances) lists.set(i.instance_id, await filesAtCommit({ mirrors: "/work/mirrors", repo: i.repo, commit: i.base_commit }));
+const { rows } = maskBenchmark(b.instances, { knownFilesOf: (i) => ({ files: lists.get(i.instance_id) }) });
+for (const r of rows) if (r.after.basename) { console.log(r.instanceId, r.goldFiles); const m = r.maskedProblemStatement; for (const f of r.goldFiles) { const base = f.split("/").pop(); const k = m.indexOf(base); console.log(JSON.stringify(m.slice(Math.max(0,k-100), k+60))); console.log(lists.get(r.instanceId).filter(p => p.endsWith("/"+base))); } }
+// patches-mode masks of files not at base commit
+const { rows: rows2 } = maskBenchmark(b.instances);
+let n = 0, ex = [];
+for (const r of rows2) { const set = new Set(lists.get(r.instanceId)); for (const rep of r.report.replacements) if (!set.has(rep.file)) { n++; ex.push(r.instanceId + " " + rep.original + " -> " + rep.file); } }
+console.log("patch-mode replacements naming files absent at base commit:", n); console.log(ex.slice(0, 12).join("\n"));

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { knownFilesFromInstance, mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, unmapPredictions } from "@loclab/controls";
+import { mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, unmapPredictions } from "@loclab/controls";
 import type { Prediction } from "@loclab/schemas";
 import { materializeWorkspace, shuffleRepository, walkCheckout, type Workspace, workspaceCachePath, workspaceFromFiles } from "@loclab/tools";
 import type { PlannedAttempt } from "./run-plan.js";
@@ -21,8 +21,8 @@ export interface PreparedAttempt {
  * repository × commit shares one materialized tree, and every shuffled cell one shuffled copy:
  *
  * - `plain`: the instance's repository at its base commit, the issue as written;
- * - `masked`: the same tree, the issue masked at the control's level (known files from the
- *   instance's patches, as `loclab mask` does);
+ * - `masked`: the same tree, the issue masked at the control's level against the tree's full
+ *   file list (as `loclab mask --repos` does);
  * - `shuffled`: a shuffled copy of the tree (`<cacheDir>/shuffled/seed-<s>/<owner>__<name>/<commit>/tree`,
  *   its mapping beside it, outside the tree: the model's tools cannot reach it), the issue mapped
  *   through the same renaming, predictions mapped back (`unmapPredictions`, unknown paths marked);
@@ -45,12 +45,16 @@ export class CellWorkspaces {
     switch (control.kind) {
       case "plain":
         return { workspace: await this.tree(instance.repo, instance.base_commit), problemStatement: instance.problem_statement, toOriginal: asGiven };
-      case "masked":
+      case "masked": {
+        // The base commit's full file list: only mentions of files that exist there are masked
+        // (docs/definitions.md §4), not names the patches merely suggest.
+        const workspace = await this.tree(instance.repo, instance.base_commit);
         return {
-          workspace: await this.tree(instance.repo, instance.base_commit),
-          problemStatement: maskIssuePaths(instance.problem_statement, { knownFiles: knownFilesFromInstance(instance), level: control.level }).text,
+          workspace,
+          problemStatement: maskIssuePaths(instance.problem_statement, { knownFiles: { files: await workspace.paths() }, level: control.level }).text,
           toOriginal: asGiven,
         };
+      }
       case "mismatch": {
         if (!attempt.mismatch) throw new Error(`${instance.instance_id}: no mismatch pairing for seed ${control.seed}`);
         return { workspace: await this.tree(attempt.mismatch.snapshotRepo, attempt.mismatch.snapshotCommit), problemStatement: instance.problem_statement, toOriginal: asGiven };

@@ -86,6 +86,12 @@ export function compareFunctionGold(
     }
     for (const id of exactOnly) {
       if (explained.has(id)) continue;
+      // The peer names the function around this nested def (and nothing for the def itself).
+      const enclosing = [...peerSet].find((other) => id.startsWith(`${other}.`) && exactSet.has(other));
+      if (enclosing) {
+        differences.push({ kind: "enclosing-of-nested", exact: id, peer: enclosing });
+        continue;
+      }
       const isClass = options.classes ? options.classes.has(id) : [...peerSet, ...exactSet].some((other) => other !== id && other.startsWith(`${id}.`));
       differences.push({ kind: isClass ? "class-level-edit" : "missing-definition", exact: id });
     }

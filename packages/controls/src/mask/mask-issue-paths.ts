@@ -1,10 +1,10 @@
 import { KnownFileIndex } from "../known-files/known-file-index.js";
 import { longestFirst } from "./longest-first.js";
-import type { MaskedIssue, MaskIssuePathsOptions, MaskLevel, MaskReplacement, MentionKind } from "./mask-types.js";
+import type { MaskedIssue, MaskIssuePathsOptions, MaskLevel, MaskReplacement, MaskReport, MentionKind } from "./mask-types.js";
 import { DEFAULT_MASK_LEVEL, MASK_LEVELS, MENTION_KINDS } from "./mask-types.js";
 import type { MentionCandidate } from "./mention-candidate.js";
 import { moduleMentions } from "./module-mentions.js";
-import { pathMentions } from "./path-mentions.js";
+import { PATH_TOKEN, pathMentions } from "./path-mentions.js";
 import { symbolMentions } from "./symbol-mentions.js";
 import { urlSpans } from "./url-spans.js";
 
@@ -57,10 +57,28 @@ export function maskIssuePaths(text: string, options: MaskIssuePathsOptions): Ma
   if (level !== "paths-only") candidates.push(...moduleMentions(text, index, urls));
   if (level === "symbols") candidates.push(...symbolMentions(text, options.symbols ?? []));
   const chosen = longestFirst(candidates, text.length, (candidate) => KIND_RANK[candidate.kind]);
-  return rewrite(text, level, chosen);
+  return rewrite(text, level, chosen, leftAlonePaths(text, chosen));
 }
 
-function rewrite(text: string, level: MaskLevel, chosen: readonly MentionCandidate[]): MaskedIssue {
+/** File-path tokens (a folder, then a file name with an extension) that no chosen mention covers. */
+function leftAlonePaths(text: string, chosen: readonly MentionCandidate[]): MaskReport["leftAlone"] {
+  const left: MaskReport["leftAlone"] = [];
+  for (const match of text.matchAll(PATH_TOKEN)) {
+    const token = match[0].replace(/[.\\/]+$/, "");
+    const start = match.index as number;
+    const end = start + token.length;
+    const segments = token.split(/[\\/]+/).filter((segment) => segment !== "" && segment !== ".");
+    if (segments.length < 2 || !FILE_LIKE.test(segments.at(-1) as string) || /^\d+(\.\d+)*$/.test(segments.at(-1) as string)) continue;
+    if (chosen.some((candidate) => candidate.start < end && start < candidate.end)) continue;
+    left.push({ text: token, start, end });
+  }
+  return left;
+}
+
+/** A file name with an extension of letters (`x.py`, `setup.cfg`), not a version or a number. */
+const FILE_LIKE = /^[^.\s][^\s]*\.[A-Za-z][A-Za-z0-9_]{0,9}$/;
+
+function rewrite(text: string, level: MaskLevel, chosen: readonly MentionCandidate[], leftAlone: MaskReport["leftAlone"]): MaskedIssue {
   const placeholderOf = new Map<string, string>();
   const placeholders: Record<string, string> = {};
   const counts = Object.fromEntries(MENTION_KINDS.map((kind) => [kind, 0])) as Record<MentionKind, number>;
@@ -92,5 +110,5 @@ function rewrite(text: string, level: MaskLevel, chosen: readonly MentionCandida
     cursor = candidate.end;
   }
   parts.push(text.slice(cursor));
-  return { text: parts.join(""), report: { level, replacements, placeholders, counts } };
+  return { text: parts.join(""), report: { level, replacements, placeholders, counts, leftAlone } };
 }

@@ -98,6 +98,13 @@ export interface MaskReport {
   placeholders: Record<string, string>;
   /** Number of replacements of each kind. */
   counts: Record<MentionKind, number>;
+  /**
+   * Path-like tokens that name a file (folders and a file name with an extension, e.g.
+   * `numpy/core/fromnumeric.py`, or a path at a name the repository does not have) but resolve
+   * to no known file, so they were left as written: with the base commit's full file list,
+   * other projects' files and names that do not exist at base commit.
+   */
+  leftAlone: { text: string; start: number; end: number }[];
 }
 
 export interface MaskedIssue {

@@ -39,6 +39,8 @@ describe("loclab gold", () => {
       instanceId: "astropy__astropy-12907",
       files: ["astropy/modeling/separable.py"],
       created: [],
+      // No checkout: the spans are the patch's @@ numbers, and the record says so.
+      lines: "patch-header",
       spans: [{ path: "astropy/modeling/separable.py", startLine: 245, endLine: 245, kind: "removed", hunk: 0 }],
     });
   });

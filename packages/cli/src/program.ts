@@ -8,6 +8,7 @@ import { registerRunCommands } from "./commands/run.js";
 import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
 import { registerPowerCommand } from "./commands/power.js";
+import { registerCacheCommand } from "./commands/cache.js";
 import { registerGoldCommand } from "./commands/gold.js";
 import { registerMirrorsCommand } from "./commands/mirrors.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerDatasetsCommand(program);
   registerGoldCommand(program);
   registerMirrorsCommand(program);
+  registerCacheCommand(program);
   registerScoreCommand(program);
   registerMcNemarCommand(program);
   registerCompareCommand(program);

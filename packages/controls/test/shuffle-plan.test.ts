@@ -208,3 +208,39 @@ describe("parseShuffleMapping", () => {
     expect(() => parseShuffleMapping({ ...plan, schemaVersion: "2" })).toThrow(/not a shuffle mapping at schemaVersion/);
   });
 });
+
+describe("hidden names", () => {
+  const FLASK = ["src/flask/__init__.py", "src/flask/app.py", ".flaskenv", ".gitignore", ".github/workflows/tests.yaml", ".pylint_primer_tests/x.txt", "setup.py"];
+
+  it("the repository's top-level package names (root or src/ layout)", async () => {
+    const { topLevelPackageNames } = await import("../src/index.js");
+    expect(topLevelPackageNames(FLASK)).toEqual(["flask"]);
+    expect(topLevelPackageNames(["_pytest/__init__.py", "pytest/__init__.py", "conftest.py", "tool.py", "docs/conf.py"])).toEqual(["_pytest", "pytest", "tool"]);
+  });
+
+  it("are kept unless asked; renamed ones keep their dot", () => {
+    const kept = planShuffle(FLASK, { seed: 1 });
+    expect(kept.files[".flaskenv"]).toBe(".flaskenv");
+    const renamed = planShuffle(FLASK, { seed: 1, renameHidden: (name) => name.includes("flask") });
+    expect(renamed.files[".flaskenv"]).toMatch(/^\.m_[a-z0-9]{6}$/);
+    expect(renamed.files[".gitignore"]).toBe(".gitignore");
+    expect(renamed.directories[".github"]).toBe(".github");
+  });
+
+  it("planRepositoryShuffle renames by default those that name a top-level package", async () => {
+    const { planRepositoryShuffle } = await import("../src/index.js");
+    const { loadPythonParser } = await import("@loclab/python");
+    const files = [...FLASK, ".pylint_primer_tests/y.txt"];
+    const tree = { files, directories: [], symlinks: [], pythonSources: new Map(files.filter((f) => f.endsWith(".py")).map((f) => [f, new Uint8Array()])) };
+    const plan = planRepositoryShuffle(tree, { seed: 3 }, await loadPythonParser());
+    expect(plan.mapping.files[".flaskenv"]).toMatch(/^\.m_/);
+    expect(plan.mapping.files[".gitignore"]).toBe(".gitignore");
+    expect(plan.mapping.directories[".github"]).toBe(".github");
+    // "pylint" is not this repository's package: kept.
+    expect(plan.mapping.directories[".pylint_primer_tests"]).toBe(".pylint_primer_tests");
+    const all = planRepositoryShuffle(tree, { seed: 3, hiddenNames: "all" }, await loadPythonParser());
+    expect(all.mapping.files[".gitignore"]).toMatch(/^\.m_/);
+    const none = planRepositoryShuffle(tree, { seed: 3, hiddenNames: "keep" }, await loadPythonParser());
+    expect(none.mapping.files[".flaskenv"]).toBe(".flaskenv");
+  });
+});

@@ -159,6 +159,23 @@ export class PythonModuleIndex {
   }
 
   /**
+   * The leading components of an absolute dotted module that resolve inside the repository,
+   * one step each, as far as they go (`["sympy", "gone", "x"]` → the step of `sympy`); empty
+   * when the first name is not the repository's. What renames the repository's own names in an
+   * import of a module that is absent from the tree.
+   */
+  resolveAbsolutePrefix(file: string, components: readonly string[]): ModuleStep[] {
+    return this.walkAbsolute(file, components)?.steps ?? [];
+  }
+
+  /** The components of a relative import that resolve, after its base folder, as far as they go (empty when the dots climb above the root). */
+  resolveRelativePrefix(file: string, level: number, components: readonly string[]): ModuleStep[] {
+    const walked = this.walkRelative(file, level, components);
+    if (!walked) return [];
+    return walked.base ? walked.steps.slice(1) : walked.steps;
+  }
+
+  /**
    * Whether the top-level name of an absolute import is the repository's (some root holds it),
    * whether or not the rest resolves: an import that starts in the repository and then fails
    * is reported, one that names another project is not.

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { isBenchmarkName } from "@loclab/datasets";
+import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { z } from "zod";
 import { type RunSpec, type RunSpecInput, RunSpecSchema } from "./run-spec.js";
@@ -83,7 +84,7 @@ function resolvePaths(spec: RunSpec, baseDir: string): RunSpec {
     ...(spec.dataDir ? { dataDir: at(spec.dataDir) } : {}),
     repos: at(spec.repos),
     out,
-    cacheDir: spec.cacheDir ? at(spec.cacheDir) : join(out, ".workspaces"),
+    cacheDir: spec.cacheDir ? at(spec.cacheDir) : defaultWorkspaceCacheDir(),
     localizer: { ...spec.localizer, ...(spec.localizer.promptsDir ? { promptsDir: at(spec.localizer.promptsDir) } : {}) },
   };
 }

@@ -5,6 +5,7 @@ import { relative } from "node:path";
 import { type Completion, type CompleteRequest, createModelClient, localizeInstance, type ModelClient, ModelTransportError, urlWithoutCredentials } from "@loclab/agent";
 import { cellLabel, controlLabel, isFinalOutcome, type Prediction, PredictionRecordSchema, RUN_RECORD_KIND, type RunRecord, RunRecordSchema, SCHEMA_VERSION, stampRecord } from "@loclab/schemas";
 import { canonicalJson } from "./attempt-key.js";
+import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { CellWorkspaces } from "./cell-workspaces.js";
 import { type EndpointLease, EndpointPool, PoolUnavailableError } from "./endpoint-pool.js";
 import { JsonlAppender, keyHistories, type KeyHistory, readLedger, readOwnJsonl } from "./ledger.js";
@@ -223,7 +224,7 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
   emit({ type: "start", dir, resumed: context.resumed, keys: plan.attempts.length, done: doneKeys(), cells: cellCounts, endpoints: pool.snapshot() });
 
   const queue: QueueItem[] = plan.attempts.filter((attempt) => !histories.get(attempt.key)?.final).map((attempt) => ({ attempt }));
-  const workspaces = new CellWorkspaces({ mirrors: spec.repos, cacheDir: spec.cacheDir ?? `${dir}/.workspaces` });
+  const workspaces = new CellWorkspaces({ mirrors: spec.repos, cacheDir: spec.cacheDir ?? defaultWorkspaceCacheDir() });
   const sessionStarted = Date.now();
   let tokensSpent = ledgerRead.records.reduce((sum, record) => sum + (record.usage.totalTokens ?? 0), 0);
   const triesThisSession = new Map<string, number>();

@@ -11,8 +11,10 @@ import { instanceFile, pathInside } from "@loclab/schemas";
  * - `trajectories/<seed-s>/<control>/<instance>/attempt-<n>.traj.jsonl`: every attempt's trajectory;
  * - `controls/mismatch-<seed>.json`: the mismatch pairing of the run's instances;
  * - `results/`: what `scoreRun` writes; `export/`: predictions in the peers' format;
- * - `.workspaces/` (unless `cacheDir` is set): materialized trees and shuffled copies with
- *   their mappings (outside every trajectory, never shown to the model);
+ * - no workspace: materialized trees and shuffled copies (with their mappings, never shown to
+ *   the model) are in the workspace cache all runs share (`cacheDir`, default
+ *   `defaultWorkspaceCacheDir()`; `loclab cache ls|clear`), so deleting a run folder never
+ *   touches a tree another run uses;
  * - `.loclab.lock` while a runner works in it.
  */
 export const runLayout = {

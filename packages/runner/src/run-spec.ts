@@ -105,7 +105,7 @@ export const RunSpecSchema = z
     retry: RetrySpecSchema.default(RetrySpecSchema.parse({})),
     /** The folder of git mirrors, one per repository (`<owner>__<name>[.git]`). */
     repos: z.string().min(1),
-    /** Where materialized and shuffled trees are cached; default `<out>/.workspaces`. */
+    /** Where materialized and shuffled trees are cached; default the shared cache of all runs (`defaultWorkspaceCacheDir`: `~/.cache/loclab/workspaces`). */
     cacheDir: z.string().min(1).optional(),
     out: z.string().min(1),
   })

@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MASK_LEVELS } from "@loclab/controls";
+import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { CONTROL_MASK_LEVELS, type Instance } from "@loclab/schemas";
 import { describe, expect, it } from "vitest";
 import { attemptKey, canonicalJson, jsonPath, loadRunSpec, metricSum, parseRunSpec, RunSpecError, selectInstances } from "../src/index.js";
@@ -34,7 +35,9 @@ describe("run spec", () => {
     expect(spec.controls[1]).toEqual({ kind: "masked", level: "modules" });
     expect(spec.repos).toBe("/work/x/mirrors/");
     expect(spec.out).toBe("/work/x/runs/qwen3-30b");
-    expect(spec.cacheDir).toBe("/work/x/runs/qwen3-30b/.workspaces");
+    // The workspace cache all runs share, outside the run folder.
+    expect(spec.cacheDir).toBe(defaultWorkspaceCacheDir());
+    expect(spec.cacheDir?.startsWith(spec.out)).toBe(false);
     expect(spec.benchmark).toBe("lite");
     expect(spec.localizer).toMatchObject({ maxTurns: 20, toolMode: "native", temperature: 0.7, requestTimeoutSeconds: 300, maxLocations: 8 });
     expect(spec.endpoints[0]).toMatchObject({ maxConcurrency: 8, weight: 1 });

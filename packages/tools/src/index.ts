@@ -21,3 +21,4 @@ export * from "./run-tool.js";
 export * from "./checkout-walk.js";
 export * from "./shuffle-checkout.js";
 export * from "./git.js";
+export * from "./workspace-cache.js";

@@ -196,7 +196,8 @@ export async function clearWorkspaceCache(options: { cacheDir: string; olderThan
   const removed: string[] = [];
   const now = (options.now ?? new Date()).getTime();
   for (const repoEntry of await readdir(cacheDir, { withFileTypes: true })) {
-    if (!repoEntry.isDirectory()) continue;
+    // The runner's shuffled copies live in `shuffled/` (see clearCachedWorkspaces).
+    if (!repoEntry.isDirectory() || repoEntry.name === "shuffled") continue;
     const repoFolder = join(cacheDir, repoEntry.name);
     for (const entry of await readdir(repoFolder, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;

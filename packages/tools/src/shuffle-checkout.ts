@@ -34,6 +34,8 @@ export interface ShuffleRepositoryOptions {
   rewriteDottedStrings?: boolean;
   /** Add `as <original name>` to renamed imports so the code's names stay bound (default on; see `ImportRewriteContext`). */
   keepBindings?: boolean;
+  /** Hidden names: rename those naming a top-level package (`project`, default), `keep` them all, or rename `all` (see `PlanRepositoryShuffleOptions`). */
+  hiddenNames?: "project" | "keep" | "all";
   /** Files read and written at once; default 16. */
   concurrency?: number;
 }
@@ -61,6 +63,15 @@ export interface ShuffleReport {
   importsRewritten: number;
   /** The import rewriting in detail, summed over files. */
   imports: ImportRewriteStats;
+  /**
+   * Imports that start in the repository but of which not even the first component could be
+   * renamed (a relative import above the root): they still read as written. With the prefix
+   * renaming of absent modules this is 0 on the SWE-bench repositories; imports inside parse
+   * errors are apart (`imports.skippedInErrors`).
+   */
+  importsLeftNamingRepository: number;
+  /** Hidden files and folders renamed (`hiddenNames`), original paths. */
+  hiddenRenamed: string[];
   /**
    * Strings in Python code naming repository modules (`"django.contrib.admin"`) left as
    * written: code that imports by string (`importlib`, `INSTALLED_APPS`, `mock.patch`)
@@ -130,6 +141,7 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
       ...(options.keepTopLevel ? { keepTopLevel: options.keepTopLevel } : {}),
       ...(options.rewriteDottedStrings !== undefined ? { rewriteDottedStrings: options.rewriteDottedStrings } : {}),
       ...(options.keepBindings !== undefined ? { keepBindings: options.keepBindings } : {}),
+      ...(options.hiddenNames !== undefined ? { hiddenNames: options.hiddenNames } : {}),
     },
     await loadPythonParser(),
   );
@@ -176,6 +188,8 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
     pythonFiles: plan.pythonFiles,
     importsRewritten: plan.imports.statementsRewritten,
     imports: plan.imports,
+    importsLeftNamingRepository: plan.imports.unresolvedInRepository - plan.imports.prefixRenamed,
+    hiddenRenamed: plan.hiddenRenamed,
     unresolvedDynamicReferences: plan.imports.dynamicReferences - plan.imports.dynamicReferencesRewritten,
     nonCodeReferencesLeft,
     nonCodePythonReferencesLeft,

@@ -4,7 +4,7 @@ import { parseShuffleMapping, unmapPredictions } from "@loclab/controls";
 import { shuffleRepository } from "@loclab/tools";
 import { readLoclabPredictions } from "@loclab/predictions";
 import { readTextFile, stampRecord } from "@loclab/schemas";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
@@ -23,11 +23,13 @@ export function registerShuffleCommands(program: Command): void {
     .requiredOption("--seed <n>", "seed of the renaming")
     .requiredOption("--out <dir>", "where the shuffled copy goes (must not exist, or be empty)")
     .requiredOption("--mapping <file>", "where the mapping goes (outside --out and --repo; never shown to a model)")
+    .option("--rewrite-dotted-strings", "also rename the repository's modules in strings that name them (\"django.contrib.admin\"); default: counted, left")
+    .addOption(new Option("--hidden-names <rule>", "hidden files and folders: project (rename those naming a top-level package), keep, all").choices(["project", "keep", "all"]).default("project"))
     .option("--json", "print the report as JSON")
-    .action(async (options: { repo: string; seed: string; out: string; mapping: string; json?: boolean }) => {
+    .action(async (options: { repo: string; seed: string; out: string; mapping: string; json?: boolean; rewriteDottedStrings?: boolean; hiddenNames: "project" | "keep" | "all" }) => {
       const seed = numericOption("seed", options.seed, { integer: true, min: 0 });
       progress(`shuffling ${options.repo} with seed ${seed}`);
-      const report = await shuffleRepository({ repo: options.repo, out: options.out, mapping: options.mapping, seed });
+      const report = await shuffleRepository({ repo: options.repo, out: options.out, mapping: options.mapping, seed, rewriteDottedStrings: options.rewriteDottedStrings ?? false, hiddenNames: options.hiddenNames });
       if (options.json) {
         process.stdout.write(`${JSON.stringify(report)}\n`);
         return;
@@ -37,6 +39,10 @@ export function registerShuffleCommands(program: Command): void {
         { what: "directories written", count: report.directories },
         { what: "Python files", count: report.pythonFiles },
         { what: "imports rewritten", count: report.importsRewritten },
+        { what: "imports of absent modules: repository prefix renamed", count: report.imports.prefixRenamed },
+        { what: "imports still naming the repository", count: report.importsLeftNamingRepository },
+        { what: "imports inside parse errors (left)", count: report.imports.skippedInErrors },
+        { what: "hidden names renamed", count: report.hiddenRenamed.length },
         { what: "dynamic references left (dotted strings)", count: report.unresolvedDynamicReferences },
         { what: "non-code references left", count: report.nonCodeReferencesLeft },
         { what: "files that did not parse", count: report.unparsedFiles.length },

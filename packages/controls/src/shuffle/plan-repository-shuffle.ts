@@ -53,6 +53,29 @@ export interface PlanRepositoryShuffleOptions {
   rewriteDottedStrings?: boolean;
   /** Add `as <original name>` to renamed imports so the code's names stay bound (default on; see `ImportRewriteContext`). */
   keepBindings?: boolean;
+  /**
+   * Hidden names (`.github`, `.flaskenv`): `project` (default) renames those that contain the
+   * name of one of the repository's top-level packages (`.flaskenv` in flask,
+   * `.pylint_primer_tests` in pylint), keeping the dot; `keep` keeps them all; `all` renames
+   * them all. Tool configuration names (`.gitignore`, `.github`, `.flake8`) say nothing about
+   * the project and are what any repository has; renaming any of them is harmless to Python.
+   */
+  hiddenNames?: "project" | "keep" | "all";
+}
+
+/**
+ * The repository's top-level package and module names: folders holding `__init__.py` and
+ * `.py` modules at the root or under a root `src/`. What a hidden name must not contain.
+ */
+export function topLevelPackageNames(files: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const file of files) {
+    const parts = file.split("/");
+    const inner = parts[0] === "src" && parts.length > 1 ? parts.slice(1) : parts;
+    if (inner.length === 1 && (inner[0] as string).endsWith(".py") && inner[0] !== "setup.py" && inner[0] !== "conftest.py") names.add((inner[0] as string).slice(0, -3));
+    if (inner.length === 2 && inner[1] === "__init__.py") names.add(inner[0] as string);
+  }
+  return [...names].filter((name) => /^[A-Za-z_]\w*$/.test(name)).sort();
 }
 
 /**
@@ -98,6 +121,8 @@ export interface RepositoryShufflePlan {
   /** Entries whose name changed, and those kept (keep-list). */
   renamed: number;
   kept: number;
+  /** Hidden entries (name beginning with a dot) renamed under `hiddenNames`, original paths. */
+  hiddenRenamed: string[];
   /** Original names of renamed files with an extension, by kind: what `referencesLeft` counts. */
   renamedNames: { python: ReadonlySet<string>; other: ReadonlySet<string> };
 }
@@ -123,8 +148,14 @@ export function planRepositoryShuffle(tree: RepositoryTree, options: PlanReposit
   const skipped: SkippedEntry[] = tree.symlinks.filter((link) => !copied.has(link.target)).map((link) => ({ path: link.path, reason: "symlink-dangling" as const }));
   const links = tree.symlinks.filter((link) => copied.has(link.target));
   const entries = [...tree.files, ...links.map((link) => link.path)];
+  const projectNames = topLevelPackageNames(entries)
+    .map((name) => name.replace(/^_+/, "").toLowerCase())
+    .filter((name) => name.length >= 3);
+  const hidden = options.hiddenNames ?? "project";
+  const renameHidden = hidden === "all" ? () => true : hidden === "keep" ? () => false : (name: string) => projectNames.some((project) => name.toLowerCase().includes(project));
   const mapping = planShuffle(entries, {
     seed: options.seed,
+    renameHidden,
     directories: tree.directories,
     ...(options.keepNames ? { keepNames: options.keepNames } : {}),
     ...(options.keepTopLevel ? { keepTopLevel: options.keepTopLevel } : {}),
@@ -196,6 +227,10 @@ export function planRepositoryShuffle(tree: RepositoryTree, options: PlanReposit
     notUtf8Files,
     renamed,
     kept: allEntries.length - renamed,
+    hiddenRenamed: allEntries
+      .filter(([original, shuffled]) => baseName(original).startsWith(".") && baseName(original) !== baseName(shuffled))
+      .map(([original]) => original)
+      .sort(),
     renamedNames: { python: pythonNames, other },
   };
 }

@@ -12,6 +12,12 @@ export interface PlanShuffleOptions {
   keepTopLevel?: readonly string[];
   /** Extra directories to rename that hold no file (empty folders of a checkout). */
   directories?: readonly string[];
+  /**
+   * Hidden names (beginning with a dot) to rename after all: they get a drawn name that keeps
+   * the dot (`.flaskenv` → `.m_…`, `.pylint_primer_tests/` → `.d_…/`), so they stay hidden.
+   * Default none.
+   */
+  renameHidden?: (name: string) => boolean;
 }
 
 /** Characters of a drawn name after its prefix: lower case only, so case never matters. */
@@ -68,18 +74,20 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
   }
 
   const rng = seededRandom(options.seed);
+  const renameHidden = options.renameHidden ?? (() => false);
+  const isKept = (name: string) => isKeptName(name, keepNames) && !(name.startsWith(".") && renameHidden(name));
   const taken = new Set<string>();
   for (const path of [...fileList, ...directorySet]) {
     const name = path.slice(path.lastIndexOf("/") + 1);
-    if (isKeptName(name, keepNames) || keepTopLevel.has(name)) taken.add(name.toLowerCase());
+    if (isKept(name) || keepTopLevel.has(name)) taken.add(name.toLowerCase());
   }
-  const draw = (prefix: string) => drawName(rng, prefix, taken);
+  const draw = (prefix: string, hidden = false) => (hidden ? "." : "") + drawName(rng, prefix, taken);
 
   const directories = new Map<string, string>();
   for (const path of [...directorySet].sort(compare)) {
     const { parent, name } = splitPath(path);
-    const kept = isKeptName(name, keepNames) || (parent === "" && keepTopLevel.has(name));
-    const renamed = kept ? name : draw(DIRECTORY_PREFIX);
+    const kept = isKept(name) || (parent === "" && keepTopLevel.has(name));
+    const renamed = kept ? name : draw(DIRECTORY_PREFIX, name.startsWith("."));
     directories.set(path, join(parent === "" ? "" : (directories.get(parent) as string), renamed));
   }
 
@@ -88,7 +96,7 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
   for (const path of [...fileList].sort(compare)) {
     const { parent, name } = splitPath(path);
     const newParent = parent === "" ? "" : (directories.get(parent) as string);
-    if (isKeptName(name, keepNames)) {
+    if (isKept(name)) {
       mapped.set(path, join(newParent, name));
       continue;
     }
@@ -96,7 +104,7 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
     const key = `${parent}\0${stem}`;
     let newStem = stems.get(key);
     if (newStem === undefined) {
-      newStem = draw(FILE_PREFIX);
+      newStem = draw(FILE_PREFIX, name.startsWith("."));
       stems.set(key, newStem);
     }
     mapped.set(path, join(newParent, newStem + extension));

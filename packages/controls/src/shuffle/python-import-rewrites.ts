@@ -19,6 +19,12 @@ export interface ImportRewriteStats {
    * broken (or as dynamic) as before.
    */
   unresolvedInRepository: number;
+  /**
+   * Of those, imports whose leading components that do resolve were renamed, the absent tail
+   * left as written (`from sympy.gone import x` → `from d_….gone import x`): the repository's
+   * own package names do not survive in an import of a module the tree lacks.
+   */
+  prefixRenamed: number;
   /** `from package import submodule` names renamed (with `as submodule`, keeping the binding). */
   submoduleNamesRenamed: number;
   /** Attribute chains in code (`django.db.models.Model` after `import django.db.models`) rewritten. */
@@ -37,6 +43,7 @@ export const EMPTY_IMPORT_REWRITE_STATS: Readonly<ImportRewriteStats> = {
   moduleReferences: 0,
   inRepository: 0,
   unresolvedInRepository: 0,
+  prefixRenamed: 0,
   submoduleNamesRenamed: 0,
   attributeReferencesRewritten: 0,
   dynamicReferences: 0,
@@ -156,7 +163,18 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
         const names = module.parts.map((part) => part.name);
         const steps = index.resolveAbsolute(file, names);
         if (!steps) {
-          if (names[0] !== undefined && index.ownsTopLevel(file, names[0])) stats.unresolvedInRepository += 1;
+          if (names[0] === undefined || !index.ownsTopLevel(file, names[0])) continue;
+          stats.unresolvedInRepository += 1;
+          // The tree lacks the module: rename the components it has, leave the rest.
+          const prefix = index.resolveAbsolutePrefix(file, names);
+          const [first] = module.parts;
+          if (prefix.length === 0 || !first) continue;
+          let changed = false;
+          prefix.forEach((step, i) => {
+            changed = rename(module.parts[i] as NamePart, newName(step)) || changed;
+          });
+          if (changed) stats.prefixRenamed += 1;
+          if (!module.alias) bind(fact.scope, first.name, { target: prefix[0] as ModuleStep, renamedTo: newName(prefix[0] as ModuleStep) });
           continue;
         }
         stats.inRepository += 1;
@@ -189,7 +207,16 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
       }
       if (!steps || !target) {
         const first = components[0];
-        if (fact.level > 0 || (first !== undefined && index.ownsTopLevel(file, first))) stats.unresolvedInRepository += 1;
+        if (fact.level > 0 || (first !== undefined && index.ownsTopLevel(file, first))) {
+          stats.unresolvedInRepository += 1;
+          const prefix = fact.level > 0 ? index.resolveRelativePrefix(file, fact.level, components) : index.resolveAbsolutePrefix(file, components);
+          let changed = false;
+          prefix.forEach((step, i) => {
+            changed = rename(fact.module[i] as NamePart, newName(step)) || changed;
+          });
+          if (changed) stats.prefixRenamed += 1;
+        }
+        if (edits.length > before) stats.statementsRewritten += 1;
         continue;
       }
       stats.inRepository += 1;

@@ -1,0 +1,166 @@
+import { existsSync } from "node:fs";
+import { chmod, lstat, readdir, readFile, rm } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { workspaceManifestSchema } from "./materialize-workspace.js";
+
+/**
+ * The workspace cache every run shares unless its spec names another: `$LOCLAB_WORKSPACE_CACHE`,
+ * else `$LOCLAB_CACHE/workspaces`, else `$XDG_CACHE_HOME/loclab/workspaces` (by default
+ * `~/.cache/loclab/workspaces`): outside every run folder, so a tree is materialized once per
+ * commit for all runs, and deleting a run never touches it.
+ */
+export function defaultWorkspaceCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LOCLAB_WORKSPACE_CACHE) return resolve(env.LOCLAB_WORKSPACE_CACHE);
+  const base = env.LOCLAB_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "loclab");
+  return resolve(base, "workspaces");
+}
+
+/** One entry of the workspace cache. */
+export interface CachedWorkspace {
+  /** `tree`: a materialized checkout; `shuffled`: a shuffled copy of one (with its mapping beside it). */
+  kind: "tree" | "shuffled";
+  /** `owner/name`. */
+  repo: string;
+  commit: string;
+  /** The shuffling seed of a shuffled copy. */
+  seed?: number;
+  /** The folder (holding `tree/` and `manifest.json` or `mapping.json`). */
+  path: string;
+  /** When it was made (a tree's manifest), if known. */
+  createdAt?: string;
+  /** Regular files and links under it. */
+  files: number;
+  /** Their size in bytes (apparent size). */
+  bytes: number;
+  /** Disk blocks in use, in bytes (what `du` counts). */
+  diskBytes: number;
+  /** False for a half-made entry (no manifest or mapping): `clear` removes it. */
+  complete: boolean;
+}
+
+/**
+ * Every entry of a workspace cache (`materializeWorkspace`'s trees and the runner's shuffled
+ * copies, `<cache>/shuffled/seed-<s>/…`), with its size on disk, sorted by repository, commit
+ * and seed. Temporary folders of a materialization in progress are not listed.
+ */
+export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorkspace[]> {
+  const root = resolve(cacheDir);
+  if (!existsSync(root)) return [];
+  const entries: CachedWorkspace[] = [];
+  const scan = async (folder: string, kind: CachedWorkspace["kind"], seed?: number) => {
+    for (const repoEntry of await readdir(folder, { withFileTypes: true })) {
+      if (!repoEntry.isDirectory() || repoEntry.name === "shuffled" || !repoEntry.name.includes("__")) continue;
+      const repo = repoEntry.name.replace("__", "/");
+      for (const entry of await readdir(join(folder, repoEntry.name), { withFileTypes: true })) {
+        if (!entry.isDirectory() || entry.name.startsWith(".tmp-") || entry.name.includes(".tmp-")) continue;
+        const path = join(folder, repoEntry.name, entry.name);
+        const size = await diskUse(path);
+        const createdAt = kind === "tree" ? await manifestDate(path) : undefined;
+        const complete = kind === "tree" ? createdAt !== undefined : existsSync(join(path, "mapping.json"));
+        entries.push({ kind, repo, commit: entry.name, ...(seed !== undefined ? { seed } : {}), path, ...(createdAt ? { createdAt } : {}), ...size, complete });
+      }
+    }
+  };
+  await scan(root, "tree");
+  const shuffled = join(root, "shuffled");
+  if (existsSync(shuffled)) {
+    for (const seedEntry of await readdir(shuffled, { withFileTypes: true })) {
+      const match = /^seed-(\d+)$/.exec(seedEntry.name);
+      if (seedEntry.isDirectory() && match) await scan(join(shuffled, seedEntry.name), "shuffled", Number(match[1]));
+    }
+  }
+  return entries.sort((a, b) => (a.repo + a.commit + (a.seed ?? -1)).localeCompare(b.repo + b.commit + (b.seed ?? -1)) || a.kind.localeCompare(b.kind));
+}
+
+/**
+ * Removes entries of a workspace cache: all of them, or those of one repository, or those made
+ * more than `olderThanMs` ago (a shuffled copy goes with its tree's age, else its own folder's);
+ * half-made entries always go. Trees made read-only are unlocked first. Runs that use an entry
+ * must be stopped (a running one materializes it again when needed). Returns what was removed.
+ */
+export async function clearCachedWorkspaces(cacheDir: string, options: { repo?: string; olderThanMs?: number; now?: Date } = {}): Promise<CachedWorkspace[]> {
+  const now = (options.now ?? new Date()).getTime();
+  const entries = await listWorkspaceCache(cacheDir);
+  const treeDates = new Map(entries.filter((entry) => entry.kind === "tree").map((entry) => [`${entry.repo}@${entry.commit}`, entry.createdAt]));
+  const removed: CachedWorkspace[] = [];
+  for (const entry of entries) {
+    if (options.repo !== undefined && entry.repo !== options.repo) continue;
+    if (entry.complete && options.olderThanMs !== undefined) {
+      const made = entry.createdAt ?? treeDates.get(`${entry.repo}@${entry.commit}`) ?? (await lstat(entry.path)).mtime.toISOString();
+      if (now - Date.parse(made) <= options.olderThanMs) continue;
+    }
+    await removeFolder(entry.path);
+    removed.push(entry);
+  }
+  // Leftovers of interrupted work, and folders left empty.
+  await sweep(resolve(cacheDir));
+  return removed;
+}
+
+async function manifestDate(path: string): Promise<string | undefined> {
+  try {
+    const parsed = workspaceManifestSchema.safeParse(JSON.parse(await readFile(join(path, "manifest.json"), "utf8")));
+    return parsed.success && existsSync(join(path, "tree")) ? parsed.data.createdAt : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function diskUse(path: string): Promise<{ files: number; bytes: number; diskBytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  let diskBytes = 0;
+  const walk = async (folder: string) => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const child = join(folder, entry.name);
+      const stats = await lstat(child);
+      diskBytes += stats.blocks * 512;
+      if (entry.isDirectory()) await walk(child);
+      else {
+        files += 1;
+        bytes += stats.size;
+      }
+    }
+  };
+  await walk(path);
+  return { files, bytes, diskBytes };
+}
+
+/** `rm -rf` that first makes folders writable again (a materialized tree's may not be, in caches made by older versions). */
+async function removeFolder(folder: string): Promise<void> {
+  const unlock = async (path: string) => {
+    await chmod(path, 0o755);
+    for (const entry of await readdir(path, { withFileTypes: true })) if (entry.isDirectory()) await unlock(join(path, entry.name));
+  };
+  await unlock(folder).catch(() => undefined);
+  await rm(folder, { recursive: true, force: true });
+}
+
+/** Removes `.tmp-*` folders (and `<commit>.tmp-*` shuffled copies) and empty repository folders under the cache. */
+async function sweep(root: string): Promise<void> {
+  if (!existsSync(root)) return;
+  const visit = async (folder: string, depth: number): Promise<void> => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const path = join(folder, entry.name);
+      if (entry.name.includes(".tmp-")) {
+        const pid = /-(\d+)-[0-9a-f]+$/.exec(entry.name)?.[1];
+        if (pid === undefined || !alive(Number(pid))) await removeFolder(path);
+        continue;
+      }
+      if (depth < 3 && !existsSync(join(path, "tree"))) await visit(path, depth + 1);
+      if ((await readdir(path)).length === 0) await rm(path, { recursive: true, force: true });
+    }
+  };
+  await visit(root, 0);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -6,6 +6,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkMirrors, fetchMirror, remoteFor } from "@loclab/checkouts";
 import { commitFiles, fixtureGit } from "@loclab/fixtures";
+import { materializeWorkspace } from "@loclab/tools";
 
 // `loclab mirrors fetch|check` (issue 15, deliverable 1) with local repositories as the remote:
 // a first clone, an incremental fetch after the remote moved on, an unknown commit, a repository
@@ -87,5 +88,10 @@ describe("loclab mirrors", () => {
     const cli = await loclab("mirrors", "check", "--benchmark", await writeBenchmark("p.jsonl", [row("acme__widgets-1", "acme/widgets", first)]), "--repos", partial);
     expect(cli.exitCode).toBe(1);
     expect(cli.stdout).toContain("acme__widgets-1: missing-blobs: 1 of 3 files missing (data/big.bin)");
+    // Materializing from it fails with the same diagnosis, naming the file, not with git's words alone.
+    await expect(materializeWorkspace({ instance: { repo: "acme/widgets", base_commit: first }, mirrors: partial, cacheDir: join(root, "cache") })).rejects.toMatchObject({
+      code: "partial-mirror",
+      message: expect.stringContaining("lacks the contents of data/big.bin"),
+    });
   });
 });

@@ -215,7 +215,8 @@ describe("hidden names", () => {
   it("the repository's top-level package names (root or src/ layout)", async () => {
     const { topLevelPackageNames } = await import("../src/index.js");
     expect(topLevelPackageNames(FLASK)).toEqual(["flask"]);
-    expect(topLevelPackageNames(["_pytest/__init__.py", "pytest/__init__.py", "conftest.py", "tool.py", "docs/conf.py"])).toEqual(["_pytest", "pytest", "tool"]);
+    // Generic names (tests, docs, tools) say nothing about the project.
+    expect(topLevelPackageNames(["_pytest/__init__.py", "pytest/__init__.py", "conftest.py", "six.py", "docs/conf.py", "tests/__init__.py", "tools.py"])).toEqual(["_pytest", "pytest", "six"]);
   });
 
   it("are kept unless asked; renamed ones keep their dot", () => {

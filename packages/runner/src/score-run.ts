@@ -112,7 +112,15 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
   const instanceIds = plan.instances.map((instance) => instance.instance_id);
   const repoOf = new Map(plan.instances.map((instance) => [instance.instance_id, instance.repo]));
   const preset = loadPreset("unified", spec.dataDir ? { dataDir: spec.dataDir } : {});
-  const built = await buildGold({ preset, benchmark: plan.benchmarkName, instances: plan.instances, ...(spec.dataDir ? { dataDir: spec.dataDir } : {}) });
+  // The run's mirrors place the gold on the files the localizer read (spans at their real
+  // lines, exact function gold); without them (the run folder moved), the patch-only gold.
+  const built = await buildGold({
+    preset,
+    benchmark: plan.benchmarkName,
+    instances: plan.instances,
+    ...(spec.dataDir ? { dataDir: spec.dataDir } : {}),
+    ...(existsSync(spec.repos) ? { repos: spec.repos } : {}),
+  });
   const pairedMetric = options.pairedMetric ?? "file.acc@1";
   const cells: CellScore[] = [];
   const exports: { cell: string; rows: object[] }[] = [];

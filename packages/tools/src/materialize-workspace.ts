@@ -74,7 +74,8 @@ export function workspaceCachePath(cacheDir: string, repo: string, commit: strin
  *
  * Errors (`WorkspaceError`): `invalid-instance` (repo not `owner/name`, commit not
  * hexadecimal), `no-mirror` (neither candidate folder exists; the message names both),
- * `not-a-git-repository`, `unknown-commit` (the mirror lacks it: fetch it first).
+ * `not-a-git-repository`, `unknown-commit` (the mirror lacks it: fetch it first),
+ * `partial-mirror` (the commit is there but a file's contents are not; the message names it).
  */
 export async function materializeWorkspace(options: MaterializeWorkspaceOptions): Promise<Workspace> {
   const { repo, base_commit: commitInput } = options.instance;
@@ -143,7 +144,13 @@ async function ensureTree(mirror: { path: string; gitDir: string }, repo: string
     const git = (args: string[]) =>
       runGit(["--git-dir", mirror.gitDir, "--work-tree", join(temporary, "tree"), ...args], { cwd: temporary, safeDirectory: "*", env });
     await git(["read-tree", commit]);
-    await git(["checkout-index", "--all", "--force"]);
+    await git(["checkout-index", "--all", "--force"]).catch((error: unknown) => {
+      // A mirror without some of the commit's blobs (a snapshot without its large files, a
+      // filtered clone): say so, and how to find every such instance before a run.
+      const missing = /unable to read sha1 file of (.+?) \(/.exec(String((error as Error).message))?.[1];
+      if (missing === undefined) throw error;
+      throw new WorkspaceError("partial-mirror", `${repo}@${commit.slice(0, 12)}: the mirror ${mirror.path} lacks the contents of ${missing} (a partial mirror; loclab mirrors check --repos <dir> lists every instance it affects)`);
+    });
     const files = parseLsFilesStage((await git(["ls-files", "--stage", "-z"])).stdout);
     await rm(join(temporary, "index"), { force: true });
     await makeReadOnly(join(temporary, "tree"));

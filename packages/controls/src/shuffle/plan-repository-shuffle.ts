@@ -1,4 +1,5 @@
 import { type DecodedPythonSource, decodePythonSource, encodePythonSource, PythonModuleIndex, type PythonParser, type PythonSourceFacts, pythonSourceFacts } from "@loclab/python";
+import { isGenericDir } from "../known-files/generic-dirs.js";
 import { countFileNameMentions } from "../mask/file-name-mentions.js";
 import { planShuffle } from "./plan-shuffle.js";
 import { addImportRewriteStats, EMPTY_IMPORT_REWRITE_STATS, type ImportRewriteStats, planImportRewrites } from "./python-import-rewrites.js";
@@ -65,7 +66,9 @@ export interface PlanRepositoryShuffleOptions {
 
 /**
  * The repository's top-level package and module names: folders holding `__init__.py` and
- * `.py` modules at the root or under a root `src/`. What a hidden name must not contain.
+ * `.py` modules at the root or under a root `src/`, without generic names that say nothing
+ * about the project (`tests`, `docs`, `tools`: `isGenericDir`). What a hidden name must not
+ * contain.
  */
 export function topLevelPackageNames(files: readonly string[]): string[] {
   const names = new Set<string>();
@@ -75,7 +78,7 @@ export function topLevelPackageNames(files: readonly string[]): string[] {
     if (inner.length === 1 && (inner[0] as string).endsWith(".py") && inner[0] !== "setup.py" && inner[0] !== "conftest.py") names.add((inner[0] as string).slice(0, -3));
     if (inner.length === 2 && inner[1] === "__init__.py") names.add(inner[0] as string);
   }
-  return [...names].filter((name) => /^[A-Za-z_]\w*$/.test(name)).sort();
+  return [...names].filter((name) => /^[A-Za-z_]\w*$/.test(name) && !isGenericDir(name)).sort();
 }
 
 /**

@@ -177,6 +177,21 @@ describe("exact symbols from the pre-image (tree-sitter)", () => {
     expect(goldFromPatch(patch, { instanceId: "x" }).symbols.map((symbol) => symbol.name)).not.toEqual(["helper", "area", "inner", "Shape"]);
   });
 
+  it("insertions: appended to a function's body, a function appended to the module, a method between two methods", async () => {
+    const { parser } = await loadPythonImportParser();
+    const base = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\ndef h():\n    return 3\n";
+    const exact = (patchText: string) =>
+      goldAtPreImage(patchText, { instanceId: "x", preImage: () => base, definitions: (_path, text) => pythonDefinitions(text, parser) }).exact;
+    // A statement appended to h's body, after its last line: h's.
+    expect(exact(["--- a/m.py", "+++ b/m.py", "@@ -9,2 +9,3 @@", " def h():", "     return 3", "+    # more", ""].join("\n"))?.functions).toEqual(["m.py:h"]);
+    // A function appended at the end of the module: nobody's (module level).
+    const appended = exact(["--- a/m.py", "+++ b/m.py", "@@ -9,2 +9,6 @@", " def h():", "     return 3", "+", "+", "+def k():", "+    return 4", ""].join("\n"));
+    expect(appended?.functions).toEqual([]);
+    expect(appended?.moduleLevel).toEqual([{ path: "m.py", line: 10, hunk: 0 }]);
+    // A method inserted between f and g: the class's (it holds both neighbouring lines).
+    expect(exact(["--- a/m.py", "+++ b/m.py", "@@ -3,3 +3,6 @@", "         return 1", " ", "+    def e(self):", "+        return 0", "+", "     def g(self):", ""].join("\n"))?.functions).toEqual(["m.py:A"]);
+  });
+
   it("reports definitions with decorators, nesting and line ranges", async () => {
     const { parser } = await loadPythonImportParser();
     const definitions = pythonDefinitions(MOVED, parser);

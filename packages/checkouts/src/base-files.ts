@@ -1,6 +1,5 @@
-import { findMirror } from "@loclab/tools";
+import { findMirror, WorkspaceError } from "@loclab/tools";
 import { listTree, resolveCommitIn } from "./git-objects.js";
-import { WorkspaceError } from "@loclab/tools";
 
 /**
  * The repository's file list at a commit, from its mirror (`git ls-tree -r`, no checkout):

@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { runGit } from "@loclab/tools";
+import { gitEnvironment, runGit } from "@loclab/tools";
 
 /** One entry of a commit's tree (`git ls-tree -r`): a file, a symbolic link or a submodule. */
 export interface TreeEntry {
@@ -14,13 +14,6 @@ export interface TreeEntry {
 export interface MirrorRef {
   path: string;
   gitDir: string;
-}
-
-/** The environment of git here: no user or system configuration, no prompt (as @loclab/tools' `runGit`). */
-function gitEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_") && value !== undefined) env[key] = value;
-  return { ...env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
 }
 
 /**
@@ -52,7 +45,7 @@ export async function readObjects(mirror: MirrorRef, specs: readonly string[]): 
   for (const spec of specs) if (spec.includes("\n")) throw new Error(`readObjects: a spec holds a newline: ${JSON.stringify(spec)}`);
   const { stdout } = await execa("git", ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch"], {
     cwd: mirror.path,
-    env: gitEnv(),
+    env: gitEnvironment(),
     extendEnv: false,
     input: `${specs.join("\n")}\n`,
     encoding: "buffer",
@@ -88,7 +81,7 @@ export async function missingObjects(mirror: MirrorRef, oids: readonly string[])
   if (oids.length === 0) return missing;
   const { stdout } = await execa("git", ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch-check"], {
     cwd: mirror.path,
-    env: gitEnv(),
+    env: gitEnvironment(),
     extendEnv: false,
     input: `${oids.join("\n")}\n`,
     maxBuffer: 2 ** 31 - 1,

@@ -7,7 +7,7 @@ import { WorkspaceError } from "./tool-error.js";
  * the system's git configuration, so that no filter, hook path, `core.autocrlf` or
  * credential helper of this machine changes what a checkout contains. Never prompts.
  */
-function gitEnvironment(extra: Record<string, string>): Record<string, string> {
+export function gitEnvironment(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_") && value !== undefined) env[key] = value;
   return {

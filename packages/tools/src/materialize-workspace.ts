@@ -151,9 +151,10 @@ async function ensureTree(mirror: { path: string; gitDir: string }, repo: string
       if (missing === undefined) throw error;
       throw new WorkspaceError("partial-mirror", `${repo}@${commit.slice(0, 12)}: the mirror ${mirror.path} lacks the contents of ${missing} (a partial mirror; loclab mirrors check --repos <dir> lists every instance it affects)`);
     });
-    const files = parseLsFilesStage((await git(["ls-files", "--stage", "-z"])).stdout);
+    const stage = (await git(["ls-files", "--stage", "-z"])).stdout;
+    const files = parseLsFilesStage(stage);
     await rm(join(temporary, "index"), { force: true });
-    await makeReadOnly(join(temporary, "tree"));
+    await makeReadOnly(join(temporary, "tree"), stage);
     const manifest: WorkspaceManifest = {
       schemaVersion: 1,
       kind: "loclab-workspace",
@@ -224,18 +225,29 @@ export async function clearWorkspaceCache(options: { cacheDir: string; olderThan
   return removed.sort();
 }
 
-async function makeReadOnly(folder: string): Promise<void> {
-  for (const entry of await readdir(folder, { withFileTypes: true })) {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) await makeReadOnly(path);
-    else if (entry.isFile()) {
-      const { mode } = await lstat(path);
-      await chmod(path, mode & 0o111 ? 0o555 : 0o444);
-    }
+/**
+ * Makes the checked-out files read-only (0444, or 0555 for executables), from the modes git
+ * recorded (`ls-files --stage`), many at a time. Folders stay as git made them, writable by
+ * their owner: files cannot be changed by accident, and a user who is not root can still
+ * delete the tree (rm -rf needs writable folders).
+ */
+async function makeReadOnly(tree: string, stage: string): Promise<void> {
+  const targets: { path: string; mode: number }[] = [];
+  for (const record of stage.split("\0")) {
+    if (record === "") continue;
+    const mode = record.slice(0, record.indexOf(" "));
+    if (mode !== "100644" && mode !== "100755") continue; // links have no mode of their own; submodules no file
+    targets.push({ path: join(tree, record.slice(record.indexOf("\t") + 1)), mode: mode === "100755" ? 0o555 : 0o444 });
   }
-  // Folders stay writable by their owner: files cannot be changed by accident, and a user who
-  // is not root can still delete a run folder with its cache (rm -rf needs writable folders).
-  await chmod(folder, 0o755);
+  const CONCURRENCY = 64;
+  let next = 0;
+  const worker = async () => {
+    while (next < targets.length) {
+      const target = targets[next++] as { path: string; mode: number };
+      await chmod(target.path, target.mode);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, targets.length) }, worker));
 }
 
 /** Whether a process of this machine is running (signal 0 checks without sending anything; EPERM: running, not ours). */
@@ -261,7 +273,7 @@ async function removeAbandonedTemporaries(parent: string): Promise<void> {
 }
 
 /** `rm -rf` for a tree made read-only: folders are made writable again first. */
-async function removeTree(folder: string): Promise<void> {
+export async function removeTree(folder: string): Promise<void> {
   if (!existsSync(folder)) return;
   const unlock = async (path: string) => {
     await chmod(path, 0o755);

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { chmod, lstat, readdir, readFile, rm } from "node:fs/promises";
+import { lstat, readdir, readFile, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { workspaceManifestSchema } from "./materialize-workspace.js";
+import { processAlive, removeTree, workspaceManifestSchema } from "./materialize-workspace.js";
 
 /**
  * The workspace cache every run shares unless its spec names another: `$LOCLAB_WORKSPACE_CACHE`,
@@ -90,7 +90,7 @@ export async function clearCachedWorkspaces(cacheDir: string, options: { repo?: 
       const made = entry.createdAt ?? treeDates.get(`${entry.repo}@${entry.commit}`) ?? (await lstat(entry.path)).mtime.toISOString();
       if (now - Date.parse(made) <= options.olderThanMs) continue;
     }
-    await removeFolder(entry.path);
+    await removeTree(entry.path);
     removed.push(entry);
   }
   // Leftovers of interrupted work, and folders left empty.
@@ -127,16 +127,6 @@ async function diskUse(path: string): Promise<{ files: number; bytes: number; di
   return { files, bytes, diskBytes };
 }
 
-/** `rm -rf` that first makes folders writable again (a materialized tree's may not be, in caches made by older versions). */
-async function removeFolder(folder: string): Promise<void> {
-  const unlock = async (path: string) => {
-    await chmod(path, 0o755);
-    for (const entry of await readdir(path, { withFileTypes: true })) if (entry.isDirectory()) await unlock(join(path, entry.name));
-  };
-  await unlock(folder).catch(() => undefined);
-  await rm(folder, { recursive: true, force: true });
-}
-
 /** Removes `.tmp-*` folders (and `<commit>.tmp-*` shuffled copies) and empty repository folders under the cache. */
 async function sweep(root: string): Promise<void> {
   if (!existsSync(root)) return;
@@ -146,7 +136,7 @@ async function sweep(root: string): Promise<void> {
       const path = join(folder, entry.name);
       if (entry.name.includes(".tmp-")) {
         const pid = /-(\d+)-[0-9a-f]+$/.exec(entry.name)?.[1];
-        if (pid === undefined || !alive(Number(pid))) await removeFolder(path);
+        if (pid === undefined || !processAlive(Number(pid))) await removeTree(path);
         continue;
       }
       if (depth < 3 && !existsSync(join(path, "tree"))) await visit(path, depth + 1);
@@ -154,13 +144,4 @@ async function sweep(root: string): Promise<void> {
     }
   };
   await visit(root, 0);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

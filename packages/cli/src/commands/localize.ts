@@ -98,7 +98,7 @@ export function registerLocalizeCommand(program: Command): void {
     .requiredOption("--endpoint <url>", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     .requiredOption("--model <name>", "the model name sent to the endpoint (must be listed by its /v1/models)")
     .addOption(new Option("--tool-mode <mode>", "native tool calls, or ```json blocks in the text").choices(["native", "text"]).default("native"))
-    .option("--mask-paths", "the masked control: file paths and dotted module paths masked in the issue text (known files from the instance's patches)")
+    .option("--mask-paths", "the masked control: file paths and dotted module paths masked in the issue text (against the base commit's full file list)")
     .option("--seed <n>", "sampling seed sent to the endpoint")
     .option("--max-turns <n>", "model calls per instance", "20")
     .option("--temperature <t>", "sampling temperature sent to the endpoint (default: the server's)")

@@ -226,3 +226,36 @@ function placeHunksOffsets(): number[] {
   const placement = placeHunks(MOVED, parsePatch(patch)[0]?.hunks ?? []);
   return placement.applies ? placement.hunks.map((hunk) => hunk.offset) : [];
 }
+
+describe("loclab gold and score with --repos", () => {
+  const bin = join(import.meta.dirname, "../packages/cli/dist/bin.js");
+  const loclab = (...args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+
+  it("gold --repos --json gives the real lines with offsets and the exact symbols; without, it says the lines are the header's", async () => {
+    const root = folders[0] as string;
+    const benchmark = join(root, "shapes.jsonl");
+    await writeFile(benchmark, `${JSON.stringify({ instance_id: "acme__shapes-1", repo: "acme/shapes", base_commit: baseCommit, patch, problem_statement: "area is cached wrongly" })}\n`);
+    const located = await loclab("gold", "--benchmark", benchmark, "--repos", join(root, "mirrors"), "--json");
+    expect(located.exitCode, located.stderr).toBe(0);
+    const record = JSON.parse(located.stdout);
+    expect(record).toMatchObject({ lines: "pre-image", symbols: ["shapes.py:helper", "shapes.py:Shape.area", "shapes.py:Shape.outer.inner", "shapes.py:Shape"], modules: ["shapes.py:helper", "shapes.py:Shape"] });
+    expect(record.spans.map((span: { offset: number }) => span.offset)).toEqual([0, 3, 3, 3, 3]);
+    expect(located.stderr).toContain("1 instance(s) with 4 span(s) moved (3 to 3 lines)");
+    const plain = await loclab("gold", "--benchmark", benchmark, "--json");
+    expect(JSON.parse(plain.stdout).lines).toBe("patch-header");
+    expect(plain.stderr).toContain("spans at the patch's @@ numbers (no checkout");
+
+    // Scoring against that gold: the function level exists (exact gold), spans are the real lines.
+    const predictions = join(root, "predictions.jsonl");
+    await writeFile(predictions, `${JSON.stringify({ schemaVersion: 1, instanceId: "acme__shapes-1", files: ["shapes.py"], functions: ["shapes.py:Shape.area"], locations: [{ path: "shapes.py", startLine: MOVED.split("\n").indexOf("    @property") + 1, endLine: MOVED.split("\n").indexOf("    @property") + 1 }] })}\n`);
+    const scored = await loclab("score", "--benchmark", benchmark, "--predictions", predictions, "--format", "loclab", "--repos", join(root, "mirrors"), "--json");
+    expect(scored.exitCode, scored.stderr).toBe(0);
+    const metrics = JSON.parse(scored.stdout).metrics;
+    expect(metrics["file.acc@1"]).toBe(1);
+    expect(metrics["function.hit@1"]).toBe(1);
+    expect(scored.stderr).toContain("placed on the files at base commit");
+    const unscored = await loclab("score", "--benchmark", benchmark, "--predictions", predictions, "--format", "loclab", "--json");
+    // No checkout, no function gold for a JSONL benchmark: the level is not scored.
+    expect(JSON.parse(unscored.stdout).metrics["function.hit@1"]).toBeUndefined();
+  });
+});

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execa } from "execa";
@@ -42,6 +42,8 @@ describe("loclab mirrors", () => {
     expect(remoteFor("acme/widgets", template)).toBe(source);
     const benchmark = await writeBenchmark("one.jsonl", [row("acme__widgets-1", "acme/widgets", first), row("acme__gadgets-1", "acme/gadgets", first)]);
     const to = join(root, "mirrors");
+    // A clone an earlier, killed run left half done is started over, not taken for a mirror.
+    await mkdir(join(to, "acme__widgets.git.partial-999999"), { recursive: true });
     const cloned = await loclab("mirrors", "fetch", "--benchmark", benchmark, "--to", to, "--remote", template);
     // acme/gadgets is not at the remote: reported, and the exit code says an instance cannot be checked out.
     expect(cloned.exitCode).toBe(1);

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
 import { runGit } from "@loclab/tools";
 
 /** The remote a repository is cloned from when none is given: its public GitHub URL. */
@@ -47,8 +47,10 @@ export async function fetchMirror(options: { repo: string; dir: string; remote?:
     return { repo: options.repo, path, remote, action: "fetched", ms: Date.now() - started };
   }
   await mkdir(resolve(options.dir), { recursive: true });
+  // Clones an earlier run left half done (killed, or the network gone) start over.
+  const prefix = `${basename(path)}.partial-`;
+  for (const name of await readdir(resolve(options.dir))) if (name.startsWith(prefix)) await rm(join(resolve(options.dir), name), { recursive: true, force: true });
   const temporary = `${path}.partial-${process.pid}`;
-  await rm(temporary, { recursive: true, force: true });
   try {
     await runGit(["clone", "--mirror", "--quiet", "--", remote, temporary], { cwd: resolve(options.dir) });
     await rename(temporary, path);

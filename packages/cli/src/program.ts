@@ -9,6 +9,7 @@ import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
 import { registerPowerCommand } from "./commands/power.js";
 import { registerCacheCommand } from "./commands/cache.js";
+import { registerFglCommand } from "./commands/fgl.js";
 import { registerGoldCommand } from "./commands/gold.js";
 import { registerMirrorsCommand } from "./commands/mirrors.js";
 import { registerReproduceCommand } from "./commands/reproduce.js";
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerGoldCommand(program);
   registerMirrorsCommand(program);
   registerCacheCommand(program);
+  registerFglCommand(program);
   registerScoreCommand(program);
   registerMcNemarCommand(program);
   registerCompareCommand(program);

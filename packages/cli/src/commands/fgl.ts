@@ -1,0 +1,71 @@
+import { fglTaskWeights, type ScoredCandidate } from "@loclab/fgl-weights";
+import { stampRecord, streamJsonl } from "@loclab/schemas";
+import type { Command } from "commander";
+import { z } from "zod";
+import { numericOption } from "../numeric-option.js";
+import { progress } from "../progress.js";
+
+/** One line of a scores file: a candidate's score s_k (docs/definitions.md §5). */
+const ScoreLineSchema = z.looseObject({
+  task: z.string().min(1),
+  candidate: z.string().min(1),
+  score: z.number(),
+  teacher: z.boolean().optional(),
+});
+
+interface WeightsOptions {
+  scores: string;
+  ess: string;
+  top: string;
+  anchor: string;
+  minWeight: string;
+}
+
+/**
+ * `loclab fgl weights --scores FILE`: FGL's candidate weights (docs/definitions.md §6) per task.
+ * Reads JSON lines `{"task", "candidate", "score", "teacher"?}` and writes, per candidate, a JSON
+ * line `{"schemaVersion", "task", "candidate", "weight", "tau", "ess"}` to stdout: `weight` the
+ * training weight (a task's sum to 1; the teacher's line carries the anchor β), `tau` the
+ * temperature solved (null: uniform, K ≤ n*; 0: the tied best share), `ess` the softmax weights'
+ * effective sample size. A task whose scores cannot be weighted (two teachers, a score that is
+ * not finite) is reported on stderr by name, the others are still written, and the exit code is
+ * 1. A line that is not such an object stops everything, naming file and line, before any output.
+ */
+export function registerFglCommand(program: Command): void {
+  const fgl = program.command("fgl").description("fixer-guided localization: candidate weights (more to come: candidates, scoring, records, the signal test)");
+  fgl
+    .command("weights")
+    .description("softmax weights at the temperature that reaches an effective sample size, top M kept, the teacher anchored")
+    .requiredOption("--scores <file>", 'JSON lines {"task", "candidate", "score", "teacher"?}')
+    .option("--ess <n>", "n*, the effective sample size (2: soft EM; 1: hard EM)", "2")
+    .option("--top <m>", "M, candidates kept per task", "3")
+    .option("--anchor <beta>", "β, the teacher's anchor weight", "0.5")
+    .option("--min-weight <w>", "a candidate is kept only with a softmax weight at least this", "0.01")
+    .action(async (options: WeightsOptions) => {
+      const ess = numericOption("ess", options.ess, { min: 1 });
+      const top = numericOption("top", options.top, { integer: true, min: 1 });
+      const anchor = numericOption("anchor", options.anchor, { min: 0, max: 1 });
+      const minWeight = numericOption("min-weight", options.minWeight, { min: 0, max: 1 });
+      const tasks = new Map<string, ScoredCandidate[]>();
+      for await (const { value } of streamJsonl(options.scores, { schema: ScoreLineSchema })) {
+        const list = tasks.get(value.task) ?? [];
+        list.push({ candidate: value.candidate, score: value.score, ...(value.teacher ? { teacher: true } : {}) });
+        tasks.set(value.task, list);
+      }
+      let failed = 0;
+      let unreached = 0;
+      for (const [task, candidates] of tasks) {
+        try {
+          const weights = fglTaskWeights(candidates, { ess, top, anchor, minWeight });
+          if (!weights.reached) unreached += 1;
+          const tau = Number.isFinite(weights.tau) ? weights.tau : null;
+          for (const row of weights.rows) process.stdout.write(`${JSON.stringify(stampRecord({ task, candidate: row.candidate, weight: row.weight, tau, ess: weights.ess }))}\n`);
+        } catch (error) {
+          failed += 1;
+          process.stderr.write(`loclab: task ${task}: ${(error as Error).message}\n`);
+        }
+      }
+      progress(`${tasks.size} tasks weighted (${failed} failed); ${unreached} could not reach ESS ${ess} (too few candidates, or more than ${ess} tied for the best: uniform or shared among the tied)`);
+      if (failed > 0) process.exitCode = 1;
+    });
+}

@@ -54,7 +54,7 @@ describe("each rule catches a planted violation", () => {
     ["statistics", "export const draw = () => Math.random();\n", "Math.random (randomness must come in as a seed or an rng)"],
     ["controls", "export const stamp = () => new Date().toISOString();\n", "new Date() (the clock)"],
     ["controls", 'import { execFileSync } from "node:child_process";\nexport const git = execFileSync;\n', "imports node:child_process"],
-    ["fgl-weights", "export const jitter = () => Math.random();\n", "Math.random (randomness must come in as a seed or an rng)"],
+    ["fgl-math", "export const jitter = () => Math.random();\n", "Math.random (randomness must come in as a seed or an rng)"],
   ])("I/O, the clock or Math.random in a pure package (%s)", (dir, text, detail) => {
     expect(rules(withFile(dir, "src", "src/planted.ts", text))).toEqual([`pure packages do no I/O: packages/${dir}/src/planted.ts: ${detail}`]);
   });

@@ -38,11 +38,11 @@ export interface Violation {
 
 /**
  * Which packages must stay pure (no file system, no processes, no clock, no global
- * randomness): metrics, statistics, controls and FGL's weights (fgl-weights). The controls'
+ * randomness): metrics, statistics, controls and FGL's weights (fgl-math). The controls'
  * file-system side (walking a checkout, writing the shuffled copy) lives in the tools package.
  */
 export function isPureFile(pkg: PackageModel, _file: SourceFile): boolean {
-  return pkg.dir === "metrics" || pkg.dir === "statistics" || pkg.dir === "controls" || pkg.dir === "fgl-weights";
+  return pkg.dir === "metrics" || pkg.dir === "statistics" || pkg.dir === "controls" || pkg.dir === "fgl-math";
 }
 
 /** Packages of domain logic that charts (rendering only) must not import. */

@@ -1,9 +1,23 @@
-import { fglTaskWeights, type ScoredCandidate } from "@loclab/fgl-weights";
+import { type FixerOutcome, fglTaskWeights, type ScoredCandidate, signalTestTable } from "@loclab/fgl-math";
 import { stampRecord, streamJsonl } from "@loclab/schemas";
 import type { Command } from "commander";
 import { z } from "zod";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
+import { printTable } from "../table.js";
+
+/**
+ * One line of a fixer-outcomes file (the offline signal test, docs/definitions.md §6): what the
+ * fixer did on a task when started from the teacher's localization (`T`) or the top candidate (`S`).
+ */
+const FixerOutcomeSchema = z.looseObject({
+  task: z.string().min(1),
+  input: z.enum(["T", "S"]),
+  firstEditAtPatchedLocation: z.boolean(),
+  anyHunkReproduced: z.boolean(),
+  contextOverflow: z.boolean(),
+  localizationSize: z.number().nonnegative(),
+});
 
 /** One line of a scores file: a candidate's score s_k (docs/definitions.md §5). */
 const ScoreLineSchema = z.looseObject({
@@ -67,5 +81,25 @@ export function registerFglCommand(program: Command): void {
       }
       progress(`${tasks.size} tasks weighted (${failed} failed); ${unreached} could not reach ESS ${ess} (too few candidates, or more than ${ess} tied for the best: uniform or shared among the tied)`);
       if (failed > 0) process.exitCode = 1;
+    });
+  fgl
+    .command("signal-test")
+    .description("FGL's offline signal test: fixer outcomes from the teacher's localization (T) and the top candidate (S), paired per task, exact McNemar")
+    .requiredOption("--outcomes <file>", 'JSON lines {"task", "input": "T"|"S", "firstEditAtPatchedLocation", "anyHunkReproduced", "contextOverflow", "localizationSize"}')
+    .option("--json", "print one JSON object")
+    .action(async (options: { outcomes: string; json?: boolean }) => {
+      const outcomes: FixerOutcome[] = [];
+      for await (const { value } of streamJsonl(options.outcomes, { schema: FixerOutcomeSchema })) outcomes.push(value);
+      const table = signalTestTable(outcomes);
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(stampRecord(table))}\n`);
+      } else {
+        const percent = (value: number) => (Number.isFinite(value) ? `${(100 * value).toFixed(1)} %` : "–");
+        printTable(
+          table.binary.map((row) => ({ outcome: row.outcome, T: percent(row.teacherRate), S: percent(row.studentRate), "only T": row.b, "only S": row.c, "exact McNemar p": row.p.toPrecision(3), "S vs T": percent(row.relativeChange) })),
+        );
+        process.stdout.write(`localization size: T ${table.size.teacherMean.toFixed(1)}, S ${table.size.studentMean.toFixed(1)} (${percent(table.size.relativeChange)}; median S/T ${table.size.medianRatio.toFixed(3)})\n`);
+      }
+      progress(`${table.tasks} paired tasks; ${table.unpaired.length} with only one input left out${table.unpaired.length > 0 ? ` (${table.unpaired.slice(0, 5).join(", ")}${table.unpaired.length > 5 ? ", …" : ""})` : ""}`);
     });
 }

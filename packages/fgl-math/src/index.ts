@@ -3,3 +3,4 @@ export * from "./tempered-softmax.js";
 export * from "./solve-temperature.js";
 export * from "./anchor-weights.js";
 export * from "./task-weights.js";
+export * from "./signal-test.js";

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fglTaskWeights } from "@loclab/fgl-weights";
+import { fglTaskWeights } from "@loclab/fgl-math";
 
-// `loclab fgl weights` (issue 16, deliverable 7's minimum): JSON lines in, JSON lines out; a
+// `loclab fgl weights` and `loclab fgl signal-test` (issue 16): JSON lines in, JSON lines out; a
 // task that cannot be weighted is named and the others are still written.
 const bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
 const loclab = (...args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
@@ -60,5 +60,27 @@ describe("loclab fgl weights", () => {
     const option = await loclab("fgl", "weights", "--scores", file, "--anchor", "2");
     expect(option.exitCode).toBe(1);
     expect(option.stderr).toContain("--anchor");
+  });
+});
+
+describe("loclab fgl signal-test", () => {
+  it("pairs T and S per task and prints the table with exact McNemar p", async () => {
+    const rows = [];
+    for (let i = 0; i < 10; i += 1) {
+      rows.push({ task: `t${i}`, input: "T", firstEditAtPatchedLocation: i <= 4, anyHunkReproduced: i < 3, contextOverflow: i < 5, localizationSize: 1000 });
+      rows.push({ task: `t${i}`, input: "S", firstEditAtPatchedLocation: i <= 2 || (i >= 5 && i <= 8), anyHunkReproduced: i < 3, contextOverflow: i < 2, localizationSize: 725 });
+    }
+    const file = join(root, "outcomes.jsonl");
+    await writeFile(file, rows.map((row) => JSON.stringify(row)).join("\n") + "\n");
+    const json = await loclab("fgl", "signal-test", "--outcomes", file, "--json");
+    expect(json.exitCode, json.stderr).toBe(0);
+    const table = JSON.parse(json.stdout);
+    expect(table.tasks).toBe(10);
+    expect(table.binary[0]).toMatchObject({ outcome: "firstEditAtPatchedLocation", b: 2, c: 4 });
+    expect(table.binary[0].p).toBeCloseTo(0.6875, 12);
+    expect(table.size.relativeChange).toBeCloseTo(-0.275, 12);
+    const text = await loclab("fgl", "signal-test", "--outcomes", file);
+    expect(text.stdout).toContain("|firstEditAtPatchedLocation|50.0 %|70.0 %|2|4|0.688|40.0 %|");
+    expect(text.stdout).toContain("localization size: T 1000.0, S 725.0 (-27.5 %; median S/T 0.725)");
   });
 });

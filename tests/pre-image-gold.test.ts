@@ -241,6 +241,16 @@ describe("loclab gold and score with --repos", () => {
     expect(record).toMatchObject({ lines: "pre-image", symbols: ["shapes.py:helper", "shapes.py:Shape.area", "shapes.py:Shape.outer.inner", "shapes.py:Shape"], modules: ["shapes.py:helper", "shapes.py:Shape"] });
     expect(record.spans.map((span: { offset: number }) => span.offset)).toEqual([0, 3, 3, 3, 3]);
     expect(located.stderr).toContain("1 instance(s) with 4 span(s) moved (3 to 3 lines)");
+    // An instance that cannot be read at base commit still gets its patch-only gold, said so; exit 1.
+    const withMissing = join(root, "shapes-missing.jsonl");
+    await writeFile(withMissing, [JSON.stringify({ instance_id: "acme__shapes-1", repo: "acme/shapes", base_commit: baseCommit, patch, problem_statement: "x" }), JSON.stringify({ instance_id: "acme__shapes-9", repo: "acme/shapes", base_commit: "9".repeat(40), patch, problem_statement: "x" })].join("\n") + "\n");
+    const partial = await loclab("gold", "--benchmark", withMissing, "--repos", join(root, "mirrors"), "--json");
+    expect(partial.exitCode).toBe(1);
+    expect(partial.stdout.trim().split("\n").map((line) => [JSON.parse(line).instanceId, JSON.parse(line).lines])).toEqual([
+      ["acme__shapes-1", "pre-image"],
+      ["acme__shapes-9", "patch-header"],
+    ]);
+    expect(partial.stderr).toContain("no checkout (patch-only gold printed): acme__shapes-9");
     const plain = await loclab("gold", "--benchmark", benchmark, "--json");
     expect(JSON.parse(plain.stdout).lines).toBe("patch-header");
     expect(plain.stderr).toContain("spans at the patch's @@ numbers (no checkout");

@@ -173,8 +173,8 @@ describe("exact symbols from the pre-image (tree-sitter)", () => {
     expect(gold.exact?.modules).toEqual(["shapes.py:helper", "shapes.py:Shape"]);
     const constantLine = MOVED.split("\n").indexOf("CONSTANT = 1") + 1;
     expect(gold.exact?.moduleLevel).toEqual([{ path: "shapes.py", line: constantLine, hunk: expect.any(Number) }]);
-    // The hunk headers guess otherwise (git names the line above the hunk).
-    expect(goldFromPatch(patch, { instanceId: "x" }).symbols.map((symbol) => symbol.name)).not.toEqual(["helper", "area", "inner", "Shape"]);
+    // The hunk headers guess otherwise: git names the last definition line above each hunk (`third`, a sibling, and `Shape`), never `area` or `inner`.
+    expect(goldFromPatch(patch, { instanceId: "x" }).symbols.map((symbol) => symbol.name)).toEqual(["third", "Shape"]);
   });
 
   it("insertions: appended to a function's body, a function appended to the module, a method between two methods", async () => {
@@ -212,8 +212,15 @@ describe("gold at base commit from a mirror", () => {
   it("reads the pre-images from the bare mirror and places the patch", async () => {
     const mirrors = join(folders[0] as string, "mirrors");
     const instance = { instance_id: "acme__shapes-1", repo: "acme/shapes", base_commit: baseCommit, patch };
-    const { golds, failures } = await goldAtBaseCommit({ instances: [instance, { ...instance, instance_id: "acme__shapes-2", base_commit: "0".repeat(40) }], mirrors });
-    expect(failures).toEqual([{ instanceId: "acme__shapes-2", message: expect.stringContaining("is not in the mirror") }]);
+    const { golds, failures, unreadable } = await goldAtBaseCommit({ instances: [instance, { ...instance, instance_id: "acme__shapes-2", base_commit: "0".repeat(40) }], mirrors });
+    expect(failures).toEqual([]);
+    expect(unreadable).toEqual([{ instanceId: "acme__shapes-2", message: expect.stringContaining("is not in the mirror") }]);
+    // The instance that cannot be read keeps its patch-only gold, in order.
+    expect(golds.map((gold) => [gold.instanceId, gold.lines])).toEqual([
+      ["acme__shapes-1", "pre-image"],
+      ["acme__shapes-2", "patch-header"],
+    ]);
+    expect(golds[1]?.spans).toEqual(goldFromPatch(patch, { instanceId: "acme__shapes-2" }).spans);
     expect(golds[0]?.exact?.functions).toEqual(["shapes.py:helper", "shapes.py:Shape.area", "shapes.py:Shape.outer.inner", "shapes.py:Shape"]);
     expect(golds[0]?.hunks.map((hunk) => hunk.offset)).toEqual(placeHunksOffsets());
     const blobs = await readObjects({ path: join(mirrors, "acme__shapes.git"), gitDir: join(mirrors, "acme__shapes.git") }, [`${baseCommit}:shapes.py`, `${baseCommit}:nope.py`]);

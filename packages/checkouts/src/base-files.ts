@@ -1,5 +1,5 @@
-import { findMirror, WorkspaceError } from "@loclab/tools";
-import { listTree, resolveCommitIn } from "./git-objects.js";
+import { findMirror, resolveCommitIn, WorkspaceError } from "@loclab/tools";
+import { listTree } from "./git-objects.js";
 
 /**
  * The repository's file list at a commit, from its mirror (`git ls-tree -r`, no checkout):

@@ -89,14 +89,3 @@ export async function missingObjects(mirror: MirrorRef, oids: readonly string[])
   for (const line of stdout.split("\n")) if (line.endsWith(" missing")) missing.add(line.slice(0, -" missing".length));
   return missing;
 }
-
-/** Whether the mirror holds `commit` as a commit; its full id when it does. */
-export async function resolveCommitIn(mirror: MirrorRef, commit: string): Promise<string | undefined> {
-  const result = await runGit(["--git-dir", mirror.gitDir, "rev-parse", "--verify", "--quiet", "--end-of-options", `${commit}^{commit}`], {
-    cwd: mirror.path,
-    safeDirectory: "*",
-    allowFailure: true,
-  });
-  const full = result.stdout.trim();
-  return result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(full) ? full : undefined;
-}

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { findMirror, WorkspaceError } from "@loclab/tools";
-import { listTree, missingObjects, type MirrorRef, resolveCommitIn } from "./git-objects.js";
+import { findMirror, resolveCommitIn, WorkspaceError } from "@loclab/tools";
+import { listTree, missingObjects, type MirrorRef } from "./git-objects.js";
 
 /** The fields of an instance a mirror check reads (SWE-bench names). */
 export interface CheckoutInstance {

@@ -1,7 +1,7 @@
-import { type GoldLocations, goldAtPreImage, parsePatch } from "@loclab/gold";
+import { type GoldLocations, goldAtPreImage, goldFromPatch, hasPreImage, PatchParseError, parsePatch } from "@loclab/gold";
 import { loadPythonImportParser, pythonDefinitions } from "@loclab/python";
-import { findMirror, WorkspaceError } from "@loclab/tools";
-import { type MirrorRef, readObjects, resolveCommitIn } from "./git-objects.js";
+import { findMirror, resolveCommitIn, WorkspaceError } from "@loclab/tools";
+import { readObjects } from "./git-objects.js";
 
 /** The fields of an instance gold at base commit reads (SWE-bench names). */
 export interface PatchedCheckoutInstance {
@@ -17,9 +17,15 @@ export interface GoldAtBaseCommitFailure {
 }
 
 export interface GoldAtBaseCommitResult {
+  /**
+   * In the order of the instances: placed on the pre-image (`lines: "pre-image"`), or, for an
+   * instance in `unreadable`, its patch-only gold (`lines: "patch-header"`).
+   */
   golds: GoldLocations[];
-  /** Instances with no gold at all: the patch does not parse, or the mirror or commit is missing. */
+  /** Instances whose patch does not parse: no gold at all. */
   failures: GoldAtBaseCommitFailure[];
+  /** Instances that could not be read at base commit (no mirror, a missing commit): patch-only gold. */
+  unreadable: GoldAtBaseCommitFailure[];
 }
 
 /**
@@ -27,9 +33,10 @@ export interface GoldAtBaseCommitResult {
  * pre-images of the gold files are read from the mirrors at base commit (one `git cat-file
  * --batch` per repository, no checkout), each patch is placed on them as `git apply` places it
  * (`goldAtPreImage` of @loclab/gold), and Python files are parsed with tree-sitter for the exact
- * symbols. An instance whose mirror or commit is missing, or whose patch does not parse, is a
- * failure naming it; a gold file whose hunks do not apply keeps its `@@` numbers and is listed
- * in its gold's `unplaced`. `onProgress` is called after each instance.
+ * symbols. An instance whose mirror or commit is missing keeps its patch-only gold and is listed
+ * in `unreadable`, so a partial set of mirrors loses nothing; one whose patch does not parse is
+ * a failure naming it; a gold file whose hunks do not apply keeps its `@@` numbers and is listed
+ * in its gold's `unplaced`. `onProgress` is called after each repository.
  */
 export async function goldAtBaseCommit(options: {
   instances: readonly PatchedCheckoutInstance[];
@@ -37,35 +44,64 @@ export async function goldAtBaseCommit(options: {
   onProgress?: (done: number, total: number) => void;
 }): Promise<GoldAtBaseCommitResult> {
   const { parser } = await loadPythonImportParser();
-  const golds: GoldLocations[] = [];
+  const byId = new Map<string, GoldLocations>();
   const failures: GoldAtBaseCommitFailure[] = [];
-  const mirrors = new Map<string, Promise<MirrorRef>>();
+  const unreadable: GoldAtBaseCommitFailure[] = [];
+  const fail = (list: GoldAtBaseCommitFailure[], instance: PatchedCheckoutInstance, error: unknown) => list.push({ instanceId: instance.instance_id, message: `${instance.instance_id}: ${(error as Error).message}` });
+  const byRepo = new Map<string, PatchedCheckoutInstance[]>();
+  for (const instance of options.instances) byRepo.set(instance.repo, [...(byRepo.get(instance.repo) ?? []), instance]);
   let done = 0;
-  for (const instance of options.instances) {
+  for (const [repo, group] of byRepo) {
+    // What each instance needs: its commit and the pre-image paths of its patch.
+    const wanted: { instance: PatchedCheckoutInstance; commit: string; paths: string[] }[] = [];
+    let mirror: Awaited<ReturnType<typeof findMirror>> | undefined;
     try {
-      let mirror = mirrors.get(instance.repo);
-      if (!mirror) {
-        mirror = findMirror(options.mirrors, instance.repo);
-        mirrors.set(instance.repo, mirror);
+      mirror = await findMirror(options.mirrors, repo);
+    } catch (error) {
+      if (!(error instanceof WorkspaceError)) throw error;
+      for (const instance of group) fail(unreadable, instance, error);
+    }
+    for (const instance of mirror ? group : []) {
+      let paths: string[];
+      try {
+        paths = [...new Set(parsePatch(instance.patch, { instanceId: instance.instance_id }).flatMap((file) => (hasPreImage(file) && file.oldPath !== null ? [file.oldPath] : [])))];
+      } catch (error) {
+        if (!(error instanceof PatchParseError)) throw error;
+        fail(failures, instance, error);
+        continue;
       }
-      const ref = await mirror;
-      const commit = await resolveCommitIn(ref, instance.base_commit);
-      if (!commit) throw new WorkspaceError("unknown-commit", `commit ${instance.base_commit} of ${instance.repo} is not in the mirror ${ref.path}`);
-      const paths = [...new Set(parsePatch(instance.patch, { instanceId: instance.instance_id }).flatMap((file) => (file.oldPath !== null ? [file.oldPath] : [])))];
-      const blobs = await readObjects(ref, paths.map((path) => `${commit}:${path}`));
-      const texts = new Map(paths.map((path) => [path, blobs.get(`${commit}:${path}`)?.toString("utf8")]));
-      golds.push(
+      const commit = await resolveCommitIn(mirror as NonNullable<typeof mirror>, instance.base_commit);
+      if (commit) wanted.push({ instance, commit, paths });
+      else fail(unreadable, instance, new WorkspaceError("unknown-commit", `commit ${instance.base_commit} of ${repo} is not in the mirror ${mirror?.path}`));
+    }
+    const blobs = mirror ? await readObjects(mirror, wanted.flatMap(({ commit, paths }) => paths.map((path) => `${commit}:${path}`))) : new Map<string, Buffer | undefined>();
+    for (const { instance, commit } of wanted) {
+      byId.set(
+        instance.instance_id,
         goldAtPreImage(instance.patch, {
           instanceId: instance.instance_id,
-          preImage: (path) => texts.get(path),
+          preImage: (path) => blobs.get(`${commit}:${path}`)?.toString("utf8"),
           definitions: (path, text) => (path.endsWith(".py") || path.endsWith(".pyi") ? pythonDefinitions(text, parser) : undefined),
         }),
       );
-    } catch (error) {
-      failures.push({ instanceId: instance.instance_id, message: `${instance.instance_id}: ${(error as Error).message}` });
     }
     done += 1;
-    options.onProgress?.(done, options.instances.length);
+    options.onProgress?.(done, byRepo.size);
   }
-  return { golds, failures };
+  const unreadableIds = new Set(unreadable.map((entry) => entry.instanceId));
+  for (const instance of options.instances) {
+    if (!unreadableIds.has(instance.instance_id)) continue;
+    try {
+      byId.set(instance.instance_id, { ...goldFromPatch(instance.patch, { instanceId: instance.instance_id }), lines: "patch-header" });
+    } catch (error) {
+      if (!(error instanceof PatchParseError)) throw error;
+      unreadableIds.delete(instance.instance_id);
+      fail(failures, instance, error);
+    }
+  }
+  const golds = options.instances.flatMap((instance) => {
+    const gold = byId.get(instance.instance_id);
+    return gold ? [gold] : [];
+  });
+  return { golds, failures, unreadable: unreadable.filter((entry) => unreadableIds.has(entry.instanceId)) };
 }

@@ -1,5 +1,5 @@
 import { exactGold, type ParsedGoldFile } from "./exact-symbols.js";
-import { goldFromFiles } from "./gold-from-patch.js";
+import { goldFromFiles, hasPreImage } from "./gold-from-patch.js";
 import type { GoldLocations, SourceDefinition, UnplacedFile } from "./gold-types.js";
 import { placeHunks, shiftHunk } from "./locate-hunks.js";
 import { parsePatch } from "./parse-patch.js";
@@ -32,10 +32,13 @@ export function goldAtPreImage(patch: string, options: GoldAtPreImageOptions): G
   const files = parsePatch(patch, { instanceId: options.instanceId });
   const offsets = new Map<number, number[]>();
   const unplaced: UnplacedFile[] = [];
-  const parsed: { file: number; path: string; text: string }[] = [];
+  // Placed files, with the index in `GoldLocations.hunks` of their first hunk (every file's hunks are listed there, in order).
+  const placed: { file: number; path: string; text: string; firstHunk: number }[] = [];
+  let firstHunk = 0;
   for (const [index, file] of files.entries()) {
-    const hasPreImage = file.oldPath !== null && file.status !== "added" && file.status !== "copied";
-    if (!hasPreImage || file.binary || file.oldPath === null) continue;
+    const start = firstHunk;
+    firstHunk += file.hunks.length;
+    if (!hasPreImage(file) || file.binary || file.oldPath === null) continue;
     const text = options.preImage(file.oldPath);
     if (text === undefined) {
       unplaced.push({ path: file.oldPath, reason: "the file is not in the tree at base commit" });
@@ -47,22 +50,15 @@ export function goldAtPreImage(patch: string, options: GoldAtPreImageOptions): G
       continue;
     }
     offsets.set(index, placement.hunks.map((hunk) => hunk.offset));
-    parsed.push({ file: index, path: file.oldPath, text });
+    placed.push({ file: index, path: file.oldPath, text, firstHunk: start });
   }
   const gold = goldFromFiles(files, options.instanceId, offsets);
   gold.lines = "pre-image";
   gold.unplaced = unplaced;
-  if (options.definitions) {
-    const definitions = options.definitions;
-    let hunkIndex = 0;
-    const firstHunk = new Map<number, number>();
-    for (const [index, file] of files.entries()) {
-      firstHunk.set(index, hunkIndex);
-      hunkIndex += file.hunks.length;
-    }
-    const parsedFiles: ParsedGoldFile[] = parsed.map(({ file, path, text }) => {
+  const definitions = options.definitions;
+  if (definitions) {
+    const parsedFiles: ParsedGoldFile[] = placed.map(({ file, path, text, firstHunk: base }) => {
       const fileOffsets = offsets.get(file) as number[];
-      const base = firstHunk.get(file) as number;
       return {
         path,
         hunks: (files[file]?.hunks ?? []).map((hunk, position) => ({ hunk: shiftHunk(hunk, fileOffsets[position] ?? 0), index: base + position })),

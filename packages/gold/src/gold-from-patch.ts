@@ -1,6 +1,7 @@
 import type { GoldHunk, GoldLocations, GoldSpan, GoldSymbol } from "./gold-types.js";
 import { parsePatch } from "./parse-patch.js";
 import type { FilePatch, Hunk } from "./patch-types.js";
+import { changeSites } from "./change-sites.js";
 import { shiftHunk } from "./locate-hunks.js";
 import { symbolFromHunkSection } from "./symbols.js";
 
@@ -45,10 +46,15 @@ export function goldFromFiles(files: readonly FilePatch[], instanceId: string, o
   return gold;
 }
 
+/** Whether a file diff has a pre-image at base commit (modified, deleted, renamed): a gold file (docs/definitions.md §2). */
+export function hasPreImage(file: FilePatch): boolean {
+  return file.oldPath !== null && file.status !== "added" && file.status !== "copied";
+}
+
 function addFile(gold: GoldLocations, file: FilePatch, offsets: readonly number[] | undefined): void {
-  const hasPreImage = file.oldPath !== null && file.status !== "added" && file.status !== "copied";
-  const path = (hasPreImage ? file.oldPath : file.newPath) ?? "";
-  if (hasPreImage) pushUnique(gold.files, path);
+  const preImage = hasPreImage(file);
+  const path = (preImage ? file.oldPath : file.newPath) ?? "";
+  if (preImage) pushUnique(gold.files, path);
   else if (file.newPath !== null) pushUnique(gold.created, file.newPath);
   if (file.status === "deleted") pushUnique(gold.deleted, path);
   if (file.status === "renamed" && file.oldPath !== null && file.newPath !== null) {
@@ -62,7 +68,7 @@ function addFile(gold: GoldLocations, file: FilePatch, offsets: readonly number[
     gold.hunks.push(offset === undefined ? displayHunk(path, hunk) : { ...displayHunk(path, hunk), offset });
     const added = hunk.lines.filter((line) => line.kind === "added").map((line) => line.text);
     if (added.length > 0 && file.newPath !== null) gold.addedLines.push({ path: file.newPath, hunk: hunkIndex, lines: added });
-    if (!hasPreImage) continue;
+    if (!preImage) continue;
     if (offset === undefined) gold.spans.push(...spansOfHunk(path, hunk, hunkIndex));
     else gold.spans.push(...spansOfHunk(path, shiftHunk(hunk, offset), hunkIndex).map((span) => ({ ...span, offset })));
     const symbol = symbolFromHunkSection(hunk.section);
@@ -74,44 +80,26 @@ function addFile(gold: GoldLocations, file: FilePatch, offsets: readonly number[
 }
 
 /**
- * The spans of one hunk. Removed lines form one span while their pre-image numbers are
- * consecutive (an added line between two removed ones does not split the run: in the
- * pre-image they are adjacent). A block of changes with no removed line is an insertion,
- * anchored on the last pre-image line before it, or line 1 at the top of the file.
+ * The spans of one hunk, from its change sites (`changeSites`): removed lines form one span
+ * while their pre-image numbers are consecutive (an added line between two removed ones does
+ * not split the run: in the pre-image they are adjacent; a context line does, since it has a
+ * number of its own). An insertion is anchored on the last pre-image line before it, or line 1
+ * at the top of the file.
  */
 export function spansOfHunk(path: string, hunk: Hunk, hunkIndex: number): GoldSpan[] {
   const spans: GoldSpan[] = [];
-  // Pre-image line just before the current position (0 = above line 1).
-  let previousOld = hunk.oldLines === 0 ? hunk.oldStart : hunk.oldStart - 1;
   let run: GoldSpan | undefined;
-  let block: { anchor: number; removed: boolean } | undefined;
-  const closeBlock = () => {
-    if (block && !block.removed) {
-      const anchor = Math.max(block.anchor, 1);
+  for (const site of changeSites(hunk)) {
+    if (site.kind === "insertion") {
+      const anchor = Math.max(site.after, 1);
       spans.push({ path, startLine: anchor, endLine: anchor, kind: "insertion", hunk: hunkIndex });
-    }
-    block = undefined;
-    run = undefined;
-  };
-  for (const line of hunk.lines) {
-    if (line.kind === "context") {
-      closeBlock();
-      previousOld = line.oldLine ?? previousOld;
-      continue;
-    }
-    block ??= { anchor: previousOld, removed: false };
-    if (line.kind === "removed") {
-      const number = line.oldLine ?? previousOld + 1;
-      block.removed = true;
-      if (run && run.endLine === number - 1) run.endLine = number;
-      else {
-        run = { path, startLine: number, endLine: number, kind: "removed", hunk: hunkIndex };
-        spans.push(run);
-      }
-      previousOld = number;
+      run = undefined;
+    } else if (run && run.endLine === site.line - 1) run.endLine = site.line;
+    else {
+      run = { path, startLine: site.line, endLine: site.line, kind: "removed", hunk: hunkIndex };
+      spans.push(run);
     }
   }
-  closeBlock();
   return spans;
 }
 

@@ -7,5 +7,6 @@ export * from "./gold-from-patch.js";
 export * from "./extract-gold.js";
 export * from "./summarize-gold.js";
 export * from "./locate-hunks.js";
+export * from "./change-sites.js";
 export * from "./exact-symbols.js";
 export * from "./gold-at-pre-image.js";

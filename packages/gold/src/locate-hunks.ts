@@ -51,11 +51,10 @@ interface ImageLine {
  * @example placeHunks("a\nb\nc\n", parsePatch(patch)[0].hunks) // { applies: true, hunks: [{ oldStart: 2, offset: 1 }] }
  */
 export function placeHunks(preImage: string, hunks: readonly Hunk[]): FilePlacement {
-  let image = imageLines(preImage);
+  const image = imageLines(preImage);
   const placements: HunkPlacement[] = [];
   for (const [index, hunk] of hunks.entries()) {
     const before = hunk.lines.filter((line) => line.kind !== "added");
-    const after = hunk.lines.filter((line) => line.kind !== "removed");
     const leading = countWhile(hunk.lines, (line) => line.kind === "context");
     const trailing = countWhile([...hunk.lines].reverse(), (line) => line.kind === "context");
     const matchBeginning = hunk.oldStart <= 1;
@@ -70,12 +69,15 @@ export function placeHunks(preImage: string, hunks: readonly Hunk[]): FilePlacem
     const first = before.length > 0 ? (image[at] as ImageLine).origin : 0;
     const origin = first > 0 ? first : originAbove(image, at) + (before.length > 0 ? 1 : 0);
     placements.push({ oldStart: origin, offset: origin - hunk.oldStart });
-    const replacement: ImageLine[] = after.map((line) => ({
-      text: line.text,
-      newline: !line.noNewlineAtEnd,
-      origin: line.kind === "context" ? (image[at + before.indexOf(line)]?.origin ?? 0) : 0,
-    }));
-    image = [...image.slice(0, at), ...replacement, ...image.slice(at + before.length)];
+    // The hunk's post-image replaces its pre-image; context lines keep their original numbers.
+    const replacement: ImageLine[] = [];
+    let consumed = 0;
+    for (const line of hunk.lines) {
+      if (line.kind === "added") replacement.push({ text: line.text, newline: !line.noNewlineAtEnd, origin: 0 });
+      else if (line.kind === "context") replacement.push({ ...(image[at + consumed] as ImageLine) });
+      if (line.kind !== "added") consumed += 1;
+    }
+    image.splice(at, before.length, ...replacement);
   }
   return { applies: true, hunks: placements };
 }

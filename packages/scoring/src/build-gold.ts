@@ -95,23 +95,14 @@ export async function buildGold(options: BuildGoldOptions): Promise<BuiltGold> {
  * listed; one whose patch does not parse has no gold.
  */
 async function patchGoldAtBaseCommit(options: BuildGoldOptions, repos: string, bundled: BenchmarkName | undefined): Promise<BuiltGold> {
-  const { golds, failures } = await goldAtBaseCommit({ instances: options.instances, mirrors: repos, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  const { golds, failures, unreadable } = await goldAtBaseCommit({ instances: options.instances, mirrors: repos, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  // Instances without a checkout have patch-only gold: their functions come from the bundled file, as without --repos.
+  const functions = bundled && unreadable.length > 0 ? await loadFunctionGold(bundled, options.dataDir ? { dataDir: options.dataDir } : {}) : undefined;
   const gold = new Map<string, GoldTargets>();
   for (const g of golds) {
-    gold.set(g.instanceId, {
-      files: g.files,
-      spans: g.spans.map(({ path, startLine, endLine }) => ({ path, startLine, endLine })),
-      functions: g.exact?.functions ?? [],
-    });
-  }
-  const failed = new Set(failures.map((failure) => failure.instanceId));
-  const fallback = extractGold(options.instances.filter((instance) => failed.has(instance.instance_id)));
-  const functions = bundled && fallback.golds.length > 0 ? await loadFunctionGold(bundled, options.dataDir ? { dataDir: options.dataDir } : {}) : undefined;
-  for (const g of fallback.golds) {
-    const fn = functions?.get(g.instanceId);
+    const fn = g.exact ? g.exact.functions : functions?.get(g.instanceId);
     gold.set(g.instanceId, { files: g.files, spans: g.spans.map(({ path, startLine, endLine }) => ({ path, startLine, endLine })), ...(fn ? { functions: fn } : {}) });
   }
-  const checkoutFailures = failures.filter((failure) => fallback.golds.some((g) => g.instanceId === failure.instanceId));
-  const source = `gold patch placed on the files at base commit (${repos}): spans at their real lines, exact functions from tree-sitter${checkoutFailures.length > 0 ? `; ${checkoutFailures.length} instance(s) without a checkout keep the patch's @@ numbers` : ""}`;
-  return { gold, source, patchFailures: fallback.failures.map(({ instanceId, message }) => ({ instanceId, message })), checkoutFailures };
+  const source = `gold patch placed on the files at base commit (${repos}): spans at their real lines, exact functions from tree-sitter${unreadable.length > 0 ? `; ${unreadable.length} instance(s) without a checkout keep the patch's @@ numbers` : ""}`;
+  return { gold, source, patchFailures: failures, checkoutFailures: unreadable };
 }

@@ -118,14 +118,20 @@ export async function findMirror(mirrors: string, repo: string): Promise<{ path:
   return { path, gitDir: probe.stdout.trim() };
 }
 
-async function resolveCommit(mirror: { path: string; gitDir: string }, commit: string, repo: string): Promise<string> {
+/** The full id of `commit` when the mirror holds it as a commit, else undefined. */
+export async function resolveCommitIn(mirror: { path: string; gitDir: string }, commit: string): Promise<string | undefined> {
   const result = await runGit(["--git-dir", mirror.gitDir, "rev-parse", "--verify", "--quiet", "--end-of-options", `${commit}^{commit}`], {
     cwd: mirror.path,
     safeDirectory: "*",
     allowFailure: true,
   });
   const full = result.stdout.trim();
-  if (result.exitCode !== 0 || !/^[0-9a-f]{40,64}$/.test(full)) {
+  return result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(full) ? full : undefined;
+}
+
+async function resolveCommit(mirror: { path: string; gitDir: string }, commit: string, repo: string): Promise<string> {
+  const full = await resolveCommitIn(mirror, commit);
+  if (full === undefined) {
     throw new WorkspaceError("unknown-commit", `commit ${commit} of ${repo} is not in the mirror ${mirror.path} (fetch it, or check the instance's base_commit)`);
   }
   return full;
@@ -179,7 +185,8 @@ async function ensureTree(mirror: { path: string; gitDir: string }, repo: string
   }
 }
 
-async function readManifest(folder: string): Promise<WorkspaceManifest | undefined> {
+/** The manifest of a materialized tree's folder, when it is valid and its `tree/` exists. */
+export async function readManifest(folder: string): Promise<WorkspaceManifest | undefined> {
   try {
     const parsed = workspaceManifestSchema.safeParse(JSON.parse(await readFile(join(folder, "manifest.json"), "utf8")));
     return parsed.success && existsSync(join(folder, "tree")) ? parsed.data : undefined;

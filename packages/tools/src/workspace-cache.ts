@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { lstat, readdir, readFile, rm } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { processAlive, removeTree, workspaceManifestSchema } from "./materialize-workspace.js";
+import { processAlive, readManifest, removeTree } from "./materialize-workspace.js";
 
 /**
  * The workspace cache every run shares unless its spec names another: `$LOCLAB_WORKSPACE_CACHE`,
@@ -56,7 +56,7 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
         if (!entry.isDirectory() || entry.name.startsWith(".tmp-") || entry.name.includes(".tmp-")) continue;
         const path = join(folder, repoEntry.name, entry.name);
         const size = await diskUse(path);
-        const createdAt = kind === "tree" ? await manifestDate(path) : undefined;
+        const createdAt = kind === "tree" ? (await readManifest(path))?.createdAt : undefined;
         const complete = kind === "tree" ? createdAt !== undefined : existsSync(join(path, "mapping.json"));
         entries.push({ kind, repo, commit: entry.name, ...(seed !== undefined ? { seed } : {}), path, ...(createdAt ? { createdAt } : {}), ...size, complete });
       }
@@ -96,15 +96,6 @@ export async function clearCachedWorkspaces(cacheDir: string, options: { repo?: 
   // Leftovers of interrupted work, and folders left empty.
   await sweep(resolve(cacheDir));
   return removed;
-}
-
-async function manifestDate(path: string): Promise<string | undefined> {
-  try {
-    const parsed = workspaceManifestSchema.safeParse(JSON.parse(await readFile(join(path, "manifest.json"), "utf8")));
-    return parsed.success && existsSync(join(path, "tree")) ? parsed.data.createdAt : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function diskUse(path: string): Promise<{ files: number; bytes: number; diskBytes: number }> {

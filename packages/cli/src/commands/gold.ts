@@ -53,11 +53,12 @@ export function registerGoldCommand(program: Command): void {
             instances: benchmark.instances,
             mirrors: options.repos,
             onProgress: (done, total) => {
-              if (done % 100 === 0 || done === total) progress(`gold at base commit: ${done}/${total}`);
+              progress(`gold at base commit: ${done}/${total} repositories`);
             },
           })
         : undefined;
-      const { golds, failures } = located ? withPatchOnlyFallback(located, benchmark.instances) : extractGold(benchmark.instances);
+      const { golds, failures } = located ?? extractGold(benchmark.instances);
+      const unreadable = located?.unreadable ?? [];
       if (options.agreement) {
         await printAgreement(golds, benchmark.name, options);
       } else if (options.json) {
@@ -97,28 +98,10 @@ export function registerGoldCommand(program: Command): void {
             : "spans at the patch's @@ numbers (no checkout: pass --repos DIR for the real lines and exact symbols)"),
       );
       for (const gold of golds) for (const file of gold.unplaced ?? []) process.stderr.write(`loclab: ${gold.instanceId}: ${file.path}: ${file.reason} (its spans keep the @@ numbers)\n`);
-      for (const failure of failures) process.stderr.write(`loclab: ${located ? "no checkout (patch-only gold printed)" : "gold failed"}: ${failure.message}\n`);
-      if (failures.length > 0) process.exitCode = 1;
+      for (const entry of unreadable) process.stderr.write(`loclab: no checkout (patch-only gold printed): ${entry.message}\n`);
+      for (const failure of failures) process.stderr.write(`loclab: gold failed: ${failure.message}\n`);
+      if (failures.length > 0 || unreadable.length > 0) process.exitCode = 1;
     });
-}
-
-/**
- * An instance that could not be read at base commit (no mirror, a missing commit) still gets
- * its patch-only gold, in benchmark order, marked `lines: "patch-header"`; its failure stays
- * reported (exit 1). One whose patch does not parse has no gold at all.
- */
-function withPatchOnlyFallback(
-  located: { golds: GoldLocations[]; failures: { instanceId: string; message: string }[] },
-  instances: readonly { instance_id: string; patch: string }[],
-): { golds: GoldLocations[]; failures: { instanceId: string; message: string }[] } {
-  const failed = new Set(located.failures.map((failure) => failure.instanceId));
-  const fallback = extractGold(instances.filter((instance) => failed.has(instance.instance_id)));
-  const byId = new Map([...located.golds, ...fallback.golds].map((gold) => [gold.instanceId, gold]));
-  const golds = instances.flatMap((instance) => {
-    const gold = byId.get(instance.instance_id);
-    return gold ? [gold] : [];
-  });
-  return { golds, failures: located.failures };
 }
 
 /** The agreement table of the exact function gold with the peers' golds that cover the benchmark. */

@@ -127,6 +127,14 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
     edits.push({ start: part.start, end: part.end, text: keepAs === undefined || !keepBindings ? to : `${to} as ${keepAs}` });
     return true;
   };
+  /** An import of a module the tree lacks: rename the leading components that resolve (`prefix`), leave the rest. */
+  const renamePrefix = (parts: readonly NamePart[], prefix: readonly ModuleStep[]) => {
+    let changed = false;
+    prefix.forEach((step, i) => {
+      changed = rename(parts[i] as NamePart, newName(step)) || changed;
+    });
+    if (changed) stats.prefixRenamed += 1;
+  };
   /** Whether `name` of package `step` means its submodule for code in `file`. */
   const meansSubmodule = (step: ModuleStep, name: string) => {
     if (step.kind !== "package" || step.init === file) return true;
@@ -169,11 +177,7 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
           const prefix = index.resolveAbsolutePrefix(file, names);
           const [first] = module.parts;
           if (prefix.length === 0 || !first) continue;
-          let changed = false;
-          prefix.forEach((step, i) => {
-            changed = rename(module.parts[i] as NamePart, newName(step)) || changed;
-          });
-          if (changed) stats.prefixRenamed += 1;
+          renamePrefix(module.parts, prefix);
           if (!module.alias) bind(fact.scope, first.name, { target: prefix[0] as ModuleStep, renamedTo: newName(prefix[0] as ModuleStep) });
           continue;
         }
@@ -210,11 +214,7 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
         if (fact.level > 0 || (first !== undefined && index.ownsTopLevel(file, first))) {
           stats.unresolvedInRepository += 1;
           const prefix = fact.level > 0 ? index.resolveRelativePrefix(file, fact.level, components) : index.resolveAbsolutePrefix(file, components);
-          let changed = false;
-          prefix.forEach((step, i) => {
-            changed = rename(fact.module[i] as NamePart, newName(step)) || changed;
-          });
-          if (changed) stats.prefixRenamed += 1;
+          renamePrefix(fact.module, prefix);
         }
         if (edits.length > before) stats.statementsRewritten += 1;
         continue;

@@ -13,6 +13,7 @@ const REAL_MODEL = [
   "tests/reproduce.test.ts",
   "tests/vllm-lifecycle.test.ts",
   "tests/vllm-docker.test.ts",
+  "tests/fgl-real-model.test.ts",
 ];
 
 export default defineConfig({

@@ -50,6 +50,22 @@ async function readJson<T>(folder: string, name: string, schema: z.ZodType<T>): 
   return parsed.data;
 }
 
+const RESULT_HEADER = /^Result of (\w+)\(/gm;
+
+/** The `Result of <api>(…):` blocks of the thread's user messages, in order, each up to the next block or the message's end. */
+function searchResultBlocks(thread: ReadonlyArray<{ role: string; content?: string | null }>): Array<{ api: string; text: string }> {
+  const blocks: Array<{ api: string; text: string }> = [];
+  for (const message of thread) {
+    if (message.role !== "user" || !message.content) continue;
+    const starts = [...message.content.matchAll(RESULT_HEADER)];
+    starts.forEach((match, i) => {
+      const end = i + 1 < starts.length ? starts[i + 1]!.index : message.content!.length;
+      blocks.push({ api: match[1] as string, text: message.content!.slice(match.index, end).trimEnd() });
+    });
+  }
+  return blocks;
+}
+
 /** The instance id of an AutoCodeRover instance folder: its name without the timestamp. */
 export function autoCodeRoverInstanceId(folder: string): string {
   return basename(folder).replace(FOLDER_TIME, "");
@@ -62,8 +78,10 @@ export function autoCodeRoverInstanceId(folder: string): string {
  * Steps: the assistant messages of the last `conversation_round_N.json` (the thread is
  * cumulative) as outputs without calls, then one step per `tool_call_sequence.json` entry
  * (`call_ok: false` → `ok: false`). ACR's logs do not say which output issued which search, so
- * the two are not interleaved; the search results are not kept per call either (no
- * observation). Outcome: exit status = the folder's category (applicable_patch,
+ * the two are not interleaved. A call's observation is its `Result of <api>(…):` block from the
+ * thread's user messages (ACR puts one or several such blocks in one message, in call order):
+ * the k-th call of an API gets the next unclaimed block of that API; a call without one (the
+ * thread was cut, or ACR did not echo it) has no observation. Outcome: exit status = the folder's category (applicable_patch,
  * raw_patch_but_unmatched, …, the patch-extraction result), patch = the highest-numbered
  * `extracted_patch_N.diff` (none → no patch). Totals and wall clock from cost.json; `rounds`
  * = N of the last conversation round (the context-retrieval rounds, plus one when the loop
@@ -89,10 +107,26 @@ export async function readAutoCodeRoverTrajectory(folder: string, sink: StepSink
     sink({ index, output: message.content ?? "", toolCalls: [] });
     index += 1;
   }
+  const results = searchResultBlocks(conversation ?? []);
+  let cursor = 0;
   for (const call of calls ?? []) {
+    let observation: string | undefined;
+    for (let k = cursor; k < results.length; k++) {
+      if (results[k]!.api !== call.func_name) continue;
+      observation = results[k]!.text;
+      cursor = k + 1;
+      break;
+    }
     sink({
       index,
-      toolCalls: [{ name: call.func_name, arguments: call.arguments ?? {}, ...(typeof call.call_ok === "boolean" ? { ok: call.call_ok } : {}) }],
+      toolCalls: [
+        {
+          name: call.func_name,
+          arguments: call.arguments ?? {},
+          ...(typeof call.call_ok === "boolean" ? { ok: call.call_ok } : {}),
+          ...(observation !== undefined ? { observation } : {}),
+        },
+      ],
     });
     index += 1;
   }

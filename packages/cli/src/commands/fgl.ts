@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
+import { registerCandidateCommands } from "./fgl-candidates.js";
 import { printTable } from "../table.js";
 
 /**
@@ -20,12 +21,16 @@ const FixerOutcomeSchema = z.looseObject({
 });
 
 /** One line of a scores file: a candidate's score s_k (docs/definitions.md §5). */
-const ScoreLineSchema = z.looseObject({
-  task: z.string().min(1),
-  candidate: z.string().min(1),
-  score: z.number(),
-  teacher: z.boolean().optional(),
-});
+const ScoreLineSchema = z.union([
+  z.looseObject({
+    task: z.string().min(1),
+    candidate: z.string().min(1),
+    score: z.number(),
+    teacher: z.boolean().optional(),
+  }),
+  // An error line of `loclab fgl score` (a candidate that could not be scored): skipped, counted.
+  z.looseObject({ task: z.string().min(1), error: z.string(), score: z.undefined().optional() }),
+]);
 
 interface WeightsOptions {
   scores: string;
@@ -46,7 +51,8 @@ interface WeightsOptions {
  * 1. A line that is not such an object stops everything, naming file and line, before any output.
  */
 export function registerFglCommand(program: Command): void {
-  const fgl = program.command("fgl").description("fixer-guided localization: candidate weights (more to come: candidates, scoring, records, the signal test)");
+  const fgl = program.command("fgl").description("fixer-guided localization: candidates, scoring by a frozen fixer, weights, training records, the offline signal test");
+  registerCandidateCommands(fgl);
   fgl
     .command("weights")
     .description("softmax weights at the temperature that reaches an effective sample size, top M kept, the teacher anchored")
@@ -61,7 +67,12 @@ export function registerFglCommand(program: Command): void {
       const anchor = numericOption("anchor", options.anchor, { min: 0, max: 1 });
       const minWeight = numericOption("min-weight", options.minWeight, { min: 0, max: 1 });
       const tasks = new Map<string, ScoredCandidate[]>();
+      let errorLines = 0;
       for await (const { value } of streamJsonl(options.scores, { schema: ScoreLineSchema })) {
+        if (!("candidate" in value) || typeof value.score !== "number" || typeof value.candidate !== "string") {
+          errorLines += 1;
+          continue;
+        }
         const list = tasks.get(value.task) ?? [];
         list.push({ candidate: value.candidate, score: value.score, ...(value.teacher ? { teacher: true } : {}) });
         tasks.set(value.task, list);
@@ -79,6 +90,7 @@ export function registerFglCommand(program: Command): void {
           process.stderr.write(`loclab: task ${task}: ${(error as Error).message}\n`);
         }
       }
+      if (errorLines > 0) progress(`${errorLines} error lines (candidates without a score) skipped`);
       progress(`${tasks.size} tasks weighted (${failed} failed); ${unreached} could not reach ESS ${ess} (too few candidates, or more than ${ess} tied for the best: uniform or shared among the tied)`);
       if (failed > 0) process.exitCode = 1;
     });

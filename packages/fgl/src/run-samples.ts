@@ -1,0 +1,38 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { readLoclabPredictions } from "@loclab/predictions";
+import type { CandidateSample } from "./candidates.js";
+
+/**
+ * The K samples of a localizer run (docs/definitions.md §5): per instance, the locations of every
+ * seed's prediction in the run's unmasked cells (`cells/seed-<s>/plain/predictions.jsonl`, the
+ * runner's layout). A prediction without line locations gives no sample.
+ */
+export async function samplesFromRun(runDir: string): Promise<Map<string, CandidateSample[]>> {
+  const cells = join(runDir, "cells");
+  let seeds: string[];
+  try {
+    seeds = (await readdir(cells)).filter((name) => /^seed-\d+$/.test(name)).sort();
+  } catch {
+    throw new Error(`${runDir}: not a loclab run folder (no cells/)`);
+  }
+  const samples = new Map<string, CandidateSample[]>();
+  for (const seedDir of seeds) {
+    const file = join(cells, seedDir, "plain", "predictions.jsonl");
+    let read;
+    try {
+      read = await readLoclabPredictions(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw error;
+    }
+    for (const prediction of read.predictions) {
+      if (prediction.locations.length === 0) continue;
+      const seed = prediction.seed ?? Number(seedDir.slice(5));
+      const list = samples.get(prediction.instanceId) ?? [];
+      list.push({ seed, locations: prediction.locations, source: file });
+      samples.set(prediction.instanceId, list);
+    }
+  }
+  return samples;
+}

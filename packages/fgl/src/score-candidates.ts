@@ -1,0 +1,269 @@
+import { createHash } from "node:crypto";
+import { appendFile, mkdir, readFile, truncate } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Candidate } from "./candidates.js";
+import type { CodeSource } from "./code-source.js";
+import { addedLineTokens } from "./added-line-tokens.js";
+import { countTokens, echoPrompt, InfrastructureError, type ScoringEndpoint, ScoringRequestError, withRetries } from "./completions-client.js";
+import { extraReads } from "./extra-reads.js";
+import { fixerPrompt } from "./fixer-prompt.js";
+import { RenderError, renderContext } from "./render-context.js";
+import { type FailedCandidate, type ScoreRecord, ScoreRecordSchema, type ScoredCandidate } from "./score-record.js";
+
+/** λ_ctx per 1,000 tokens of ctx(z) and λ_req per extra read: FGL's published settings (docs/definitions.md §5). */
+export const PUBLISHED_LAMBDAS = { lambdaCtx: 0.0097, lambdaReq: 0.017 } as const;
+
+/** One task to score: its issue, its verified patch y*, its candidates and where their code comes from. */
+export interface ScoringTask {
+  task: string;
+  repo: string;
+  issue: string;
+  patch: string;
+  candidates: readonly Candidate[];
+  code: CodeSource;
+}
+
+export interface ScoreCandidatesOptions {
+  tasks: readonly ScoringTask[];
+  endpoints: readonly ScoringEndpoint[];
+  /** The scores file (JSONL): appended as scores come; lines already there with the same settings are not scored again. */
+  out: string;
+  /** Token budget of ctx(z); default 6,000. */
+  budget?: number;
+  lambdaCtx?: number;
+  lambdaReq?: number;
+  /** Prompt tokens in flight per endpoint at once (the batch budget); default 32,768. */
+  batchTokens?: number;
+  /** Tries per request on infrastructure errors; default 4. */
+  attempts?: number;
+  retryDelayMs?: number;
+  onProgress?: (progress: ScoringProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface ScoringProgress {
+  done: number;
+  total: number;
+  scored: number;
+  failed: number;
+  /** Already in the scores file (resumed). */
+  skipped: number;
+  last?: ScoreRecord;
+}
+
+export interface ScoringSummary extends ScoringProgress {
+  seconds: number;
+  /** Seconds spent waiting on completions requests and on /tokenize, summed over requests. */
+  requestSeconds: number;
+  tokenizeSeconds: number;
+  /** Prompt tokens sent for scoring. */
+  promptTokens: number;
+  records: ScoreRecord[];
+}
+
+/** Reads a scores file; a line that is not a score record is an error naming the file and line. */
+export async function readScores(path: string): Promise<ScoreRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const records: ScoreRecord[] = [];
+  const lines = text.split("\n");
+  lines.forEach((line, i) => {
+    if (line.trim() === "") return;
+    // A crash can leave the last line half-written: it is scored again, not an error.
+    if (i === lines.length - 1 && !text.endsWith("\n")) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      throw new Error(`${path}:${i + 1}: not JSON`);
+    }
+    const parsed = ScoreRecordSchema.safeParse(json);
+    if (!parsed.success) throw new Error(`${path}:${i + 1}: not a score record: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`);
+    records.push(parsed.data);
+  });
+  return records;
+}
+
+/** A crash can leave the file's last line half-written: cut it off so the next append starts a line of its own. */
+async function dropHalfWrittenLine(path: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    return;
+  }
+  if (text === "" || text.endsWith("\n")) return;
+  await truncate(path, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1)));
+}
+
+function digest(parts: unknown): string {
+  return createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 16);
+}
+
+/**
+ * Scores every candidate of every task with a frozen fixer (docs/definitions.md §5):
+ * s_k = mean log p(y+ | x, ctx(z_k)) − λ_ctx·tok(z_k)/1000 − λ_req·|a_k|, one echo forward pass
+ * per candidate on a completions endpoint. Work is spread over the endpoints (each up to its
+ * `maxConcurrency` requests and `batchTokens` prompt tokens in flight), retried on
+ * infrastructure errors, and appended to `out` line by line as it comes, so a killed run
+ * resumes where it stopped (a candidate whose settings digest is already there is skipped;
+ * failed ones are tried again). A candidate that cannot be rendered or scored gets an error
+ * line naming it; a task whose patch adds no line gets one error line; the rest goes on.
+ */
+export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<ScoringSummary> {
+  if (options.endpoints.length === 0) throw new Error("scoreCandidates: no endpoint given");
+  const started = performance.now();
+  const budget = options.budget ?? 6000;
+  const lambdaCtx = options.lambdaCtx ?? PUBLISHED_LAMBDAS.lambdaCtx;
+  const lambdaReq = options.lambdaReq ?? PUBLISHED_LAMBDAS.lambdaReq;
+  const batchTokens = options.batchTokens ?? 32_768;
+  await mkdir(dirname(options.out), { recursive: true });
+  await dropHalfWrittenLine(options.out);
+  const done = new Set((await readScores(options.out)).filter((r) => "score" in r).map((r) => r.settingsDigest));
+  const windows = await Promise.all(options.endpoints.map((endpoint) => modelWindow(endpoint)));
+  const records: ScoreRecord[] = [];
+  const progress: ScoringProgress = { done: 0, total: 0, scored: 0, failed: 0, skipped: 0 };
+  let requestSeconds = 0;
+  let tokenizeSeconds = 0;
+  let promptTokens = 0;
+  const write = async (record: ScoreRecord) => {
+    await appendFile(options.out, `${JSON.stringify(record)}\n`);
+    records.push(record);
+    progress.done += 1;
+    if ("score" in record) progress.scored += 1;
+    else progress.failed += 1;
+    options.onProgress?.({ ...progress, last: record });
+  };
+
+  type Job = { task: ScoringTask; candidate: Candidate; settingsDigest: string };
+  const jobs: Job[] = [];
+  for (const task of options.tasks) {
+    const common = { patch: task.patch, issue: task.issue, repo: task.repo, budget, lambdaCtx, lambdaReq };
+    if (!/^\+(?!\+\+ )/m.test(task.patch.replace(/^\+\+\+ .*$/gm, ""))) {
+      progress.total += 1;
+      await write({ schemaVersion: 1, task: task.task, candidate: null, teacher: false, error: `${task.task}: the verified patch adds no line, so y+ is empty and there is nothing to score`, errorKind: "patch", settingsDigest: digest(common), scoredAt: new Date().toISOString() });
+      continue;
+    }
+    for (const candidate of task.candidates) {
+      const settingsDigest = digest({ ...common, locations: candidate.locations, models: options.endpoints.map((e) => e.model) });
+      progress.total += 1;
+      if (done.has(settingsDigest)) {
+        progress.skipped += 1;
+        progress.done += 1;
+        continue;
+      }
+      jobs.push({ task, candidate, settingsDigest });
+    }
+  }
+  options.onProgress?.({ ...progress });
+
+  const inFlightTokens = options.endpoints.map(() => 0);
+  const waiters: Array<Array<() => void>> = options.endpoints.map(() => []);
+  const acquire = async (e: number, tokens: number) => {
+    while (inFlightTokens[e]! > 0 && inFlightTokens[e]! + tokens > batchTokens) await new Promise<void>((resolve) => waiters[e]!.push(resolve));
+    inFlightTokens[e]! += tokens;
+  };
+  const release = (e: number, tokens: number) => {
+    inFlightTokens[e]! -= tokens;
+    for (const wake of waiters[e]!.splice(0)) wake();
+  };
+
+  let next = 0;
+  const retry = <T>(work: () => Promise<T>) => withRetries(work, { attempts: options.attempts ?? 4, baseDelayMs: options.retryDelayMs ?? 500 });
+  const worker = async (e: number) => {
+    const endpoint = options.endpoints[e]!;
+    while (next < jobs.length && !options.signal?.aborted) {
+      const { task, candidate, settingsDigest } = jobs[next++]!;
+      const fail = (error: string, errorKind: FailedCandidate["errorKind"]): FailedCandidate => ({ schemaVersion: 1, task: task.task, candidate: candidate.id, teacher: candidate.teacher, error: `${task.task} / ${candidate.id}: ${error}`, errorKind, settingsDigest, scoredAt: new Date().toISOString() });
+      try {
+        const tokenizeStart = performance.now();
+        const count = (text: string) => retry(() => countTokens(endpoint, text));
+        const context = await renderContext(candidate.locations, task.code, { budget, countTokens: count });
+        const prompt = fixerPrompt({ repo: task.repo, issue: task.issue, context: context.text, patch: task.patch });
+        const promptCount = await count(prompt.text);
+        const tokenizeTime = (performance.now() - tokenizeStart) / 1000;
+        tokenizeSeconds += tokenizeTime;
+        if (promptCount + 1 > windows[e]!) {
+          await write(fail(`the prompt is ${promptCount} tokens, more than the server's window of ${windows[e]} (context overflow)`, "overflow"));
+          continue;
+        }
+        await acquire(e, promptCount);
+        const requestStart = performance.now();
+        let echoed;
+        try {
+          echoed = await retry(() => echoPrompt(endpoint, prompt.text));
+        } finally {
+          release(e, promptCount);
+        }
+        const requestTime = (performance.now() - requestStart) / 1000;
+        requestSeconds += requestTime;
+        promptTokens += promptCount;
+        const shift = echoed.text.indexOf(prompt.text);
+        if (shift < 0) throw new ScoringRequestError("the echoed text does not contain the prompt as sent (the server's detokenization changes it)");
+        const tokens = addedLineTokens(echoed.offsets, prompt.added, { shift, promptEnd: prompt.text.length });
+        const logprobs = tokens.indices.map((i) => echoed.logprobs[i]);
+        if (logprobs.length === 0 || logprobs.some((l) => l === null || l === undefined)) throw new ScoringRequestError("no log-probability for some of y+'s tokens");
+        const meanLogprob = (logprobs as number[]).reduce((a, b) => a + b, 0) / logprobs.length;
+        const reads = extraReads(task.patch, context.shown, task.task);
+        const score = meanLogprob - (lambdaCtx * context.tokens) / 1000 - lambdaReq * reads.needed;
+        await write({
+          schemaVersion: 1,
+          task: task.task,
+          candidate: candidate.id,
+          teacher: candidate.teacher,
+          score,
+          meanLogprob,
+          addedTokens: logprobs.length,
+          ctxTokens: context.tokens,
+          extraReads: reads.needed,
+          promptTokens: promptCount,
+          startsBefore: tokens.startsBefore,
+          runsPast: tokens.runsPast,
+          shown: context.shown.length,
+          omitted: context.omitted.length,
+          cut: context.cut !== undefined,
+          lambdaCtx,
+          lambdaReq,
+          settingsDigest,
+          endpoint: endpoint.baseURL,
+          model: endpoint.model,
+          requestSeconds: requestTime,
+          tokenizeSeconds: tokenizeTime,
+          scoredAt: new Date().toISOString(),
+        } satisfies ScoredCandidate);
+      } catch (error) {
+        if (error instanceof RenderError) await write(fail(error.message, "render"));
+        else if (error instanceof ScoringRequestError) await write(fail(error.message, "request"));
+        else if (error instanceof InfrastructureError) await write(fail(`${error.message} (retries exhausted)`, "infrastructure"));
+        else throw error;
+      }
+    }
+  };
+  const workers: Array<Promise<void>> = [];
+  options.endpoints.forEach((endpoint, e) => {
+    for (let slot = 0; slot < Math.max(1, endpoint.maxConcurrency ?? 1); slot++) workers.push(worker(e));
+  });
+  await Promise.all(workers);
+  return { ...progress, seconds: (performance.now() - started) / 1000, requestSeconds, tokenizeSeconds, promptTokens, records };
+}
+
+/** The endpoint's window (`max_model_len` of `/v1/models`); a dead endpoint fails here, before any work. */
+async function modelWindow(endpoint: ScoringEndpoint): Promise<number> {
+  const url = `${endpoint.baseURL.replace(/\/+$/, "")}/models`;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}, signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    throw new InfrastructureError(`${endpoint.baseURL}: not answering (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}); is the server up?`);
+  }
+  if (!response.ok) throw new InfrastructureError(`${url}: HTTP ${response.status}`);
+  const body = (await response.json()) as { data?: Array<{ id?: string; max_model_len?: number }> };
+  const model = body.data?.find((m) => m.id === endpoint.model);
+  if (!model) throw new ScoringRequestError(`${endpoint.baseURL} does not serve the model ${JSON.stringify(endpoint.model)} (it serves ${(body.data ?? []).map((m) => m.id).join(", ") || "nothing"})`);
+  return model.max_model_len ?? Number.POSITIVE_INFINITY;
+}

@@ -1,0 +1,170 @@
+import { createServer, type Server } from "node:http";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Candidate, checkoutCode, type CodeSource, readScores, scoreCandidates, type ScoringEndpoint } from "@loclab/fgl";
+import { buildCalcFixture, type CalcFixture } from "@loclab/fixtures";
+import { materializeWorkspace } from "@loclab/tools";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// FGL scoring (docs/definitions.md §5) over real HTTP against a scripted completions server (an
+// honest fake: it tokenizes by a fixed rule and gives each token a log-probability that is a
+// function of its text, so a score can be worked out by hand), with ctx(z) from a real git
+// checkout of the calc fixture through the tools package.
+
+/** The scripted tokenizer: runs of word characters, runs of spaces, and any other single character. */
+const TOKEN = /\w+| +|\n|[^\w \n]/g;
+const tokenize = (text: string) => [...text.matchAll(TOKEN)].map((m) => ({ text: m[0], offset: m.index }));
+/** Every token's log p: −(its length)/10; the first token of the prompt has none, as vLLM reports it. */
+const logprobOf = (token: string) => -token.length / 10;
+
+type Mode = "ok" | "no-logprobs" | "flaky";
+interface Scripted {
+  server: Server;
+  endpoint: ScoringEndpoint;
+  completions: number;
+  mode: Mode;
+}
+
+async function scriptedServer(mode: Mode): Promise<Scripted> {
+  const state = { completions: 0, mode, failuresLeft: 2 } as Scripted & { failuresLeft: number };
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(json));
+      };
+      if (req.url === "/v1/models") return send(200, { data: [{ id: "scripted", max_model_len: 4096 }] });
+      const request = JSON.parse(body || "{}");
+      if (req.url === "/tokenize") return send(200, { count: tokenize(request.prompt).length });
+      if (req.url === "/v1/completions") {
+        state.completions += 1;
+        if (state.mode === "flaky" && state.failuresLeft-- > 0) return send(503, { error: { message: "busy" } });
+        const tokens = [...tokenize(request.prompt), { text: "!", offset: request.prompt.length }];
+        const logprobs = state.mode === "no-logprobs" ? null : { text_offset: tokens.map((t) => t.offset), token_logprobs: tokens.map((t, i) => (i === 0 ? null : logprobOf(t.text))), tokens: tokens.map((t) => t.text), top_logprobs: null };
+        return send(200, { choices: [{ index: 0, text: `${request.prompt}!`, logprobs, finish_reason: "length" }], usage: { prompt_tokens: tokens.length - 1 } });
+      }
+      send(404, { error: "no route" });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  state.server = server;
+  state.endpoint = { baseURL: `http://127.0.0.1:${port}/v1`, model: "scripted" };
+  return state;
+}
+
+let fixture: CalcFixture;
+let dir: string;
+let code: CodeSource;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "loclab-fgl-"));
+  fixture = await buildCalcFixture({ dir: join(dir, "calc") });
+  code = checkoutCode(await materializeWorkspace({ instance: fixture.row, mirrors: fixture.mirrors, cacheDir: join(dir, "cache") }));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const candidate = (id: string, locations: Candidate["locations"], teacher = false): Candidate => ({ task: "acme__calc-1", id, kind: teacher ? "teacher" : "sample", teacher, locations, provenance: { source: "test" } });
+const FUNCTION = { path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit" as const };
+const CLI = { path: "calc/cli.py", startLine: 1, endLine: 7, role: "read" as const };
+
+function task(candidates: Candidate[], patch = fixture.patch) {
+  return { task: "acme__calc-1", repo: "acme/calc", issue: fixture.row.problem_statement, patch, candidates, code };
+}
+
+describe("scoreCandidates against a scripted completions server", () => {
+  it("s_k = mean log p over y+'s tokens − λ_ctx·tok/1000 − λ_req·|a_k|, worked out by hand", async () => {
+    const scripted = await scriptedServer("ok");
+    const out = join(dir, "scores-1.jsonl");
+    const summary = await scoreCandidates({ tasks: [task([candidate("teacher", [FUNCTION], true), candidate("cli-only", [CLI])])], endpoints: [scripted.endpoint], out });
+    scripted.server.close();
+    expect(summary).toMatchObject({ total: 2, scored: 2, failed: 0 });
+    // y+ of the calc patch: the one added line "+    return sum(values) / len(values)"; its scripted tokens:
+    const added = fixture.patch.split("\n").filter((line) => line.startsWith("+") && !line.startsWith("+++"));
+    expect(added).toEqual(["+    return sum(values) / len(values)"]);
+    const tokens = tokenize(added[0]!).map((t) => t.text);
+    const mean = tokens.map(logprobOf).reduce((a, b) => a + b, 0) / tokens.length;
+    const [teacher, cliOnly] = await readScores(out);
+    expect(teacher).toMatchObject({ candidate: "teacher", teacher: true, addedTokens: tokens.length, extraReads: 0, startsBefore: 0, runsPast: 0, shown: 1, omitted: 0, cut: false });
+    expect(cliOnly).toMatchObject({ candidate: "cli-only", extraReads: 1 });
+    for (const record of [teacher, cliOnly]) {
+      if (!record || !("score" in record)) throw new Error("no score");
+      expect(record.meanLogprob).toBeCloseTo(mean, 12);
+      // tok(z): the rendered block's scripted tokens, as /tokenize counted them.
+      expect(record.ctxTokens).toBeGreaterThan(10);
+      expect(record.score).toBeCloseTo(mean - (0.0097 * record.ctxTokens) / 1000 - 0.017 * record.extraReads, 12);
+    }
+  });
+
+  it("resumes: a second run over the same file scores nothing again; a changed budget scores again", async () => {
+    const scripted = await scriptedServer("ok");
+    const out = join(dir, "scores-2.jsonl");
+    const tasks = [task([candidate("teacher", [FUNCTION], true), candidate("cli-only", [CLI])])];
+    await scoreCandidates({ tasks, endpoints: [scripted.endpoint], out });
+    expect(scripted.completions).toBe(2);
+    const again = await scoreCandidates({ tasks, endpoints: [scripted.endpoint], out });
+    expect(again).toMatchObject({ skipped: 2, scored: 0, total: 2 });
+    expect(scripted.completions).toBe(2);
+    // A half-written last line (a crash mid-write) is not an error: that candidate is scored again.
+    await writeFile(out, `${(await readFile(out, "utf8")).split("\n")[0]}\n{"schemaVersion":1,"task":"acme`);
+    const resumed = await scoreCandidates({ tasks, endpoints: [scripted.endpoint], out });
+    expect(resumed).toMatchObject({ skipped: 1, scored: 1 });
+    const changed = await scoreCandidates({ tasks, endpoints: [scripted.endpoint], out, budget: 50 });
+    expect(changed.scored).toBe(2);
+    scripted.server.close();
+  });
+
+  it("bad input: a missing file, a patch without added lines, a server without logprobs — each named, the rest goes on", async () => {
+    const scripted = await scriptedServer("ok");
+    const out = join(dir, "scores-3.jsonl");
+    const removalOnly = fixture.patch.replace(/^\+    return.*\n/m, "").replace("@@ -9,4 +9,4 @@", "@@ -9,4 +9,3 @@");
+    const summary = await scoreCandidates({
+      tasks: [
+        task([candidate("teacher", [FUNCTION], true), candidate("ghost", [{ path: "calc/missing.py", startLine: 1, endLine: 3, role: "read" }]), candidate("past-end", [{ path: "calc/ops.py", startLine: 400, endLine: 410, role: "read" }])]),
+        { ...task([candidate("teacher", [FUNCTION], true)], removalOnly), task: "acme__calc-2" },
+      ],
+      endpoints: [scripted.endpoint],
+      out,
+    });
+    scripted.server.close();
+    expect(summary).toMatchObject({ total: 4, scored: 1, failed: 3 });
+    const records = await readScores(out);
+    const errors = records.filter((r) => "error" in r).map((r) => ("error" in r ? [r.task, r.candidate, r.errorKind, r.error] : []));
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        ["acme__calc-1", "ghost", "render", "acme__calc-1 / ghost: calc/missing.py does not exist at base commit"],
+        ["acme__calc-1", "past-end", "render", expect.stringMatching(/calc\/ops\.py: lines 400-410 are past the file's end \(12 lines\)/)],
+        ["acme__calc-2", null, "patch", expect.stringContaining("adds no line")],
+      ]),
+    );
+
+    const silent = await scriptedServer("no-logprobs");
+    const out2 = join(dir, "scores-4.jsonl");
+    const result = await scoreCandidates({ tasks: [task([candidate("teacher", [FUNCTION], true)])], endpoints: [silent.endpoint], out: out2 });
+    silent.server.close();
+    expect(result.failed).toBe(1);
+    expect(await readScores(out2)).toEqual([expect.objectContaining({ errorKind: "request", error: expect.stringContaining("has no logprobs (the server does not support echo + logprobs)") })]);
+  });
+
+  it("retries infrastructure errors (503) and spreads work over two endpoints; a dead endpoint fails before any work", async () => {
+    const flaky = await scriptedServer("flaky");
+    const steady = await scriptedServer("ok");
+    const out = join(dir, "scores-5.jsonl");
+    const many = Array.from({ length: 6 }, (_, i) => candidate(`c${i}`, [{ ...FUNCTION, startLine: 8 - (i % 4), endLine: 12 }], i === 0));
+    const summary = await scoreCandidates({ tasks: [task(many)], endpoints: [flaky.endpoint, steady.endpoint], out, retryDelayMs: 10 });
+    expect(summary).toMatchObject({ scored: 6, failed: 0 });
+    expect(flaky.completions).toBeGreaterThan(2);
+    expect(steady.completions).toBeGreaterThan(0);
+    // The same request on either endpoint gives the same score (the scripted server is deterministic).
+    const scores = (await readScores(out)).flatMap((r) => ("score" in r ? [[r.candidate, r.score] as const] : []));
+    expect(new Set(scores.filter(([c]) => c === "c0" || c === "c4").map(([, s]) => s)).size).toBe(1);
+    const port = (steady.server.address() as { port: number }).port;
+    flaky.server.close();
+    steady.server.close();
+    await expect(scoreCandidates({ tasks: [task(many)], endpoints: [{ baseURL: `http://127.0.0.1:${port}/v1`, model: "scripted" }], out: join(dir, "scores-6.jsonl") })).rejects.toThrow(/not answering .*is the server up\?/);
+  });
+});

@@ -51,3 +51,13 @@ export const ScoreRecordSchema = z.union([
 export type ScoreRecord = z.infer<typeof ScoreRecordSchema>;
 export type ScoredCandidate = Extract<ScoreRecord, { score: number }>;
 export type FailedCandidate = Extract<ScoreRecord, { error: string }>;
+
+/** Whether a score line carries a score (for `records.filter(isScored)`). */
+export function isScored(record: ScoreRecord): record is ScoredCandidate {
+  return "score" in record;
+}
+
+/** Whether a score line is an error line. */
+export function isFailed(record: ScoreRecord): record is FailedCandidate {
+  return "error" in record;
+}

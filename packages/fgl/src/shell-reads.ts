@@ -11,7 +11,7 @@ import type { ObservedRead } from "./observed-read.js";
  * - `nl -ba FILE`, `head [-n] N FILE`, `tail -n N FILE` (the file's last N lines), `cat FILE | head -N`;
  * - `awk 'NR>=A && NR<=B' FILE`;
  * - `grep -n … FILE…` (and any command whose output is `[path:]N:text` lines after a `grep -n`):
- *   the matched and context lines it printed.
+ *   the matched and context lines it printed, one read per run of consecutive lines.
  *
  * A command with a here-document, a redirection into a file, or `sed -i` is not a read. An
  * observation that is only mini-swe-agent's "output too long" warning shows nothing, so it is
@@ -188,7 +188,23 @@ function numberedOutput(first: string[], output: Output, step: number, toRepo: (
     lines.set(number, (single !== undefined ? match[2] : match[3]) as string);
     byPath.set(path, lines);
   }
-  return [...byPath].map(([path, lines]) => ({ path, startLine: Math.min(...lines.keys()), endLine: Math.max(...lines.keys()), lines, via: "grep -n", step }));
+  // Each run of consecutive lines (a hit with its -A/-B/-C context) is one read: the lines
+  // between two hits were not shown.
+  const reads: ObservedRead[] = [];
+  for (const [path, lines] of byPath) {
+    const numbers = [...lines.keys()].sort((a, b) => a - b);
+    let run: number[] = [];
+    const flush = () => {
+      if (run.length > 0) reads.push({ path, startLine: run[0]!, endLine: run.at(-1)!, lines: new Map(run.map((n) => [n, lines.get(n)!])), via: "grep -n", step });
+      run = [];
+    };
+    for (const n of numbers) {
+      if (run.length > 0 && n !== run.at(-1)! + 1) flush();
+      run.push(n);
+    }
+    flush();
+  }
+  return reads;
 }
 
 /** Splits at any of `separators` outside quotes (the longest separator first). */

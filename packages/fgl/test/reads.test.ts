@@ -29,9 +29,14 @@ describe("shellReads (mini-swe-agent's bash)", () => {
 
   it("grep -n: one file gives N:text lines, several files path:N:text (context lines with -)", () => {
     const one = shellReads('grep -n "def f" a/b.py', ok("12:def f():\n30:def f2():\n"), 0);
-    expect(one).toEqual([{ path: "a/b.py", startLine: 12, endLine: 30, lines: new Map([[12, "def f():"], [30, "def f2():"]]), via: "grep -n", step: 0 }]);
+    // Two hits are two reads: lines 13-29 were not shown.
+    expect(one).toEqual([
+      { path: "a/b.py", startLine: 12, endLine: 12, lines: new Map([[12, "def f():"]]), via: "grep -n", step: 0 },
+      { path: "a/b.py", startLine: 30, endLine: 30, lines: new Map([[30, "def f2():"]]), via: "grep -n", step: 0 },
+    ]);
     const many = shellReads('grep -rn "x" django/', ok("django/a.py:3:x = 1\ndjango/a.py-4-y = 2\ndjango/b.py:9:x()\n"), 0);
     expect(many.map((r) => [r.path, r.startLine, r.endLine])).toEqual([["django/a.py", 3, 4], ["django/b.py", 9, 9]]);
+    expect(shellReads('grep -n -A1 "x" a.py', ok("3:x\n4-y\n9:x\n10-z\n"), 0).map((r) => [r.startLine, r.endLine])).toEqual([[3, 4], [9, 10]]);
     // grep without -n shows no line numbers: not a read of lines.
     expect(shellReads('grep -r "x" django/', ok("django/a.py:x = 1\n"), 0)).toEqual([]);
   });

@@ -1,4 +1,5 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { RUN_FORMATS, type RunFormat } from "@loclab/analysis";
 import { loadBenchmark } from "@loclab/datasets";
 import { type Candidate, candidatesFromTrajectories, readScores, samplesFromRun, scoreCandidates, type ScoringEndpoint, type TaskCandidates, trainingRecords } from "@loclab/fgl";
@@ -45,6 +46,11 @@ async function prepare(options: SourceOptions): Promise<TaskCandidates[]> {
   return tasks;
 }
 
+async function writeOut(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
 function candidateLines(tasks: readonly TaskCandidates[]): string {
   return tasks.flatMap((task) => task.candidates.map((candidate) => `${JSON.stringify(stampRecord(candidate))}\n`)).join("");
 }
@@ -79,7 +85,7 @@ export function registerCandidateCommands(fgl: Command): void {
     .requiredOption("--out <file>", "candidates, one JSON line each")
     .action(async (options: SourceOptions & { out: string }) => {
       const tasks = await prepare(options);
-      await writeFile(options.out, candidateLines(tasks));
+      await writeOut(options.out, candidateLines(tasks));
       const by: Record<string, number> = {};
       for (const task of tasks) for (const [via, n] of Object.entries(task.teacher.recognisedBy)) by[via] = (by[via] ?? 0) + n;
       printTable(
@@ -112,7 +118,7 @@ export function registerCandidateCommands(fgl: Command): void {
       const concurrency = numericOption("concurrency", options.concurrency, { integer: true, min: 1 });
       const endpoints: ScoringEndpoint[] = options.endpoint.map((baseURL) => ({ baseURL, model: options.model, maxConcurrency: concurrency, ...(apiKey ? { apiKey } : {}) }));
       const tasks = await prepare(options);
-      if (options.candidatesOut) await writeFile(options.candidatesOut, candidateLines(tasks));
+      if (options.candidatesOut) await writeOut(options.candidatesOut, candidateLines(tasks));
       let lastShown = 0;
       const summary = await scoreCandidates({
         tasks: tasks.map((task) => ({ task: task.instance.instance_id, repo: task.instance.repo, issue: task.instance.problem_statement, patch: task.instance.patch, candidates: task.candidates, code: task.code })),
@@ -158,8 +164,8 @@ export function registerCandidateCommands(fgl: Command): void {
         top: numericOption("top", options.top, { integer: true, min: 1 }),
         anchor: numericOption("anchor", options.anchor, { min: 0, max: 1 }),
       });
-      await writeFile(options.out, result.records.map((record) => `${JSON.stringify(record)}\n`).join(""));
-      if (options.table) await writeFile(options.table, `${JSON.stringify(stampRecord({ table: result.table, spread: result.spread, topNotTeacherShare: result.topNotTeacherShare }), null, 2)}\n`);
+      await writeOut(options.out, result.records.map((record) => `${JSON.stringify(record)}\n`).join(""));
+      if (options.table) await writeOut(options.table, `${JSON.stringify(stampRecord({ table: result.table, spread: result.spread, topNotTeacherShare: result.topNotTeacherShare }), null, 2)}\n`);
       const f = (x: number | null, digits = 4) => (x === null ? "–" : x.toFixed(digits));
       printTable(result.table.map((row) => ({ task: row.task, candidates: row.candidates, scored: row.scored, failed: row.failed, teacher: f(row.teacherScore), top: row.top ?? "–", topScore: f(row.topScore), topIsNotTeacher: row.topIsNotTeacher ?? "–", spread: f(row.spread) })));
       const s = result.spread;

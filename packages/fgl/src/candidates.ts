@@ -16,7 +16,7 @@ export interface Candidate {
   provenance: {
     /** The trajectory or run the candidate was derived from. */
     source: string;
-    seed?: number;
+    seed?: number | null;
     /** Locations beyond the cap that were dropped. */
     dropped?: number;
     /** Ids of later candidates with the same set of path × line ranges, folded into this one. */
@@ -26,7 +26,8 @@ export interface Candidate {
 
 /** A localizer's sample for the task: its locations, from one seed of a run. */
 export interface CandidateSample {
-  seed: number;
+  /** Null for a run without seeds (`cells/seed-none`). */
+  seed: number | null;
   locations: readonly FglLocation[];
   source: string;
 }
@@ -57,7 +58,7 @@ export function capLocations(locations: readonly FglLocation[], max: number): { 
 export function buildCandidates(input: BuildCandidatesInput): Candidate[] {
   const max = input.maxLocations ?? 8;
   const drafts: Array<Omit<Candidate, "task">> = [];
-  const add = (id: string, kind: CandidateKind, locations: readonly FglLocation[], source: string, seed?: number) => {
+  const add = (id: string, kind: CandidateKind, locations: readonly FglLocation[], source: string, seed?: number | null) => {
     const capped = capLocations(locations, max);
     if (capped.locations.length === 0) return;
     drafts.push({
@@ -76,7 +77,7 @@ export function buildCandidates(input: BuildCandidatesInput): Candidate[] {
     const items = drafts[0]?.kind === "teacher" ? drafts[0].locations : [];
     if (items.length >= 2) items.forEach((_, i) => add(`teacher-minus-${i + 1}`, "teacher-minus-one", items.filter((_, j) => j !== i), teacher.source));
   }
-  for (const sample of input.samples ?? []) add(`sample-seed-${sample.seed}`, "sample", sample.locations, sample.source, sample.seed);
+  for (const sample of input.samples ?? []) add(`sample-seed-${sample.seed ?? "none"}`, "sample", sample.locations, sample.source, sample.seed);
   const kept = new Map<string, Omit<Candidate, "task">>();
   for (const draft of drafts) {
     const key = locationSetKey(draft.locations);

@@ -14,7 +14,7 @@ export interface TrainingRecord {
     kind: Candidate["kind"];
     teacher: boolean;
     source: string;
-    seed?: number;
+    seed?: number | null;
     score: number;
     softmaxWeight: number;
     tau: number | null;

@@ -5,14 +5,15 @@ import type { CandidateSample } from "./candidates.js";
 
 /**
  * The K samples of a localizer run (docs/definitions.md §5): per instance, the locations of every
- * seed's prediction in the run's unmasked cells (`cells/seed-<s>/plain/predictions.jsonl`, the
- * runner's layout). A prediction without line locations gives no sample.
+ * seed's prediction in the run's plain cells (`cells/seed-<s>/plain/predictions.jsonl`, the
+ * runner's layout; a run without seeds has one, `seed-none`). Masked, shuffled and mismatched
+ * cells are not samples. A prediction without line locations gives no sample.
  */
 export async function samplesFromRun(runDir: string): Promise<Map<string, CandidateSample[]>> {
   const cells = join(runDir, "cells");
   let seeds: string[];
   try {
-    seeds = (await readdir(cells)).filter((name) => /^seed-\d+$/.test(name)).sort();
+    seeds = (await readdir(cells)).filter((name) => /^seed-(\d+|none)$/.test(name)).sort();
   } catch {
     throw new Error(`${runDir}: not a loclab run folder (no cells/)`);
   }
@@ -28,7 +29,7 @@ export async function samplesFromRun(runDir: string): Promise<Map<string, Candid
     }
     for (const prediction of read.predictions) {
       if (prediction.locations.length === 0) continue;
-      const seed = prediction.seed ?? Number(seedDir.slice(5));
+      const seed = prediction.seed ?? (seedDir === "seed-none" ? null : Number(seedDir.slice(5)));
       const list = samples.get(prediction.instanceId) ?? [];
       list.push({ seed, locations: prediction.locations, source: file });
       samples.set(prediction.instanceId, list);

@@ -62,7 +62,8 @@ describe("FGL scoring on the test model", () => {
     const first = await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "first.jsonl"), budget: 400 });
     expect(first).toMatchObject({ total: 4, scored: 3, failed: 1 });
     const second = await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "second.jsonl"), budget: 400 });
-    const scores = async (file: string) => Object.fromEntries((await readScores(join(dir, file))).flatMap((r) => ("score" in r ? [[r.candidate, r.score]] : [["error", r.error]])));
+    const scores = async (file: string): Promise<Record<string, number | string>> =>
+      Object.fromEntries((await readScores(join(dir, file))).map((r): [string, number | string] => ("score" in r ? [r.candidate, r.score] : ["error", r.error])));
     const a = await scores("first.jsonl");
     // The same request twice: the same score, to the last bit.
     expect(await scores("second.jsonl")).toEqual(a);

@@ -1,5 +1,6 @@
 import type { Workspace } from "@loclab/tools";
-import type { TeacherLocalization } from "./teacher-localization.js";
+import type { FilePatch } from "@loclab/gold";
+import type { ObservedRead } from "./observed-read.js";
 
 /** A file's lines at base commit; `complete: false` when only some lines are known (holes are undefined). */
 export interface FileLines {
@@ -47,7 +48,7 @@ export function checkoutCode(workspace: Workspace): CodeSource {
  * lines of the file at base commit): enough to render the teacher's own localization without
  * a checkout. Lines nobody saw are holes; a location over a hole cannot be rendered from it.
  */
-export function observedCode(teacher: Pick<TeacherLocalization, "observed" | "patchFiles">, extraPatches: ReadonlyArray<TeacherLocalization["patchFiles"]> = []): CodeSource {
+export function observedCode(teacher: { observed: readonly ObservedRead[]; patchFiles: readonly FilePatch[] }, extraPatches: ReadonlyArray<readonly FilePatch[]> = []): CodeSource {
   const files = new Map<string, Array<string | undefined>>();
   const put = (path: string, line: number, text: string) => {
     const lines = files.get(path) ?? [];

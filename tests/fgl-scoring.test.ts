@@ -100,6 +100,19 @@ describe("scoreCandidates against a scripted completions server", () => {
     }
   });
 
+  it("candidates whose ctx comes out the same are sent once and share the numbers", async () => {
+    const scripted = await scriptedServer("ok");
+    const out = join(dir, "scores-same.jsonl");
+    // Lines 8-30 of the 12-line ops.py are clipped to 8-12: the same code as the function span.
+    const summary = await scoreCandidates({ tasks: [task([candidate("teacher", [FUNCTION], true), candidate("long", [{ ...FUNCTION, endLine: 30 }]), candidate("cli-only", [CLI])])], endpoints: [scripted.endpoint], out });
+    scripted.server.close();
+    expect(summary).toMatchObject({ scored: 3, reusedPrompts: 1 });
+    expect(scripted.completions).toBe(2);
+    const [teacher, long] = (await readScores(out)).filter((r) => "score" in r);
+    expect(long!.candidate).toBe("long");
+    expect("score" in long! && "score" in teacher! && long.score === teacher.score).toBe(true);
+  });
+
   it("resumes: a second run over the same file scores nothing again; a changed budget scores again", async () => {
     const scripted = await scriptedServer("ok");
     const out = join(dir, "scores-2.jsonl");

@@ -4,6 +4,20 @@ import { readLoclabPredictions } from "@loclab/predictions";
 import type { CandidateSample } from "./candidates.js";
 
 /**
+ * FGL's sampling of the localizer (docs/definitions.md §5): K = 8 samples at temperature 0.8,
+ * at most 8 locations each. As a loclab run spec: `"seeds": [1, 2, 3, 4, 5, 6, 7, 8]` and
+ * `"localizer": { "temperature": 0.8, "maxLocations": 8 }` (`fglSampleSeeds()` gives the seeds);
+ * `samplesFromRun` then reads the run's predictions as the candidates' samples.
+ */
+export const FGL_SAMPLING = { samples: 8, temperature: 0.8, maxLocations: 8 } as const;
+
+/** The seeds 1…K of a sampling run (default K = 8). */
+export function fglSampleSeeds(samples: number = FGL_SAMPLING.samples): number[] {
+  if (!Number.isInteger(samples) || samples < 1) throw new RangeError(`samples must be a positive integer, not ${samples}`);
+  return Array.from({ length: samples }, (_, i) => i + 1);
+}
+
+/**
  * The K samples of a localizer run (docs/definitions.md §5): per instance, the locations of every
  * seed's prediction in the run's plain cells (`cells/seed-<s>/plain/predictions.jsonl`, the
  * runner's layout; a run without seeds has one, `seed-none`). Masked, shuffled and mismatched

@@ -58,6 +58,8 @@ export interface ScoringSummary extends ScoringProgress {
   tokenizeSeconds: number;
   /** Prompt tokens sent for scoring. */
   promptTokens: number;
+  /** Candidates whose prompt was the same as an earlier one's of this run (scored once, numbers shared). */
+  reusedPrompts: number;
   records: ScoreRecord[];
 }
 
@@ -112,7 +114,8 @@ function digest(parts: unknown): string {
  * `maxConcurrency` requests and `batchTokens` prompt tokens in flight), retried on
  * infrastructure errors, and appended to `out` line by line as it comes, so a killed run
  * resumes where it stopped (a candidate whose settings digest is already there is skipped;
- * failed ones are tried again). A candidate that cannot be rendered or scored gets an error
+ * failed ones are tried again). Candidates whose prompts come out the same (the budget cut them
+ * before where they differ) are sent once. A candidate that cannot be rendered or scored gets an error
  * line naming it; a task whose patch adds no line gets one error line; the rest goes on.
  */
 export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<ScoringSummary> {
@@ -173,6 +176,8 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
     for (const wake of waiters[e]!.splice(0)) wake();
   };
 
+  const samePrompt = new Map<string, Promise<Awaited<ReturnType<typeof echoPrompt>>>>();
+  let reusedPrompts = 0;
   let next = 0;
   const retry = <T>(work: () => Promise<T>) => withRetries(work, { attempts: options.attempts ?? 4, baseDelayMs: options.retryDelayMs ?? 500 });
   const worker = async (e: number) => {
@@ -192,17 +197,27 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
           await write(fail(`the prompt is ${promptCount} tokens, more than the server's window of ${windows[e]} (context overflow)`, "overflow"));
           continue;
         }
-        await acquire(e, promptCount);
+        // Two candidates that render the same ctx (the budget cut both before where they differ)
+        // send the same prompt: it is scored once, and both get its numbers.
+        const promptKey = digest([endpoint.model, prompt.text]);
+        let pending = samePrompt.get(promptKey);
         const requestStart = performance.now();
-        let echoed;
-        try {
-          echoed = await retry(() => echoPrompt(endpoint, prompt.text));
-        } finally {
-          release(e, promptCount);
-        }
+        if (!pending) {
+          pending = (async () => {
+            await acquire(e, promptCount);
+            try {
+              const answer = await retry(() => echoPrompt(endpoint, prompt.text));
+              promptTokens += promptCount;
+              return answer;
+            } finally {
+              release(e, promptCount);
+            }
+          })();
+          samePrompt.set(promptKey, pending);
+        } else reusedPrompts += 1;
+        const echoed = await pending;
         const requestTime = (performance.now() - requestStart) / 1000;
         requestSeconds += requestTime;
-        promptTokens += promptCount;
         const shift = echoed.text.indexOf(prompt.text);
         if (shift < 0) throw new ScoringRequestError("the echoed text does not contain the prompt as sent (the server's detokenization changes it)");
         const tokens = addedLineTokens(echoed.offsets, prompt.added, { shift, promptEnd: prompt.text.length });
@@ -249,7 +264,7 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
     for (let slot = 0; slot < Math.max(1, endpoint.maxConcurrency ?? 1); slot++) workers.push(worker(e));
   });
   await Promise.all(workers);
-  return { ...progress, seconds: (performance.now() - started) / 1000, requestSeconds, tokenizeSeconds, promptTokens, records };
+  return { ...progress, seconds: (performance.now() - started) / 1000, requestSeconds, tokenizeSeconds, promptTokens, reusedPrompts, records };
 }
 
 /** The endpoint's window (`max_model_len` of `/v1/models`); a dead endpoint fails here, before any work. */

@@ -140,7 +140,8 @@ export function registerCandidateCommands(fgl: Command): void {
       const outside = summary.seconds > 0 ? 1 - summary.requestSeconds / summary.seconds : 0;
       progress(
         `${summary.scored} scored in ${summary.seconds.toFixed(1)} s: ${(summary.scored / summary.seconds).toFixed(2)} candidates/s, ${(summary.promptTokens / summary.seconds).toFixed(0)} prompt tokens/s; ` +
-          `${(100 * outside).toFixed(1)} % of the wall time outside completions requests (/tokenize ${summary.tokenizeSeconds.toFixed(1)} s)`,
+          `${(100 * outside).toFixed(1)} % of the wall time outside completions requests (/tokenize ${summary.tokenizeSeconds.toFixed(1)} s); ` +
+          `${summary.reusedPrompts} candidates rendered the same prompt as an earlier one and were not sent again`,
       );
       if (summary.failed > 0) process.exitCode = 1;
     });

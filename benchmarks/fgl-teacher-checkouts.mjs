@@ -47,7 +47,7 @@ for (const run of REAL_TRAJECTORY_RUNS) {
     reads += teacher.reads.length;
     for (const read of teacher.observed) {
       if (read.code !== undefined) resolved += 1;
-      const file = await code.lines(read.path);
+      const file = (await code.file(read.path))?.lines;
       for (const [line, text] of read.lines ?? []) {
         compared += 1;
         if (file?.[line - 1] !== text) {

@@ -1,3 +1,5 @@
+import { LocationSchema } from "@loclab/schemas";
+import { z } from "zod";
 import { type FglLocation, locationSetKey, mergeLocations } from "./fgl-location.js";
 
 /** How a candidate came about (docs/definitions.md §5). */
@@ -23,6 +25,16 @@ export interface Candidate {
     duplicates?: string[];
   };
 }
+
+/** One line of a candidates file (`loclab fgl candidates --out`): a `Candidate` with `schemaVersion`. */
+export const CandidateRecordSchema = z.looseObject({
+  task: z.string().min(1),
+  id: z.string().min(1),
+  kind: z.enum(["teacher", "sample", "edited-only", "viewed-only", "teacher-minus-one"]),
+  teacher: z.boolean(),
+  locations: z.array(LocationSchema).min(1),
+  provenance: z.looseObject({ source: z.string(), seed: z.number().int().nullable().optional(), dropped: z.number().int().optional(), duplicates: z.array(z.string()).optional() }),
+});
 
 /** A localizer's sample for the task: its locations, from one seed of a run. */
 export interface CandidateSample {

@@ -14,8 +14,6 @@ export interface CodeSource {
   readonly kind: "checkout" | "observed";
   /** The file's lines, or undefined when the file does not exist at base commit (checkout) or was never seen (observed). */
   file(path: string): Promise<FileLines | undefined>;
-  /** The complete lines, or undefined (shorthand for the teacher's resolution of reads). */
-  lines(path: string): Promise<string[] | undefined>;
 }
 
 function splitLines(text: string): string[] {
@@ -30,15 +28,12 @@ function splitLines(text: string): string[] {
  * over-large file counts as absent: it cannot be shown as numbered lines.
  */
 export function checkoutCode(workspace: Workspace): CodeSource {
-  const file = async (path: string): Promise<FileLines | undefined> => {
-    const read = await workspace.read(path);
-    if (read.kind !== "text") return undefined;
-    return { lines: splitLines(read.bytes.toString("utf8")), complete: true };
-  };
   return {
     kind: "checkout",
-    file,
-    lines: async (path) => (await file(path))?.lines as string[] | undefined,
+    file: async (path) => {
+      const read = await workspace.read(path);
+      return read.kind === "text" ? { lines: splitLines(read.bytes.toString("utf8")), complete: true } : undefined;
+    },
   };
 }
 
@@ -48,7 +43,7 @@ export function checkoutCode(workspace: Workspace): CodeSource {
  * lines of the file at base commit): enough to render the teacher's own localization without
  * a checkout. Lines nobody saw are holes; a location over a hole cannot be rendered from it.
  */
-export function observedCode(teacher: { observed: readonly ObservedRead[]; patchFiles: readonly FilePatch[] }, extraPatches: ReadonlyArray<readonly FilePatch[]> = []): CodeSource {
+export function observedCode(teacher: { observed: readonly ObservedRead[]; patchFiles: readonly FilePatch[] }): CodeSource {
   const files = new Map<string, Array<string | undefined>>();
   const put = (path: string, line: number, text: string) => {
     const lines = files.get(path) ?? [];
@@ -56,15 +51,13 @@ export function observedCode(teacher: { observed: readonly ObservedRead[]; patch
     files.set(path, lines);
   };
   for (const read of teacher.observed) for (const [line, text] of read.lines ?? []) put(read.path, line, text);
-  for (const patchFiles of [teacher.patchFiles, ...extraPatches]) {
-    for (const file of patchFiles) {
-      if (file.oldPath === null) continue;
-      for (const hunk of file.hunks) for (const line of hunk.lines) if (line.oldLine !== undefined) put(file.oldPath, line.oldLine, line.text);
-    }
+  for (const file of teacher.patchFiles) {
+    if (file.oldPath === null) continue;
+    for (const hunk of file.hunks) for (const line of hunk.lines) if (line.oldLine !== undefined) put(file.oldPath, line.oldLine, line.text);
   }
   const file = async (path: string): Promise<FileLines | undefined> => {
     const lines = files.get(path);
     return lines ? { lines: Array.from({ length: lines.length }, (_, i) => lines[i]), complete: false } : undefined;
   };
-  return { kind: "observed", file, lines: async () => undefined };
+  return { kind: "observed", file };
 }

@@ -1,3 +1,5 @@
+import { urlWithoutCredentials } from "@loclab/agent";
+import { serverRoot } from "@loclab/runner";
 import { z } from "zod";
 
 /** A failure of the server or the network, worth retrying (connection refused, 5xx, 429, a timeout). */
@@ -22,8 +24,8 @@ export interface ScoringEndpoint {
   model: string;
   /** Requests in flight at once on this endpoint; default 1. */
   maxConcurrency?: number;
-  /** Bearer token, from the environment (never written anywhere). */
-  apiKey?: string;
+  /** The environment variable holding the API key (the key itself is never held, logged or written). */
+  apiKeyEnv?: string;
 }
 
 const EchoResponseSchema = z.looseObject({
@@ -46,27 +48,28 @@ export interface EchoedPrompt {
   promptTokens?: number;
 }
 
-async function post(endpoint: ScoringEndpoint, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
-  const url = `${endpoint.baseURL.replace(/\/+$/, "")}${path}`;
+async function post(endpoint: ScoringEndpoint, base: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+  const url = `${base.replace(/\/+$/, "")}${path}`;
+  const key = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
   let response: Response;
   try {
     response = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
+      headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    throw new InfrastructureError(`${endpoint.baseURL}: ${cause ?? (error as Error).name}: ${(error as Error).message}`);
+    throw new InfrastructureError(`${urlWithoutCredentials(url)}: ${cause ?? (error as Error).name}: ${(error as Error).message}`);
   }
   const text = await response.text();
-  if (response.status >= 500 || response.status === 429 || response.status === 408) throw new InfrastructureError(`${url}: HTTP ${response.status}: ${text.slice(0, 300)}`);
-  if (!response.ok) throw new ScoringRequestError(`${url}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  if (response.status >= 500 || response.status === 429 || response.status === 408) throw new InfrastructureError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  if (!response.ok) throw new ScoringRequestError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
   try {
     return JSON.parse(text);
   } catch {
-    throw new ScoringRequestError(`${url}: the answer is not JSON: ${text.slice(0, 200)}`);
+    throw new ScoringRequestError(`${urlWithoutCredentials(url)}: the answer is not JSON: ${text.slice(0, 200)}`);
   }
 }
 
@@ -79,14 +82,14 @@ async function post(endpoint: ScoringEndpoint, path: string, body: unknown, time
  */
 export async function echoPrompt(endpoint: ScoringEndpoint, prompt: string, options: { timeoutMs?: number; maxTokens?: number } = {}): Promise<EchoedPrompt> {
   const body = { model: endpoint.model, prompt, echo: true, logprobs: 0, max_tokens: options.maxTokens ?? 1, temperature: 0 };
-  const json = await post(endpoint, "/completions", body, options.timeoutMs ?? 600_000);
+  const json = await post(endpoint, endpoint.baseURL, "/completions", body, options.timeoutMs ?? 600_000);
   const parsed = EchoResponseSchema.safeParse(json);
-  if (!parsed.success) throw new ScoringRequestError(`${endpoint.baseURL}/completions: not a completions answer: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
+  if (!parsed.success) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}/completions: not a completions answer: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
   const choice = parsed.data.choices[0]!;
-  if (!choice.logprobs) throw new ScoringRequestError(`${endpoint.baseURL}: the completions answer has no logprobs (the server does not support echo + logprobs)`);
-  if (!choice.text.includes(prompt.slice(0, 64))) throw new ScoringRequestError(`${endpoint.baseURL}: the answer does not echo the prompt (the server ignores echo)`);
+  if (!choice.logprobs) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}: the completions answer has no logprobs (the server does not support echo + logprobs)`);
+  if (!choice.text.includes(prompt.slice(0, 64))) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}: the answer does not echo the prompt (the server ignores echo)`);
   const { text_offset: offsets, token_logprobs: logprobs } = choice.logprobs;
-  if (offsets.length !== logprobs.length || offsets.length === 0) throw new ScoringRequestError(`${endpoint.baseURL}: text_offset (${offsets.length}) and token_logprobs (${logprobs.length}) do not line up`);
+  if (offsets.length !== logprobs.length || offsets.length === 0) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}: text_offset (${offsets.length}) and token_logprobs (${logprobs.length}) do not line up`);
   return { text: choice.text, offsets, logprobs, ...(parsed.data.usage ? { promptTokens: parsed.data.usage.prompt_tokens } : {}) };
 }
 
@@ -96,10 +99,10 @@ export async function echoPrompt(endpoint: ScoringEndpoint, prompt: string, opti
  */
 export async function countTokens(endpoint: ScoringEndpoint, text: string, options: { timeoutMs?: number } = {}): Promise<number> {
   if (text === "") return 0;
-  const root = endpoint.baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
-  const json = await post({ ...endpoint, baseURL: root }, "/tokenize", { model: endpoint.model, prompt: text, add_special_tokens: false }, options.timeoutMs ?? 60_000);
+  const root = serverRoot(endpoint.baseURL);
+  const json = await post(endpoint, root, "/tokenize", { model: endpoint.model, prompt: text, add_special_tokens: false }, options.timeoutMs ?? 60_000);
   const count = (json as { count?: unknown }).count;
-  if (typeof count !== "number") throw new ScoringRequestError(`${root}/tokenize: no count in the answer`);
+  if (typeof count !== "number") throw new ScoringRequestError(`${urlWithoutCredentials(root)}/tokenize: no count in the answer`);
   return count;
 }
 

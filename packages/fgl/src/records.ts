@@ -1,6 +1,6 @@
 import { fglTaskWeights, type TaskWeightsOptions, spreadDistribution, withinTaskSpread } from "@loclab/fgl-math";
 import type { Candidate } from "./candidates.js";
-import type { ScoredCandidate, ScoreRecord } from "./score-record.js";
+import { isScored, type ScoreRecord } from "./score-record.js";
 
 /** One weighted training record (docs/definitions.md §5–6): what a trainer consumes. */
 export interface TrainingRecord {
@@ -72,7 +72,7 @@ export function trainingRecords(candidates: readonly Candidate[], scores: readon
   for (const [task, list] of byTask) {
     const scored = list.flatMap((candidate) => {
       const score = latest.get(`${task}\u0000${candidate.id}`);
-      return score && "score" in score ? [{ candidate, score }] : [];
+      return score && isScored(score) ? [{ candidate, score }] : [];
     });
     const failed = list.length - scored.length;
     const spread = withinTaskSpread(scored.map((s) => s.score.meanLogprob)) ?? null;
@@ -98,7 +98,7 @@ export function trainingRecords(candidates: readonly Candidate[], scores: readon
     });
     weights.rows.forEach((row, i) => {
       if (row.weight <= 0) return;
-      const { candidate, score } = scored[i]! as { candidate: Candidate; score: ScoredCandidate };
+      const { candidate, score } = scored[i]!;
       records.push({
         schemaVersion: 1,
         task,

@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { GoldSpan } from "@loclab/gold";
+import { urlWithoutCredentials } from "@loclab/agent";
+import { probeEndpoint } from "@loclab/runner";
 import type { Candidate } from "./candidates.js";
 import type { CodeSource } from "./code-source.js";
 import { addedLineTokens } from "./added-line-tokens.js";
-import { countTokens, echoPrompt, InfrastructureError, type ScoringEndpoint, ScoringRequestError, withRetries } from "./completions-client.js";
-import { extraReads } from "./extra-reads.js";
-import { fixerPrompt } from "./fixer-prompt.js";
+import { countTokens, type EchoedPrompt, echoPrompt, InfrastructureError, type ScoringEndpoint, ScoringRequestError, withRetries } from "./completions-client.js";
+import { extraReads, patchHunks } from "./extra-reads.js";
+import { addedLineRanges, type FixerPrompt, fixerPrompt } from "./fixer-prompt.js";
 import { RenderError, renderContext } from "./render-context.js";
-import { type FailedCandidate, type ScoreRecord, ScoreRecordSchema, type ScoredCandidate } from "./score-record.js";
+import { type FailedCandidate, isScored, type ScoreRecord, ScoreRecordSchema, type ScoredCandidate } from "./score-record.js";
 
 /** λ_ctx per 1,000 tokens of ctx(z) and λ_req per extra read: FGL's published settings (docs/definitions.md §5). */
 export const PUBLISHED_LAMBDAS = { lambdaCtx: 0.0097, lambdaReq: 0.017 } as const;
@@ -63,8 +66,12 @@ export interface ScoringSummary extends ScoringProgress {
   records: ScoreRecord[];
 }
 
-/** Reads a scores file; a line that is not a score record is an error naming the file and line. */
-export async function readScores(path: string): Promise<ScoreRecord[]> {
+/**
+ * Reads a scores file; a line that is not a score record is an error naming the file and line.
+ * A half-written last line (a crash mid-write) is not an error: it is left out, and with
+ * `repair` cut off the file so that the next append starts a line of its own.
+ */
+export async function readScores(path: string, options: { repair?: boolean } = {}): Promise<ScoreRecord[]> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -88,19 +95,8 @@ export async function readScores(path: string): Promise<ScoreRecord[]> {
     if (!parsed.success) throw new Error(`${path}:${i + 1}: not a score record: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`);
     records.push(parsed.data);
   });
+  if (options.repair && text !== "" && !text.endsWith("\n")) await truncate(path, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1)));
   return records;
-}
-
-/** A crash can leave the file's last line half-written: cut it off so the next append starts a line of its own. */
-async function dropHalfWrittenLine(path: string): Promise<void> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch {
-    return;
-  }
-  if (text === "" || text.endsWith("\n")) return;
-  await truncate(path, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1)));
 }
 
 function digest(parts: unknown): string {
@@ -126,8 +122,7 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
   const lambdaReq = options.lambdaReq ?? PUBLISHED_LAMBDAS.lambdaReq;
   const batchTokens = options.batchTokens ?? 32_768;
   await mkdir(dirname(options.out), { recursive: true });
-  await dropHalfWrittenLine(options.out);
-  const done = new Set((await readScores(options.out)).filter((r) => "score" in r).map((r) => r.settingsDigest));
+  const done = new Set((await readScores(options.out, { repair: true })).filter(isScored).map((r) => r.settingsDigest));
   const windows = await Promise.all(options.endpoints.map((endpoint) => modelWindow(endpoint)));
   const records: ScoreRecord[] = [];
   const progress: ScoringProgress = { done: 0, total: 0, scored: 0, failed: 0, skipped: 0 };
@@ -143,15 +138,16 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
     options.onProgress?.({ ...progress, last: record });
   };
 
-  type Job = { task: ScoringTask; candidate: Candidate; settingsDigest: string };
+  type Job = { task: ScoringTask; hunks: GoldSpan[][]; candidate: Candidate; settingsDigest: string };
   const jobs: Job[] = [];
   for (const task of options.tasks) {
     const common = { patch: task.patch, issue: task.issue, repo: task.repo, budget, lambdaCtx, lambdaReq };
-    if (!/^\+(?!\+\+ )/m.test(task.patch.replace(/^\+\+\+ .*$/gm, ""))) {
+    if (addedLineRanges(task.patch).length === 0) {
       progress.total += 1;
       await write({ schemaVersion: 1, task: task.task, candidate: null, teacher: false, error: `${task.task}: the verified patch adds no line, so y+ is empty and there is nothing to score`, errorKind: "patch", settingsDigest: digest(common), scoredAt: new Date().toISOString() });
       continue;
     }
+    const hunks = patchHunks(task.patch, task.task);
     for (const candidate of task.candidates) {
       const settingsDigest = digest({ ...common, locations: candidate.locations, models: options.endpoints.map((e) => e.model) });
       progress.total += 1;
@@ -160,7 +156,7 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
         progress.done += 1;
         continue;
       }
-      jobs.push({ task, candidate, settingsDigest });
+      jobs.push({ task, hunks, candidate, settingsDigest });
     }
   }
   options.onProgress?.({ ...progress });
@@ -176,14 +172,14 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
     for (const wake of waiters[e]!.splice(0)) wake();
   };
 
-  const samePrompt = new Map<string, Promise<Awaited<ReturnType<typeof echoPrompt>>>>();
+  const samePrompt = new Map<string, Promise<Likelihood>>();
   let reusedPrompts = 0;
   let next = 0;
   const retry = <T>(work: () => Promise<T>) => withRetries(work, { attempts: options.attempts ?? 4, baseDelayMs: options.retryDelayMs ?? 500 });
   const worker = async (e: number) => {
     const endpoint = options.endpoints[e]!;
     while (next < jobs.length && !options.signal?.aborted) {
-      const { task, candidate, settingsDigest } = jobs[next++]!;
+      const { task, hunks, candidate, settingsDigest } = jobs[next++]!;
       const fail = (error: string, errorKind: FailedCandidate["errorKind"]): FailedCandidate => ({ schemaVersion: 1, task: task.task, candidate: candidate.id, teacher: candidate.teacher, error: `${task.task} / ${candidate.id}: ${error}`, errorKind, settingsDigest, scoredAt: new Date().toISOString() });
       try {
         const tokenizeStart = performance.now();
@@ -206,25 +202,19 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
           pending = (async () => {
             await acquire(e, promptCount);
             try {
-              const answer = await retry(() => echoPrompt(endpoint, prompt.text));
+              const echoed = await retry(() => echoPrompt(endpoint, prompt.text));
               promptTokens += promptCount;
-              return answer;
+              return likelihoodOfAddedLines(echoed, prompt);
             } finally {
               release(e, promptCount);
             }
           })();
           samePrompt.set(promptKey, pending);
         } else reusedPrompts += 1;
-        const echoed = await pending;
+        const { meanLogprob, addedTokens, startsBefore, runsPast } = await pending;
         const requestTime = (performance.now() - requestStart) / 1000;
         requestSeconds += requestTime;
-        const shift = echoed.text.indexOf(prompt.text);
-        if (shift < 0) throw new ScoringRequestError("the echoed text does not contain the prompt as sent (the server's detokenization changes it)");
-        const tokens = addedLineTokens(echoed.offsets, prompt.added, { shift, promptEnd: prompt.text.length });
-        const logprobs = tokens.indices.map((i) => echoed.logprobs[i]);
-        if (logprobs.length === 0 || logprobs.some((l) => l === null || l === undefined)) throw new ScoringRequestError("no log-probability for some of y+'s tokens");
-        const meanLogprob = (logprobs as number[]).reduce((a, b) => a + b, 0) / logprobs.length;
-        const reads = extraReads(task.patch, context.shown, task.task);
+        const reads = extraReads(hunks, context.shown);
         const score = meanLogprob - (lambdaCtx * context.tokens) / 1000 - lambdaReq * reads.needed;
         await write({
           schemaVersion: 1,
@@ -233,19 +223,19 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
           teacher: candidate.teacher,
           score,
           meanLogprob,
-          addedTokens: logprobs.length,
+          addedTokens,
           ctxTokens: context.tokens,
           extraReads: reads.needed,
           promptTokens: promptCount,
-          startsBefore: tokens.startsBefore,
-          runsPast: tokens.runsPast,
+          startsBefore,
+          runsPast,
           shown: context.shown.length,
           omitted: context.omitted.length,
           cut: context.cut !== undefined,
           lambdaCtx,
           lambdaReq,
           settingsDigest,
-          endpoint: endpoint.baseURL,
+          endpoint: urlWithoutCredentials(endpoint.baseURL),
           model: endpoint.model,
           requestSeconds: requestTime,
           tokenizeSeconds: tokenizeTime,
@@ -267,18 +257,32 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
   return { ...progress, seconds: (performance.now() - started) / 1000, requestSeconds, tokenizeSeconds, promptTokens, reusedPrompts, records };
 }
 
-/** The endpoint's window (`max_model_len` of `/v1/models`); a dead endpoint fails here, before any work. */
+/** What one echo pass says about y+: its mean log p and how its tokens lined up with the added lines. */
+interface Likelihood {
+  meanLogprob: number;
+  addedTokens: number;
+  startsBefore: number;
+  runsPast: number;
+}
+
+function likelihoodOfAddedLines(echoed: EchoedPrompt, prompt: FixerPrompt): Likelihood {
+  const shift = echoed.text.indexOf(prompt.text);
+  if (shift < 0) throw new ScoringRequestError("the echoed text does not contain the prompt as sent (the server's detokenization changes it)");
+  const tokens = addedLineTokens(echoed.offsets, prompt.added, { shift, promptEnd: prompt.text.length });
+  const logprobs = tokens.indices.map((i) => echoed.logprobs[i]);
+  if (logprobs.length === 0 || logprobs.some((l) => l === null || l === undefined)) throw new ScoringRequestError("no log-probability for some of y+'s tokens");
+  const meanLogprob = (logprobs as number[]).reduce((a, b) => a + b, 0) / logprobs.length;
+  return { meanLogprob, addedTokens: logprobs.length, startsBefore: tokens.startsBefore, runsPast: tokens.runsPast };
+}
+
+/**
+ * The endpoint's window (`max_model_len` of `/v1/models`), from the runner's readiness probe
+ * (the same check a run makes): a dead endpoint, or one that does not serve the model, fails
+ * here, before any work.
+ */
 async function modelWindow(endpoint: ScoringEndpoint): Promise<number> {
-  const url = `${endpoint.baseURL.replace(/\/+$/, "")}/models`;
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}, signal: AbortSignal.timeout(30_000) });
-  } catch (error) {
-    throw new InfrastructureError(`${endpoint.baseURL}: not answering (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}); is the server up?`);
-  }
-  if (!response.ok) throw new InfrastructureError(`${url}: HTTP ${response.status}`);
-  const body = (await response.json()) as { data?: Array<{ id?: string; max_model_len?: number }> };
-  const model = body.data?.find((m) => m.id === endpoint.model);
-  if (!model) throw new ScoringRequestError(`${endpoint.baseURL} does not serve the model ${JSON.stringify(endpoint.model)} (it serves ${(body.data ?? []).map((m) => m.id).join(", ") || "nothing"})`);
-  return model.max_model_len ?? Number.POSITIVE_INFINITY;
+  const probe = await probeEndpoint(endpoint, { timeoutMs: 30_000 });
+  if (!probe.ok) throw new InfrastructureError(`${urlWithoutCredentials(endpoint.baseURL)}: not answering (${probe.problem}); is the server up?`);
+  const models = (probe.models as { data?: Array<{ id?: string; max_model_len?: number }> } | undefined)?.data ?? [];
+  return models.find((m) => m.id === endpoint.model)?.max_model_len ?? Number.POSITIVE_INFINITY;
 }

@@ -76,7 +76,7 @@ function recognise(pipeline: string[][], output: Output, step: number, toRepo: (
     if (range && only.length === 1) {
       const path = toRepo(only[0] as string);
       if (!path) return [];
-      return [rangeRead(path, range.start, output, step, numbered ? "nl" : name === "cat" ? "cat" : "nl", numbered)];
+      return [rangeRead(path, range.start, output, step, name as string, numbered)];
     }
     return numberedOutput(first, output, step, toRepo);
   }

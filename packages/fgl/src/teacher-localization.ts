@@ -1,5 +1,6 @@
 import { pathsInToolCall, type Trajectory } from "@loclab/analysis";
-import { type FilePatch, parsePatch } from "@loclab/gold";
+import { type FilePatch, hasPreImage, parsePatch, symbolFromHunkSection } from "@loclab/gold";
+import { repoKeyFromInstanceId } from "@loclab/schemas";
 import type { CodeSource } from "./code-source.js";
 import { editorReads } from "./editor-reads.js";
 import { type FglLocation, mergeLocations } from "./fgl-location.js";
@@ -55,9 +56,9 @@ export interface TeacherOptions {
 export async function teacherLocalization(trajectory: Trajectory, options: TeacherOptions = {}): Promise<TeacherLocalization> {
   const patch = options.patch === undefined ? trajectory.outcome.patch : options.patch;
   const patchFiles = patch && patch.trim() !== "" ? parsePatch(patch, { instanceId: trajectory.instanceId }) : [];
-  const patched = patchFiles.flatMap((file) => (file.oldPath !== null && file.status !== "added" ? [file.oldPath] : file.newPath !== null ? [file.newPath] : []));
+  const patched = patchFiles.flatMap((file) => (hasPreImage(file) ? [file.oldPath!] : file.newPath !== null ? [file.newPath] : []));
   const cut = firstEditStep(trajectory, patched);
-  const root = rootOf(trajectory.format, options.repo ?? repoOf(trajectory.instanceId));
+  const root = rootOf(trajectory.format, options.repo, trajectory.instanceId);
   const observed: ObservedRead[] = [];
   const created = new Set<string>();
   for (const step of trajectory.steps) {
@@ -98,11 +99,11 @@ export async function teacherLocalization(trajectory: Trajectory, options: Teach
 export function editedCode(files: readonly FilePatch[]): FglLocation[] {
   const edits: FglLocation[] = [];
   for (const file of files) {
-    if (file.oldPath === null || file.status === "added" || file.binary) continue;
+    if (!hasPreImage(file) || file.binary) continue;
     for (const hunk of file.hunks) {
       if (hunk.oldLines === 0) continue;
-      const section = /(?:def|class)\s+(\w+)/.exec(hunk.section)?.[1];
-      edits.push({ path: file.oldPath, startLine: hunk.oldStart, endLine: hunk.oldStart + hunk.oldLines - 1, role: "edit", ...(section ? { symbol: section } : {}) });
+      const symbol = symbolFromHunkSection(hunk.section)?.name;
+      edits.push({ path: file.oldPath!, startLine: hunk.oldStart, endLine: hunk.oldStart + hunk.oldLines - 1, role: "edit", ...(symbol ? { symbol } : {}) });
     }
   }
   return mergeLocations(edits);
@@ -126,9 +127,10 @@ function readsOfCall(format: Trajectory["format"], name: string, args: Record<st
 async function placeRead(read: ObservedRead, code: CodeSource | undefined): Promise<{ path: string; startLine: number; endLine: number; symbol?: string } | { reason: string }> {
   const symbol = read.symbol !== undefined ? { symbol: read.symbol } : {};
   if (read.startLine !== undefined && read.endLine !== undefined) return { path: read.path, startLine: read.startLine, endLine: read.endLine, ...symbol };
-  if (!code) return { reason: `${read.via}: needs the file at base commit to know its lines (no checkout given)` };
-  const lines = await code.lines(read.path);
-  if (lines === undefined) return { reason: `${read.via}: ${read.path} does not exist at base commit` };
+  if (code?.kind !== "checkout") return { reason: `${read.via}: needs the file at base commit to know its lines (no checkout given)` };
+  const file = await code.file(read.path);
+  if (!file) return { reason: `${read.via}: ${read.path} does not exist at base commit` };
+  const lines = file.lines as readonly string[];
   if (read.fromEnd !== undefined) return { path: read.path, startLine: Math.max(1, lines.length - read.fromEnd + 1), endLine: lines.length, ...symbol };
   if (read.code !== undefined) {
     const found = findSnippet(lines, read.code);
@@ -163,13 +165,8 @@ export function findSnippet(lines: readonly string[], snippet: string): { startL
   return undefined;
 }
 
-function rootOf(format: Trajectory["format"], repo: string | undefined): string {
-  if (format === "swe-agent") return `/${(repo ?? "").replace("/", "__")}`;
+/** Where the task's repository is in the agent's sandbox: SWE-agent's `/owner__name`, mini-swe-agent's `/testbed`. */
+function rootOf(format: Trajectory["format"], repo: string | undefined, instanceId: string): string {
+  if (format === "swe-agent") return `/${repo !== undefined ? repo.replace("/", "__") : repoKeyFromInstanceId(instanceId)}`;
   return "/testbed";
-}
-
-/** `owner/name` from an instance id `owner__name-123`. */
-function repoOf(instanceId: string): string | undefined {
-  const match = /^(.+?)__(.+)-\d+$/.exec(instanceId);
-  return match ? `${match[1]}/${match[2]}` : undefined;
 }

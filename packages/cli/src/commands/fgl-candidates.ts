@@ -2,10 +2,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { RUN_FORMATS, type RunFormat } from "@loclab/analysis";
 import { loadBenchmark } from "@loclab/datasets";
-import { type Candidate, candidatesFromTrajectories, readScores, samplesFromRun, scoreCandidates, type ScoringEndpoint, type TaskCandidates, trainingRecords } from "@loclab/fgl";
+import { type Candidate, CandidateRecordSchema, candidatesFromTrajectories, readScores, samplesFromRun, scoreCandidates, type ScoringEndpoint, type TaskCandidates, trainingRecords } from "@loclab/fgl";
 import { stampRecord, streamJsonl } from "@loclab/schemas";
 import type { Command } from "commander";
-import { z } from "zod";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
@@ -66,15 +65,6 @@ function addSourceOptions(command: Command): Command {
     .option("--max-locations <n>", "locations per candidate at most", "8");
 }
 
-const CandidateLineSchema = z.looseObject({
-  task: z.string().min(1),
-  id: z.string().min(1),
-  kind: z.enum(["teacher", "sample", "edited-only", "viewed-only", "teacher-minus-one"]),
-  teacher: z.boolean(),
-  locations: z.array(z.looseObject({ path: z.string(), startLine: z.number().int(), endLine: z.number().int(), role: z.enum(["edit", "read"]) })),
-  provenance: z.looseObject({ source: z.string() }),
-});
-
 /**
  * `loclab fgl candidates|score|records` (docs/definitions.md §5–6): teacher localizations from real
  * trajectories and the candidates around them; their scores by a frozen fixer over a
@@ -113,10 +103,9 @@ export function registerCandidateCommands(fgl: Command): void {
     .option("--concurrency <n>", "requests in flight per endpoint", "1")
     .option("--batch-tokens <n>", "prompt tokens in flight per endpoint", "32768")
     .action(async (options: SourceOptions & { endpoint: string[]; model: string; out: string; candidatesOut?: string; apiKeyEnv?: string; budget: string; lambdaCtx: string; lambdaReq: string; concurrency: string; batchTokens: string }) => {
-      const apiKey = options.apiKeyEnv ? process.env[options.apiKeyEnv] : undefined;
-      if (options.apiKeyEnv && !apiKey) throw new Error(`--api-key-env ${options.apiKeyEnv}: the variable is not set`);
+      if (options.apiKeyEnv && !process.env[options.apiKeyEnv]) throw new Error(`--api-key-env ${options.apiKeyEnv}: the variable is not set`);
       const concurrency = numericOption("concurrency", options.concurrency, { integer: true, min: 1 });
-      const endpoints: ScoringEndpoint[] = options.endpoint.map((baseURL) => ({ baseURL, model: options.model, maxConcurrency: concurrency, ...(apiKey ? { apiKey } : {}) }));
+      const endpoints: ScoringEndpoint[] = options.endpoint.map((baseURL) => ({ baseURL, model: options.model, maxConcurrency: concurrency, ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}) }));
       const tasks = await prepare(options);
       if (options.candidatesOut) await writeOut(options.candidatesOut, candidateLines(tasks));
       let lastShown = 0;
@@ -158,7 +147,7 @@ export function registerCandidateCommands(fgl: Command): void {
     .option("--table <file>", "also write the per-task table as JSON")
     .action(async (options: { candidates: string; scores: string; out: string; ess: string; top: string; anchor: string; table?: string }) => {
       const candidates: Candidate[] = [];
-      for await (const { value } of streamJsonl(options.candidates, { schema: CandidateLineSchema })) candidates.push(value as unknown as Candidate);
+      for await (const { value } of streamJsonl(options.candidates, { schema: CandidateRecordSchema })) candidates.push(value);
       const scores = await readScores(options.scores);
       const result = trainingRecords(candidates, scores, {
         ess: numericOption("ess", options.ess, { min: 1 }),

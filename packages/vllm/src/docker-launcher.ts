@@ -1,9 +1,12 @@
 import { createWriteStream } from "node:fs";
 import Docker from "dockerode";
+import { demultiplex as demultiplexOutput, DockerUnavailableError, dockerSocketPath } from "@loclab/docker";
 import type { Launcher } from "./fleet-lifecycle.js";
 import type { LaunchedServer } from "./launched-server.js";
 import { vllmServeArgs, vllmServeEnv } from "./serve-args.js";
 import type { VllmServerSpec } from "./server-spec.js";
+
+export { DockerUnavailableError, dockerSocketPath };
 
 export interface DockerLauncherOptions {
   /** The engine's socket; default from `DOCKER_HOST` (`unix://…`), else /var/run/docker.sock. */
@@ -13,20 +16,6 @@ export interface DockerLauncherOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** A missing or dead Docker engine: one message, before any work starts. */
-export class DockerUnavailableError extends Error {
-  constructor(socketPath: string, reason: string) {
-    super(`no Docker engine answers at unix://${socketPath}: ${reason} (start dockerd, or set DOCKER_HOST)`);
-    this.name = "DockerUnavailableError";
-  }
-}
-
-export function dockerSocketPath(env: NodeJS.ProcessEnv = process.env): string {
-  const host = env.DOCKER_HOST;
-  if (host?.startsWith("unix://")) return host.slice("unix://".length);
-  if (host && host !== "") throw new Error(`DOCKER_HOST=${host}: only unix:// sockets are supported`);
-  return "/var/run/docker.sock";
-}
 
 /**
  * The container's create options for a spec (pure, so the test can compare them with what the
@@ -116,7 +105,7 @@ function containerServer(docker: Docker, spec: VllmServerSpec, containerId: stri
     alive,
     async logTail(lines = 20) {
       const buffer = (await container.logs({ stdout: true, stderr: true, tail: lines }).catch(() => Buffer.alloc(0))) as unknown as Buffer;
-      return demultiplex(buffer).trimEnd();
+      return demultiplexOutput(buffer).toString("utf8").trimEnd();
     },
     async stop({ graceMs = 30_000 } = {}) {
       // `docker stop -t`: SIGTERM, SIGKILL after the grace; then the container and its anonymous volumes go.
@@ -128,16 +117,4 @@ function containerServer(docker: Docker, spec: VllmServerSpec, containerId: stri
       });
     },
   };
-}
-
-/** Docker's multiplexed log format without a TTY: frames of an 8-byte header (stream, 0, 0, 0, length big-endian) and the payload. */
-function demultiplex(buffer: Buffer): string {
-  const parts: Buffer[] = [];
-  let at = 0;
-  while (at + 8 <= buffer.length) {
-    const length = buffer.readUInt32BE(at + 4);
-    parts.push(buffer.subarray(at + 8, at + 8 + length));
-    at += 8 + length;
-  }
-  return Buffer.concat(parts).toString("utf8");
 }

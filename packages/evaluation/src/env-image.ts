@@ -1,0 +1,112 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { buildImage } from "./build-image.js";
+import { contentHash } from "./content-hash.js";
+import type { EnvironmentPlan } from "./environment-plan.js";
+import { ImageBuildError } from "./image-build-error.js";
+import { envImageName } from "./image-names.js";
+import { findImage, type ImageRef } from "./image-ref.js";
+
+export interface EnvImageOptions {
+  /** Where downloaded wheels are kept between runs; default ~/.cache/loclab/wheels. */
+  wheelCache?: string;
+  /** The host's Python that downloads the wheels (its minor version must be the image's). */
+  hostPython?: string;
+  onProgress?: (line: string) => void;
+}
+
+/** The testbed environment inside every loclab image (the harness's conda env "testbed"). */
+export const TESTBED_ENV = "/opt/testbed";
+export const IMAGE_PATH = `${TESTBED_ENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
+
+/**
+ * The env image of a repository × version: the plan's requirements built into wheels on the
+ * host (`pip wheel`: the machine reaches the Python package index, the build does not), then
+ * installed offline into a virtual environment on the base image (`--system-site-packages`, so
+ * the base's pytest is there unless the plan pins another). The wheels stay in the image as
+ * pip's only index (PIP_NO_INDEX, PIP_FIND_LINKS), so the instance's `pip install -e .` and the
+ * eval script's re-install find the build requirements offline. Named and reused by the hash
+ * of the base image's id and the requirement lines.
+ */
+export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
+  const hash = contentHash({ kind: "loclab-swe-env", version: 1, base: base.id, requirements: plan.requirements });
+  const name = envImageName(plan.repo, plan.version, hash);
+  const existing = await findImage(docker, name);
+  if (existing) return existing;
+  const log = options.onProgress ?? (() => {});
+  const imagePython = base.labels["loclab.python"] ?? "";
+  const hostPython = options.hostPython ?? "python3";
+  const host = spawnSync(hostPython, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], { encoding: "utf8" });
+  if (host.status !== 0) throw new ImageBuildError(name, `${hostPython} does not run on the host (it downloads the wheels)`);
+  const minor = (version: string) => version.split(".").slice(0, 2).join(".");
+  if (minor(host.stdout.trim()) !== minor(imagePython)) {
+    throw new ImageBuildError(name, `the host's ${hostPython} is ${host.stdout.trim()} but the image's Python is ${imagePython}: wheels must be for the image's version`);
+  }
+  const wheels = join(options.wheelCache ?? join(homedir(), ".cache", "loclab", "wheels"), hash.slice(0, 32));
+  if (!existsSync(join(wheels, ".complete"))) {
+    log(`env image ${name}: pip wheel ${plan.requirements.length} requirements on the host`);
+    await rm(wheels, { recursive: true, force: true });
+    await mkdir(wheels, { recursive: true });
+    await writeFile(join(wheels, "requirements.txt"), `${plan.requirements.join("\n")}\n`);
+    if (plan.requirements.length > 0) await pipWheel(hostPython, wheels, name);
+    await writeFile(join(wheels, ".complete"), "");
+  }
+  const context = await mkdtemp(join(tmpdir(), "loclab-env-"));
+  try {
+    await cp(wheels, join(context, "wheels"), { recursive: true });
+    await rm(join(context, "wheels", ".complete"), { force: true });
+    const count = (await readdir(join(context, "wheels"))).filter((file) => file.endsWith(".whl")).length;
+    const dockerfile = [
+      `FROM ${base.name}`,
+      "COPY wheels /opt/loclab/wheels",
+      `ENV VIRTUAL_ENV=${TESTBED_ENV} PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
+      `RUN python3 -m venv --system-site-packages ${TESTBED_ENV} && if [ -s /opt/loclab/wheels/requirements.txt ]; then ${TESTBED_ENV}/bin/python -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements.txt; fi`,
+      "",
+    ].join("\n");
+    await writeFile(join(context, "Dockerfile"), dockerfile);
+    log(`env image ${name}: docker build (${count} wheels, no network)`);
+    return await buildImage(docker, {
+      name,
+      context,
+      entries: ["Dockerfile", "wheels"],
+      labels: {
+        "loclab.kind": "env",
+        "loclab.repo": plan.repo,
+        "loclab.version": plan.version,
+        "loclab.base": base.id,
+        "loclab.env-hash": hash,
+        "loclab.requested-python": plan.requestedPython,
+        "loclab.python": imagePython,
+        "loclab.sources": plan.sources.join(" "),
+      },
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+  } finally {
+    await rm(context, { recursive: true, force: true });
+  }
+}
+
+function pipWheel(python: string, dir: string, image: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ["-m", "pip", "wheel", "--disable-pip-version-check", "--no-input", "--wheel-dir", dir, "--requirement", join(dir, "requirements.txt")], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const tail: string[] = [];
+    const take = (chunk: Buffer) => {
+      tail.push(chunk.toString("utf8"));
+      if (tail.length > 40) tail.shift();
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    child.on("error", (error) => reject(new ImageBuildError(image, `pip wheel: ${error.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) return resolve();
+      const lines = tail.join("").split("\n").filter((line) => /error|ERROR|No matching|Could not/.test(line));
+      reject(new ImageBuildError(image, `pip wheel exited ${code}: ${lines.slice(-6).join(" | ") || tail.join("").slice(-800)}`));
+    });
+  });
+}

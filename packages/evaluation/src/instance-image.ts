@@ -1,0 +1,95 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import type { HarnessSpec } from "@loclab/grading";
+import { buildImage } from "./build-image.js";
+import { contentHash } from "./content-hash.js";
+import { instanceImageName } from "./image-names.js";
+import { findImage, type ImageRef } from "./image-ref.js";
+import { checkoutTestbed, nearestTag } from "./testbed.js";
+
+export interface InstanceImageInput {
+  instanceId: string;
+  repo: string;
+  baseCommit: string;
+  spec: HarnessSpec;
+  /** The local mirror's git directory (`<repos>/<owner>__<name>.git`). */
+  mirrorGitDir: string;
+  env: ImageRef;
+}
+
+/**
+ * The harness's setup_repo.sh for a repository already checked out at /testbed: the spec's
+ * pre_install (an `apt-get` line cannot run without network: it is echoed as skipped, and the
+ * image's labels say so), its install, and the "SWE-bench" commit that makes the working tree
+ * clean, so that what pre_install changed (sphinx's tox.ini) survives the eval script's resets.
+ */
+export function setupRepoScript(spec: HarnessSpec): { script: string; skipped: string[] } {
+  const skipped: string[] = [];
+  const lines = ["#!/bin/bash", "set -euxo pipefail", "cd /testbed"];
+  for (const command of spec.pre_install ?? []) {
+    if (/^\s*(apt-get|apt)\s/.test(command)) {
+      skipped.push(command);
+      lines.push(`: 'skipped (no network in the build): ${command.replace(/'/g, "'\\''")}'`);
+    } else lines.push(command);
+  }
+  if (spec.install) lines.push(spec.install);
+  lines.push("git config --global user.email setup@swebench.config", "git config --global user.name SWE-bench", "git commit --allow-empty -am SWE-bench");
+  return { script: `${lines.join("\n")}\n`, skipped };
+}
+
+/** A tag as a PEP 440 version for setuptools-scm (`v2.10.0` → `2.10.0`, `sympy-1.1` → `1.1`). */
+export function pretendVersion(tag: string | undefined): string | undefined {
+  const match = tag ? /\d[\w.+-]*$/.exec(tag) : null;
+  return match ? match[0] : undefined;
+}
+
+/**
+ * The instance image: the env image plus the repository at its base commit from the local
+ * mirror, set up by `setupRepoScript` (no network). Named and reused by the hash of the env
+ * image's id, the commit and the setup script. A shallow checkout has no tags, so setuptools-
+ * scm is told the version of the newest tag before the base commit.
+ */
+export async function ensureInstanceImage(docker: Docker, input: InstanceImageInput, options: { onProgress?: (line: string) => void } = {}): Promise<ImageRef> {
+  const { script, skipped } = setupRepoScript(input.spec);
+  const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
+  const hash = contentHash({ kind: "loclab-swe-instance", version: 1, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
+  const name = instanceImageName(input.instanceId, hash);
+  const existing = await findImage(docker, name);
+  if (existing) return existing;
+  const context = await mkdtemp(join(tmpdir(), "loclab-instance-"));
+  try {
+    options.onProgress?.(`instance image ${name}: checkout ${input.baseCommit.slice(0, 12)} from ${input.mirrorGitDir}`);
+    await checkoutTestbed(input.mirrorGitDir, input.baseCommit, join(context, "testbed"));
+    await writeFile(join(context, "setup_repo.sh"), script);
+    await chmod(join(context, "setup_repo.sh"), 0o755);
+    const dockerfile = [
+      `FROM ${input.env.name}`,
+      ...(version ? [`ENV SETUPTOOLS_SCM_PRETEND_VERSION=${version}`] : []),
+      "COPY testbed /testbed",
+      "COPY setup_repo.sh /root/setup_repo.sh",
+      "RUN /bin/bash /root/setup_repo.sh",
+      "WORKDIR /testbed",
+      "",
+    ].join("\n");
+    await writeFile(join(context, "Dockerfile"), dockerfile);
+    return await buildImage(docker, {
+      name,
+      context,
+      entries: ["Dockerfile", "setup_repo.sh", "testbed"],
+      labels: {
+        "loclab.kind": "instance",
+        "loclab.instance": input.instanceId,
+        "loclab.repo": input.repo,
+        "loclab.commit": input.baseCommit,
+        "loclab.env": input.env.id,
+        "loclab.instance-hash": hash,
+        ...(skipped.length ? { "loclab.skipped-pre-install": skipped.join(" ; ") } : {}),
+      },
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+  } finally {
+    await rm(context, { recursive: true, force: true });
+  }
+}

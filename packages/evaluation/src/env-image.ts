@@ -33,7 +33,7 @@ export const IMAGE_PATH = `${TESTBED_ENV}/bin:/usr/local/sbin:/usr/local/bin:/us
  * of the base image's id and the requirement lines.
  */
 export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
-  const hash = contentHash({ kind: "loclab-swe-env", version: 1, base: base.id, requirements: plan.requirements });
+  const hash = contentHash({ kind: "loclab-swe-env", version: 2, base: base.id, requirements: plan.requirements });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -65,6 +65,10 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
       "COPY wheels /opt/loclab/wheels",
       `ENV VIRTUAL_ENV=${TESTBED_ENV} PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       `RUN python3 -m venv --system-site-packages ${TESTBED_ENV} && if [ -s /opt/loclab/wheels/requirements.txt ]; then ${TESTBED_ENV}/bin/python -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements.txt; fi`,
+      // The base's pytest is a system script (/usr/bin/pytest runs the system Python, which does
+      // not see the environment's packages): unless the plan installed its own, the environment
+      // gets a pytest that runs its Python.
+      `RUN for tool in pytest py.test; do [ -e ${TESTBED_ENV}/bin/$tool ] || { printf '#!${TESTBED_ENV}/bin/python\\nimport sys\\nfrom pytest import console_main\\nsys.exit(console_main())\\n' > ${TESTBED_ENV}/bin/$tool && chmod 755 ${TESTBED_ENV}/bin/$tool; }; done`,
       "",
     ].join("\n");
     await writeFile(join(context, "Dockerfile"), dockerfile);

@@ -1,0 +1,148 @@
+import type Docker from "dockerode";
+import { readObjects } from "@loclab/checkouts";
+import { harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
+import { existsSync } from "node:fs";
+import { mirrorFolder } from "@loclab/checkouts";
+import { CONDA_ACTIVATE } from "@loclab/grading";
+import { ensureBaseImage, type BaseImageRecipe } from "./base-image.js";
+import { ensureEnvImage } from "./env-image.js";
+import { EnvironmentUnsupportedError, planEnvironment } from "./environment-plan.js";
+import { ImageBuildError } from "./image-build-error.js";
+import { prebuiltImageName } from "./image-names.js";
+import { findImage, type ImageRef } from "./image-ref.js";
+import { InfraFailure } from "./infra-failure.js";
+import { ensureInstanceImage } from "./instance-image.js";
+
+/** What an evaluation needs to know of an instance (a SWE-bench row). */
+export interface EvaluationInstance {
+  instance_id: string;
+  repo: string;
+  version?: string | undefined;
+  base_commit: string;
+  patch: string;
+  test_patch?: string | undefined;
+  FAIL_TO_PASS?: string[] | undefined;
+  PASS_TO_PASS?: string[] | undefined;
+  environment_setup_commit?: string | undefined;
+}
+
+/** Where instance images come from, and how the eval script enters their environment. */
+export interface ImageSource {
+  kind: "prebuilt" | "local";
+  /** The eval script's activation lines (conda's testbed, or loclab's virtual environment). */
+  activate: readonly string[];
+  /** The instance image; an `InfraFailure` when there is none and none can be made. */
+  imageFor(instance: EvaluationInstance, spec: HarnessSpec): Promise<ImageRef>;
+}
+
+/**
+ * The SWE-bench prebuilt images by their published names (`swebench/sweb.eval.x86_64.…`): used
+ * when present locally, pulled otherwise (unless `pull: false`). No registry answering is an
+ * infrastructure failure naming the image.
+ */
+export function prebuiltImages(docker: Docker, options: { namespace?: string; tag?: string; pull?: boolean } = {}): ImageSource {
+  return {
+    kind: "prebuilt",
+    activate: CONDA_ACTIVATE,
+    async imageFor(instance) {
+      const name = prebuiltImageName(instance.instance_id, options);
+      const present = await findImage(docker, name);
+      if (present) return present;
+      if (options.pull === false) throw new InfraFailure("image-missing", `image ${name} is not present locally (pulling is off)`);
+      await new Promise<void>((resolve, reject) =>
+        docker.pull(name, (error: Error | null, stream: NodeJS.ReadableStream) => {
+          if (error) return reject(new InfraFailure("image-missing", `image ${name} is not present and cannot be pulled: ${error.message}`));
+          docker.modem.followProgress(stream, (done: Error | null) => (done ? reject(new InfraFailure("image-missing", `pulling ${name}: ${done.message}`)) : resolve()));
+        }),
+      );
+      const pulled = await findImage(docker, name);
+      if (!pulled) throw new InfraFailure("image-missing", `image ${name} was pulled but is not there`);
+      return pulled;
+    },
+  };
+}
+
+export interface LocalImagesOptions {
+  /** Folder of bare mirrors, `<owner>__<name>.git` (as `loclab mirrors fetch` makes them). */
+  repos: string;
+  wheelCache?: string;
+  hostPython?: string;
+  baseRecipe?: BaseImageRecipe;
+  debianMirror?: string;
+  onProgress?: (line: string) => void;
+}
+
+/**
+ * Images built here: one base (debootstrap), one env image per repository × version (wheels
+ * from the host), one instance image per instance (the mirror at base_commit). Builds of the
+ * same image asked for at once are shared; a build that fails is an infrastructure failure.
+ */
+export function localImages(docker: Docker, options: LocalImagesOptions): ImageSource {
+  const building = new Map<string, Promise<ImageRef>>();
+  const once = (key: string, make: () => Promise<ImageRef>) => {
+    let pending = building.get(key);
+    if (!pending) {
+      pending = make();
+      building.set(key, pending);
+      // A failed build is tried again by the next instance that needs it.
+      pending.catch(() => building.delete(key));
+    }
+    return pending;
+  };
+  const progress = options.onProgress ? { onProgress: options.onProgress } : {};
+  return {
+    kind: "local",
+    activate: ["source /opt/testbed/bin/activate"],
+    async imageFor(instance, spec) {
+      const gitDir = mirrorFolder(options.repos, instance.repo);
+      if (!existsSync(gitDir)) throw new InfraFailure("mirror-missing", `no mirror of ${instance.repo} at ${gitDir} (loclab mirrors fetch)`);
+      try {
+        const base = await once("base", () => ensureBaseImage(docker, { ...(options.baseRecipe ? { recipe: options.baseRecipe } : {}), ...(options.debianMirror ? { mirror: options.debianMirror } : {}), ...progress }));
+        const environmentCommit = instance.environment_setup_commit ?? instance.base_commit;
+        const files = await repositoryFiles(gitDir, environmentCommit, [...requirementsPaths(instance.repo), "pyproject.toml"]);
+        const plan = planEnvironment({ repo: instance.repo, version: instance.version ?? "", spec, environmentCommit, readFile: (path) => files.get(path) });
+        const env = await once(`env:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`, () =>
+          ensureEnvImage(docker, base, plan, { ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}), ...(options.hostPython ? { hostPython: options.hostPython } : {}), ...progress }),
+        );
+        return await once(`instance:${instance.instance_id}:${instance.base_commit}`, () =>
+          ensureInstanceImage(docker, { instanceId: instance.instance_id, repo: instance.repo, baseCommit: instance.base_commit, spec, mirrorGitDir: gitDir, env }, progress),
+        );
+      } catch (error) {
+        if (error instanceof EnvironmentUnsupportedError) throw new InfraFailure("environment-unsupported", error.message);
+        if (error instanceof ImageBuildError) throw new InfraFailure("image-build-failed", error.message);
+        if (error instanceof InfraFailure) throw error;
+        throw new InfraFailure("image-build-failed", `${instance.instance_id}: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+/**
+ * Files of a repository at a commit, read from the mirror: the paths asked for, then every
+ * `-r other.txt` a found requirements file includes (relative to its folder), as the harness
+ * follows them.
+ */
+async function repositoryFiles(gitDir: string, commit: string, paths: readonly string[]): Promise<Map<string, string>> {
+  const mirror = { path: gitDir, gitDir };
+  const files = new Map<string, string>();
+  let wanted = [...paths];
+  for (let round = 0; round < 2 && wanted.length > 0; round += 1) {
+    const read = await readObjects(mirror, wanted.map((path) => `${commit}:${path}`));
+    const next: string[] = [];
+    for (const path of wanted) {
+      const content = read.get(`${commit}:${path}`);
+      if (content === undefined) continue;
+      const text = content.toString("utf8");
+      files.set(path, text);
+      const directory = path.split("/").slice(0, -1).join("/");
+      for (const line of text.split("\n")) if (line.trim().startsWith("-r")) next.push(directory ? `${directory}/${line.trim().slice(2).trim()}` : line.trim().slice(2).trim());
+    }
+    wanted = next.filter((path) => !files.has(path));
+  }
+  return files;
+}
+
+/** The instance's spec, with the caller's extra specs for repositories the harness does not know. */
+export function specForInstance(instance: EvaluationInstance, extra: Readonly<Record<string, Readonly<Record<string, HarnessSpec>>>> = {}): HarnessSpec {
+  return harnessSpec(instance.repo, instance.version, extra);
+}

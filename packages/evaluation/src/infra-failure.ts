@@ -1,0 +1,25 @@
+/**
+ * Why an instance has no verdict: the infrastructure failed, not the patch. The harness counts
+ * most of these as "error" and some (a container OOM-killed mid-run) as "unresolved"; loclab
+ * names each and never counts it against the model.
+ */
+export type InfraFailureReason =
+  | "daemon-error"
+  | "image-missing"
+  | "image-build-failed"
+  | "environment-unsupported"
+  | "mirror-missing"
+  | "timeout"
+  | "oom-killed"
+  | "container-killed"
+  | "eval-error";
+
+export class InfraFailure extends Error {
+  constructor(
+    readonly reason: InfraFailureReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "InfraFailure";
+  }
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+/** What became of one instance in one evaluation run. */
+export const OUTCOME_STATUSES = ["resolved", "unresolved", "patch-apply-failed", "empty-patch", "infra-failure"] as const;
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
+
+export const InfraFailureReasonSchema = z.enum([
+  "daemon-error",
+  "image-missing",
+  "image-build-failed",
+  "environment-unsupported",
+  "mirror-missing",
+  "timeout",
+  "oom-killed",
+  "container-killed",
+  "eval-error",
+]);
+
+/**
+ * loclab's record of an instance (outcome.json, beside the harness's report.json): the verdict,
+ * or the infrastructure failure that prevented one, with what went in (image digest, patch and
+ * script hashes) and whether it came from the result cache.
+ */
+export const InstanceOutcomeSchema = z.object({
+  instance_id: z.string(),
+  model_name_or_path: z.string(),
+  run_id: z.string(),
+  status: z.enum(OUTCOME_STATUSES),
+  resolution: z.enum(["RESOLVED_FULL", "RESOLVED_PARTIAL", "RESOLVED_NO"]).optional(),
+  infra_failure_reason: InfraFailureReasonSchema.optional(),
+  infra_failure_detail: z.string().optional(),
+  apply_command: z.string().optional(),
+  image: z.object({ name: z.string(), id: z.string() }).optional(),
+  patch_sha256: z.string(),
+  eval_script_sha256: z.string().optional(),
+  test_exit_code: z.number().int().nullable().optional(),
+  cached: z.boolean(),
+  started_at: z.string(),
+  duration_ms: z.number(),
+  harness_version: z.string(),
+});
+export type InstanceOutcome = z.output<typeof InstanceOutcomeSchema>;

@@ -1,0 +1,118 @@
+import type Docker from "dockerode";
+import { execInContainer, tarArchive } from "@loclab/docker";
+import { END_TEST_OUTPUT } from "@loclab/grading";
+import { applyModelPatch, type ApplyResult } from "./apply-patch.js";
+import type { ImageRef } from "./image-ref.js";
+import { InfraFailure } from "./infra-failure.js";
+import { trackContainer, untrackContainer } from "./live-containers.js";
+
+export interface RunInstanceInput {
+  image: ImageRef;
+  instanceId: string;
+  runId: string;
+  /** The patch to apply; null or "" runs the tests on the base commit (calibration's empty patch). */
+  modelPatch: string | null;
+  evalScript: string;
+  /** The eval script's time limit (the harness's --timeout, default 1800 s). */
+  timeoutMs: number;
+  /** Memory limit of the container in bytes (none by default, as in the harness). */
+  memoryBytes?: number;
+  /** CPUs as Docker's NanoCpus (the spec's nano_cpus, e.g. pylint's 2 CPUs). */
+  nanoCpus?: number;
+  /** Called with the container once it runs (a test kills it from here). */
+  onContainer?: (container: Docker.Container) => void;
+}
+
+export interface RunInstanceResult {
+  apply: ApplyResult | undefined;
+  /** test_output.txt: the eval script's output (with the harness's timeout line when cut). */
+  testOutput: string;
+  testExitCode: number | null;
+  diffBefore: string;
+  diffAfter: string;
+  /** Set when the run says nothing about the patch. */
+  infra?: InfraFailure;
+  containerName: string;
+}
+
+/**
+ * One instance in one container, as the harness's `run_instance` does: a container from the
+ * instance image with no network (`--network none`) kept alive by `tail -f /dev/null`; the
+ * patch copied in and applied with the fallbacks; `git diff` logged; /eval.sh run under the
+ * time limit; the container and its volumes removed whatever happens. A timeout, an OOM kill
+ * or a container that dies under the run is returned as an infrastructure failure.
+ */
+export async function runInstance(docker: Docker, input: RunInstanceInput): Promise<RunInstanceResult> {
+  const name = `loclab-eval.${input.instanceId.toLowerCase()}.${input.runId.replace(/[^a-zA-Z0-9_.-]/g, "_")}.${Math.random().toString(36).slice(2, 8)}`;
+  const container = await docker.createContainer({
+    name,
+    Image: input.image.id,
+    Cmd: ["tail", "-f", "/dev/null"],
+    User: "root",
+    WorkingDir: "/testbed",
+    Labels: { "loclab.eval.run": input.runId, "loclab.eval.instance": input.instanceId },
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: "none",
+      ...(input.memoryBytes ? { Memory: input.memoryBytes, MemorySwap: input.memoryBytes } : {}),
+      ...(input.nanoCpus ? { NanoCpus: input.nanoCpus } : {}),
+    },
+  });
+  trackContainer(container);
+  const result: RunInstanceResult = { apply: undefined, testOutput: "", testExitCode: null, diffBefore: "", diffAfter: "", containerName: name };
+  try {
+    await container.start();
+    input.onContainer?.(container);
+    const shortLimit = Math.min(input.timeoutMs, 300_000);
+    const patch = input.modelPatch ?? "";
+    if (patch !== "") {
+      await container.putArchive(await tarArchive([{ name: "patch.diff", content: patch }]), { path: "/tmp" });
+      result.apply = await applyModelPatch(container, "/tmp/patch.diff", { timeoutMs: shortLimit });
+      if (!result.apply.applied) return result;
+    }
+    result.diffBefore = (await execInContainer(container, ["git", "-c", "core.fileMode=false", "diff"], { workdir: "/testbed", timeoutMs: shortLimit })).output;
+    await container.putArchive(await tarArchive([{ name: "eval.sh", content: input.evalScript, mode: 0o755 }]), { path: "/" });
+    const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], { timeoutMs: input.timeoutMs });
+    result.testOutput = run.output;
+    result.testExitCode = run.exitCode;
+    if (run.timedOut) {
+      result.testOutput += `\n\nTimeout error: ${Math.round(input.timeoutMs / 1000)} seconds exceeded.`;
+      result.infra = new InfraFailure("timeout", `the eval script ran over ${Math.round(input.timeoutMs / 1000)} s`);
+      return result;
+    }
+    // The eval script has no `set -e`: it always reaches the end marker unless it was killed.
+    // The engine may still say "running" for a moment after a kill, so the state is polled.
+    const finished = run.output.includes(END_TEST_OUTPUT) && run.exitCode !== null;
+    let state = await container.inspect().then((info) => info.State, () => undefined);
+    for (let tries = 0; !finished && state?.Running && tries < 15; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      state = await container.inspect().then((info) => info.State, () => undefined);
+    }
+    if (state?.OOMKilled) {
+      result.infra = new InfraFailure("oom-killed", "the container ran out of memory and was killed");
+      return result;
+    }
+    if (!state?.Running) {
+      result.infra = new InfraFailure("container-killed", `the container stopped under the eval script (${state ? `status ${state.Status}, exit ${state.ExitCode}` : "gone"})`);
+      return result;
+    }
+    if (!finished) {
+      result.infra = new InfraFailure("eval-error", `the eval script ended before its end marker (exit ${run.exitCode ?? "unknown"})`);
+      return result;
+    }
+    result.diffAfter = (await execInContainer(container, ["git", "-c", "core.fileMode=false", "diff"], { workdir: "/testbed", timeoutMs: shortLimit })).output;
+    return result;
+  } catch (error) {
+    // A container that died between two steps makes the next engine call fail: that is the
+    // container's death, not a daemon error.
+    const state = await container.inspect().then((info) => info.State, () => undefined);
+    if (state?.Running) throw error;
+    result.infra = new InfraFailure(state?.OOMKilled ? "oom-killed" : "container-killed", `the container stopped (${state ? `status ${state.Status}, exit ${state.ExitCode}` : "gone"}): ${(error as Error).message}`);
+    return result;
+  } finally {
+    untrackContainer(container);
+    await container.remove({ force: true, v: true }).catch((error: { statusCode?: number }) => {
+      if (error.statusCode !== 404 && error.statusCode !== 409) throw error;
+    });
+  }
+}

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectDocker, DockerUnavailableError } from "@loclab/docker";
-import { evaluatePredictions, instanceDirectory, type EvaluationInstance, type SwePrediction } from "@loclab/evaluation";
+import { calibrate, evaluatePredictions, instanceDirectory, type EvaluationInstance, type SwePrediction } from "@loclab/evaluation";
 import { commitFiles, fixtureGit } from "@loclab/fixtures";
 import type { HarnessSpec } from "@loclab/grading";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -186,6 +186,21 @@ describe("evaluation on a real Docker engine", () => {
     // An infrastructure failure is not cached: the same run id tries it again.
     const cached = existsSync(cacheDir()) ? execFileSync("find", [cacheDir(), "-name", "outcome.json"], { encoding: "utf8" }).trim().split("\n") : [];
     for (const entry of cached) expect(JSON.parse(readFileSync(entry, "utf8")).status).not.toBe("infra-failure");
+  }, 600_000);
+
+  it("calibration: gold three times and the empty patch once on the same image, nothing flips on a deterministic suite", async () => {
+    const out = join(work, "calibrate");
+    const result = await calibrate({ calibrate: [instances[0]!], instances, runId: "cal", out, images: "local", repos, specs: SPECS, minFreeBytes: 2 ** 30 });
+    expect(result.instances["loclab-fixtures__calc-1"]).toEqual({
+      flaky: [],
+      goldFailing: [],
+      passWithoutFix: [],
+      goldResolvesWithoutFlaky: true,
+      gold: ["resolved", "resolved", "resolved"],
+      empty: "unresolved",
+    });
+    expect(JSON.parse(readFileSync(result.path, "utf8")).instances).toEqual(result.instances);
+    for (const run of ["cal.gold-1", "cal.gold-2", "cal.gold-3"]) expect(JSON.parse(readFileSync(join(instanceDirectory(out, run, "gold", "loclab-fixtures__calc-1"), "outcome.json"), "utf8")).cached).toBe(false);
   }, 600_000);
 
   it("a dead engine is one clear error before any work", async () => {

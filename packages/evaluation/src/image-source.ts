@@ -105,7 +105,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
           ensureEnvImage(docker, base, plan, { ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}), ...(options.hostPython ? { hostPython: options.hostPython } : {}), ...progress }),
         );
         return await once(`instance:${instance.instance_id}:${instance.base_commit}`, () =>
-          ensureInstanceImage(docker, { instanceId: instance.instance_id, repo: instance.repo, baseCommit: instance.base_commit, spec, mirrorGitDir: gitDir, env }, progress),
+          ensureInstanceImage(docker, { instanceId: instance.instance_id, repo: instance.repo, baseCommit: instance.base_commit, spec, mirrorGitDir: gitDir, env }, { ...progress, ...(options.hostPython ? { hostPython: options.hostPython } : {}) }),
         );
       } catch (error) {
         if (error instanceof EnvironmentUnsupportedError) throw new InfraFailure("environment-unsupported", error.message);

@@ -1,10 +1,12 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import type { HarnessSpec } from "@loclab/grading";
 import { buildImage } from "./build-image.js";
 import { contentHash } from "./content-hash.js";
+import { ImageBuildError } from "./image-build-error.js";
 import { instanceImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 import { checkoutTestbed, nearestTag } from "./testbed.js";
@@ -39,6 +41,22 @@ export function setupRepoScript(spec: HarnessSpec): { script: string; skipped: s
   return { script: `${lines.join("\n")}\n`, skipped };
 }
 
+/**
+ * What the spec's install command installs, as a pip requirement relative to the repository:
+ * `.`, `.[test]`, `.[dev]` (quotes dropped); `.` for `python setup.py install`; undefined when
+ * there is no install.
+ */
+export function installTarget(install: string | undefined): string | undefined {
+  if (!install) return undefined;
+  const pip = /pip install\s+(.*)$/.exec(install.split(/;|&&/)[0]!);
+  if (!pip) return /setup\.py/.test(install) ? "." : undefined;
+  for (const token of pip[1]!.split(/\s+/)) {
+    const bare = token.replace(/^['"]|['"]$/g, "");
+    if (bare === "." || bare.startsWith(".[")) return bare;
+  }
+  return undefined;
+}
+
 /** A tag as a PEP 440 version for setuptools-scm (`v2.10.0` → `2.10.0`, `sympy-1.1` → `1.1`). */
 export function pretendVersion(tag: string | undefined): string | undefined {
   const match = tag ? /\d[\w.+-]*$/.exec(tag) : null;
@@ -51,10 +69,10 @@ export function pretendVersion(tag: string | undefined): string | undefined {
  * image's id, the commit and the setup script. A shallow checkout has no tags, so setuptools-
  * scm is told the version of the newest tag before the base commit.
  */
-export async function ensureInstanceImage(docker: Docker, input: InstanceImageInput, options: { onProgress?: (line: string) => void } = {}): Promise<ImageRef> {
+export async function ensureInstanceImage(docker: Docker, input: InstanceImageInput, options: { onProgress?: (line: string) => void; hostPython?: string } = {}): Promise<ImageRef> {
   const { script, skipped } = setupRepoScript(input.spec);
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
-  const hash = contentHash({ kind: "loclab-swe-instance", version: 1, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
+  const hash = contentHash({ kind: "loclab-swe-instance", version: 2, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
   const name = instanceImageName(input.instanceId, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -62,11 +80,22 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
   try {
     options.onProgress?.(`instance image ${name}: checkout ${input.baseCommit.slice(0, 12)} from ${input.mirrorGitDir}`);
     await checkoutTestbed(input.mirrorGitDir, input.baseCommit, join(context, "testbed"));
+    // The install's own dependencies (install_requires, the extras it names, its build
+    // requirements) as wheels made on the host from the same checkout: the build has no
+    // network, and the env image has only the spec's packages.
+    const target = installTarget(input.spec.install);
+    await mkdir(join(context, "instance-wheels"), { recursive: true });
+    if (target) {
+      options.onProgress?.(`instance image ${name}: pip wheel ${target} on the host`);
+      await hostWheels(options.hostPython ?? "python3", join(context, "testbed") + target.slice(1), join(context, "instance-wheels"), version, name);
+    }
     await writeFile(join(context, "setup_repo.sh"), script);
     await chmod(join(context, "setup_repo.sh"), 0o755);
     const dockerfile = [
       `FROM ${input.env.name}`,
       ...(version ? [`ENV SETUPTOOLS_SCM_PRETEND_VERSION=${version}`] : []),
+      "COPY instance-wheels /opt/loclab/instance-wheels",
+      'ENV PIP_FIND_LINKS="/opt/loclab/wheels /opt/loclab/instance-wheels"',
       "COPY testbed /testbed",
       "COPY setup_repo.sh /root/setup_repo.sh",
       "RUN /bin/bash /root/setup_repo.sh",
@@ -77,7 +106,7 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
     return await buildImage(docker, {
       name,
       context,
-      entries: ["Dockerfile", "setup_repo.sh", "testbed"],
+      entries: ["Dockerfile", "setup_repo.sh", "instance-wheels", "testbed"],
       labels: {
         "loclab.kind": "instance",
         "loclab.instance": input.instanceId,
@@ -92,4 +121,26 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
   } finally {
     await rm(context, { recursive: true, force: true });
   }
+}
+
+function hostWheels(python: string, requirement: string, dir: string, scmVersion: string | undefined, image: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ["-m", "pip", "wheel", "--disable-pip-version-check", "--no-input", "--wheel-dir", dir, requirement], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...(scmVersion ? { SETUPTOOLS_SCM_PRETEND_VERSION: scmVersion } : {}) },
+    });
+    const tail: string[] = [];
+    const take = (chunk: Buffer) => {
+      tail.push(chunk.toString("utf8"));
+      if (tail.length > 60) tail.shift();
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    child.on("error", (error) => reject(new ImageBuildError(image, `pip wheel: ${error.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) return resolve();
+      const lines = tail.join("").split("\n").filter((line) => /error|Error|No matching|Could not/.test(line));
+      reject(new ImageBuildError(image, `pip wheel of the repository's install on the host exited ${code}: ${lines.slice(-8).join(" | ") || tail.join("").slice(-800)}`));
+    });
+  });
 }

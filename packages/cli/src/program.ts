@@ -9,6 +9,7 @@ import { registerMaskCommand } from "./commands/mask.js";
 import { registerMcNemarCommand } from "./commands/mcnemar.js";
 import { registerPowerCommand } from "./commands/power.js";
 import { registerCacheCommand } from "./commands/cache.js";
+import { registerEvaluateCommand } from "./commands/evaluate.js";
 import { registerFglCommand } from "./commands/fgl.js";
 import { registerGoldCommand } from "./commands/gold.js";
 import { registerMirrorsCommand } from "./commands/mirrors.js";
@@ -26,6 +27,9 @@ export function buildProgram(): Command {
     .name("loclab")
     .description("Benchmark code-localization and code-repair agents: benchmarks, gold locations, metrics, controls, statistics.")
     .version(cliVersion)
+    // A parent command's options only before its subcommand's name: `evaluate --benchmark` and
+    // `evaluate grade --benchmark` are each their own command's option.
+    .enablePositionalOptions()
     // Usage errors are one line, printed by runCli (commander's own would add the whole help).
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => {} });
@@ -46,6 +50,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerServeCommand(program);
   registerVllmCommands(program);
+  registerEvaluateCommand(program);
   registerReproduceCommand(program);
   return program;
 }

@@ -11,7 +11,16 @@ import { ImageBuildError } from "./image-build-error.js";
 import { envImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 
+/**
+ * Pins for every pip run, builds included (PIP_CONSTRAINT reaches the isolated build
+ * environments too): setuptools 70 (June 2024) removed `setuptools.dep_util` and other modules
+ * that the Lite repositories' setup scripts import; the harness's images were built before it.
+ */
+export const DEFAULT_BUILD_CONSTRAINTS = ["setuptools<70"] as const;
+
 export interface EnvImageOptions {
+  /** Constraints for every pip run on the host and in the image; default DEFAULT_BUILD_CONSTRAINTS. */
+  constraints?: readonly string[];
   /** Where downloaded wheels are kept between runs; default ~/.cache/loclab/wheels. */
   wheelCache?: string;
   /** The host's Python that downloads the wheels (its minor version must be the image's). */
@@ -33,7 +42,8 @@ export const IMAGE_PATH = `${TESTBED_ENV}/bin:/usr/local/sbin:/usr/local/bin:/us
  * of the base image's id and the requirement lines.
  */
 export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
-  const hash = contentHash({ kind: "loclab-swe-env", version: 2, base: base.id, requirements: plan.requirements });
+  const constraints = [...(options.constraints ?? DEFAULT_BUILD_CONSTRAINTS)];
+  const hash = contentHash({ kind: "loclab-swe-env", version: 3, base: base.id, stages: plan.stages, constraints });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -48,11 +58,14 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
   }
   const wheels = join(options.wheelCache ?? join(homedir(), ".cache", "loclab", "wheels"), hash.slice(0, 32));
   if (!existsSync(join(wheels, ".complete"))) {
-    log(`env image ${name}: pip wheel ${plan.requirements.length} requirements on the host`);
+    log(`env image ${name}: pip wheel ${plan.requirements.length} requirements in ${plan.stages.length} stage(s) on the host`);
     await rm(wheels, { recursive: true, force: true });
     await mkdir(wheels, { recursive: true });
-    await writeFile(join(wheels, "requirements.txt"), `${plan.requirements.join("\n")}\n`);
-    if (plan.requirements.length > 0) await pipWheel(hostPython, wheels, name);
+    await writeFile(join(wheels, "constraints.txt"), `${constraints.join("\n")}\n`);
+    for (const [index, stage] of plan.stages.entries()) {
+      await writeFile(join(wheels, `requirements-${index + 1}.txt`), `${stage.join("\n")}\n`);
+      await pipWheel(hostPython, wheels, `requirements-${index + 1}.txt`, name);
+    }
     await writeFile(join(wheels, ".complete"), "");
   }
   const context = await mkdtemp(join(tmpdir(), "loclab-env-"));
@@ -63,8 +76,10 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
     const dockerfile = [
       `FROM ${base.name}`,
       "COPY wheels /opt/loclab/wheels",
-      `ENV VIRTUAL_ENV=${TESTBED_ENV} PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
-      `RUN python3 -m venv --system-site-packages ${TESTBED_ENV} && if [ -s /opt/loclab/wheels/requirements.txt ]; then ${TESTBED_ENV}/bin/python -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements.txt; fi`,
+      `ENV VIRTUAL_ENV=${TESTBED_ENV} PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
+      `RUN python3 -m venv --system-site-packages ${TESTBED_ENV}`,
+      // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
+      ...plan.stages.map((_, index) => `RUN ${TESTBED_ENV}/bin/python -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`),
       // The base's pytest is a system script (/usr/bin/pytest runs the system Python, which does
       // not see the environment's packages): unless the plan installed its own, the environment
       // gets a pytest that runs its Python.
@@ -94,10 +109,11 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
   }
 }
 
-function pipWheel(python: string, dir: string, image: string): Promise<void> {
+function pipWheel(python: string, dir: string, requirements: string, image: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, ["-m", "pip", "wheel", "--disable-pip-version-check", "--no-input", "--wheel-dir", dir, "--requirement", join(dir, "requirements.txt")], {
+    const child = spawn(python, ["-m", "pip", "wheel", "--disable-pip-version-check", "--no-input", "--wheel-dir", dir, "--find-links", dir, "--requirement", join(dir, requirements)], {
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PIP_CONSTRAINT: join(dir, "constraints.txt") },
     });
     const tail: string[] = [];
     const take = (chunk: Buffer) => {

@@ -18,8 +18,15 @@ export interface EnvironmentPlan {
   version: string;
   /** The Python version the harness's spec asks for (the image has the base's Python). */
   requestedPython: string;
-  /** pip requirement lines, in install order. */
+  /** pip requirement lines, in install order (all stages). */
   requirements: string[];
+  /**
+   * The installs, in order, as the harness runs them: the packages / requirements file first,
+   * then `pip_packages` in a second `pip install` (whose pins may move the first's: flask 2.3
+   * pins MarkupSafe 2.1.1 in its requirements and 2.1.2 in pip_packages), then the build
+   * requirements.
+   */
+  stages: string[][];
   /** Where the lines came from: `spec.packages`, `requirements.txt@<commit>`, `spec.pip_packages`, `build-system`. */
   sources: string[];
 }
@@ -44,29 +51,29 @@ export interface PlanEnvironmentInput {
  */
 export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
   const { spec } = input;
-  const requirements: string[] = [];
+  const stages: string[][] = [];
   const sources: string[] = [];
   const packages = spec.packages ?? "";
   if (packages === "environment.yml") throw new EnvironmentUnsupportedError(input.repo, input.version, "the spec's environment is a conda environment.yml, which needs conda (not available here)");
   if (packages === "requirements.txt") {
     const { path, text } = requirementsText(input.repo, input.readFile);
     const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
-    requirements.push(...lines);
+    if (lines.length > 0) stages.push(lines);
     sources.push(`${path}@${input.environmentCommit}`);
   } else if (packages.trim() !== "") {
-    requirements.push(...packages.trim().split(/\s+/).map(condaToPip));
+    stages.push(packages.trim().split(/\s+/).map(condaToPip));
     sources.push("spec.packages");
   }
   if (spec.pip_packages?.length) {
-    requirements.push(...spec.pip_packages);
+    stages.push([...spec.pip_packages]);
     sources.push("spec.pip_packages");
   }
   const build = buildRequirements(input.readFile("pyproject.toml"));
   if (build.length > 0) {
-    requirements.push(...build);
+    stages.push(build);
     sources.push("build-system");
   }
-  return { repo: input.repo, version: input.version, requestedPython: spec.python, requirements, sources };
+  return { repo: input.repo, version: input.version, requestedPython: spec.python, requirements: stages.flat(), stages, sources };
 }
 
 /** conda's `pkg=1.2` pins are pip's `pkg==1.2`; `pkg>=1` is the same in both. */

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type Docker from "dockerode";
 import type { HarnessSpec } from "@loclab/grading";
 import { buildImage } from "./build-image.js";
+import { DEFAULT_BUILD_CONSTRAINTS } from "./env-image.js";
 import { contentHash } from "./content-hash.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { instanceImageName } from "./image-names.js";
@@ -69,10 +70,10 @@ export function pretendVersion(tag: string | undefined): string | undefined {
  * image's id, the commit and the setup script. A shallow checkout has no tags, so setuptools-
  * scm is told the version of the newest tag before the base commit.
  */
-export async function ensureInstanceImage(docker: Docker, input: InstanceImageInput, options: { onProgress?: (line: string) => void; hostPython?: string } = {}): Promise<ImageRef> {
+export async function ensureInstanceImage(docker: Docker, input: InstanceImageInput, options: { onProgress?: (line: string) => void; hostPython?: string; constraints?: readonly string[] } = {}): Promise<ImageRef> {
   const { script, skipped } = setupRepoScript(input.spec);
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
-  const hash = contentHash({ kind: "loclab-swe-instance", version: 2, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
+  const hash = contentHash({ kind: "loclab-swe-instance", version: 3, constraints: options.constraints ?? DEFAULT_BUILD_CONSTRAINTS, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
   const name = instanceImageName(input.instanceId, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -87,6 +88,7 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
     await mkdir(join(context, "instance-wheels"), { recursive: true });
     if (target) {
       options.onProgress?.(`instance image ${name}: pip wheel ${target} on the host`);
+      await writeFile(join(context, "instance-wheels", "constraints.txt"), `${(options.constraints ?? DEFAULT_BUILD_CONSTRAINTS).join("\n")}\n`);
       await hostWheels(options.hostPython ?? "python3", join(context, "testbed") + target.slice(1), join(context, "instance-wheels"), version, name);
     }
     await writeFile(join(context, "setup_repo.sh"), script);
@@ -127,7 +129,7 @@ function hostWheels(python: string, requirement: string, dir: string, scmVersion
   return new Promise((resolve, reject) => {
     const child = spawn(python, ["-m", "pip", "wheel", "--disable-pip-version-check", "--no-input", "--wheel-dir", dir, requirement], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...(scmVersion ? { SETUPTOOLS_SCM_PRETEND_VERSION: scmVersion } : {}) },
+      env: { ...process.env, PIP_CONSTRAINT: join(dir, "constraints.txt"), ...(scmVersion ? { SETUPTOOLS_SCM_PRETEND_VERSION: scmVersion } : {}) },
     });
     const tail: string[] = [];
     const take = (chunk: Buffer) => {

@@ -1,0 +1,216 @@
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { numericOption } from "../numeric-option.js";
+import { progress } from "../progress.js";
+import { printTable } from "../table.js";
+
+interface EvaluateOptions {
+  predictions: string;
+  benchmark: string;
+  runId: string;
+  repos?: string;
+  images?: string;
+  concurrency: string;
+  timeout: string;
+  out: string;
+  cache: boolean;
+  cacheDir?: string;
+  specs?: string;
+  instances?: string;
+  namespace: string;
+  tag: string;
+  pull: boolean;
+  memory?: string;
+  minFreeGib?: string;
+  runEmpty?: boolean;
+  json?: boolean;
+  dataDir?: string;
+}
+
+interface CalibrateCliOptions extends Omit<EvaluateOptions, "predictions" | "cache" | "cacheDir" | "runEmpty"> {
+  goldRuns: string;
+}
+
+async function loadInstances(benchmark: string, dataDir: string | undefined, only: string | undefined) {
+  const { loadBenchmark } = await import("@loclab/datasets");
+  const { instances } = await loadBenchmark(benchmark, dataDir ? { dataDir } : {});
+  if (!only) return instances;
+  const wanted = only.split(",").map((id) => id.trim());
+  const known = new Set(instances.map((row) => row.instance_id));
+  const missing = wanted.filter((id) => !known.has(id));
+  if (missing.length > 0) throw new Error(`--instances: not in ${benchmark}: ${missing.join(", ")}`);
+  return instances.filter((row) => wanted.includes(row.instance_id));
+}
+
+async function readSpecs(file: string | undefined) {
+  if (!file) return undefined;
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as Record<string, Record<string, { python: string; test_cmd: string }>>;
+  } catch (error) {
+    throw new Error(`--specs ${file}: ${(error as Error).message}`);
+  }
+}
+
+function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | "runEmpty">) {
+  const images = options.images ?? (options.repos ? "local" : "prebuilt");
+  if (images !== "local" && images !== "prebuilt") throw new Error(`--images: ${JSON.stringify(images)} is not prebuilt or local`);
+  if (images === "local" && !options.repos) throw new Error("--images local builds images from mirrors: give --repos DIR (a folder of <owner>__<name>.git mirrors, as loclab mirrors fetch makes)");
+  return {
+    images: images as "local" | "prebuilt",
+    ...(options.repos ? { repos: options.repos } : {}),
+    out: options.out,
+    concurrency: numericOption("concurrency", options.concurrency, { integer: true, min: 1 }),
+    timeoutMs: numericOption("timeout", options.timeout, { min: 1 }) * 1000,
+    ...(options.memory ? { memoryBytes: numericOption("memory", options.memory, { integer: true, min: 64 }) * 2 ** 20 } : {}),
+    ...(options.minFreeGib ? { minFreeBytes: numericOption("min-free-gib", options.minFreeGib, { min: 0 }) * 2 ** 30 } : {}),
+    prebuilt: { namespace: options.namespace, tag: options.tag, pull: options.pull },
+  };
+}
+
+const onProgress = (event: { kind: "log"; line: string } | { kind: "instance"; done: number; total: number; outcome: { instance_id: string; status: string; infra_failure_reason?: string | undefined; duration_ms: number; cached: boolean }; resumed: boolean }) => {
+  if (event.kind === "log") return progress(event.line.trimStart());
+  const { outcome } = event;
+  const how = event.resumed ? " (already done: resumed)" : outcome.cached ? " (from the result cache)" : "";
+  progress(`[${event.done}/${event.total}] ${outcome.instance_id} ${outcome.status}${outcome.infra_failure_reason ? ` (${outcome.infra_failure_reason})` : ""} ${(outcome.duration_ms / 1000).toFixed(1)} s${how}`);
+};
+
+/**
+ * `loclab evaluate`: a predictions file in SWE-bench's format evaluated in containers on a
+ * Docker engine (DOCKER_HOST), compatible with the SWE-bench harness (report.json per
+ * instance, the run summary `<model>.<run_id>.json`, the harness's log layout). Exit 0 when every
+ * instance has a verdict, 1 when some could not be evaluated (infrastructure failures, named).
+ */
+export function registerEvaluateCommand(program: Command): void {
+  const evaluate = program
+    .command("evaluate")
+    .description("evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests")
+    .option("--predictions <file>", "SWE-bench predictions: .jsonl, or .json (a list or an object by instance id) of {instance_id, model_name_or_path, model_patch}")
+    .option("-b, --benchmark <name|path>", "the benchmark the predictions are for (lite, or a JSONL of SWE-bench rows with test_patch and the test lists)")
+    .option("--run-id <id>", "the run's name: logs/run_evaluation/<run-id>/…")
+    .option("--repos <dir>", "bare mirrors (<owner>__<name>.git) to build local images from")
+    .option("--images <kind>", "prebuilt (swebench/sweb.eval.x86_64.* from a registry, or present locally) or local (built here); default local with --repos, else prebuilt")
+    .option("--concurrency <n>", "instances evaluated at once", "2")
+    .option("--timeout <seconds>", "per instance, the limit of the eval script", "1800")
+    .option("--out <dir>", "where logs/run_evaluation/… and the summary go", ".")
+    .option("--no-cache", "do not reuse or keep results by image digest + patch hash")
+    .option("--cache-dir <dir>", "the result cache (default ~/.cache/loclab/evaluations)")
+    .option("--specs <file>", "JSON {repo: {version: spec}} for repositories or versions the harness does not know")
+    .option("--instances <ids>", "only these instance ids (comma-separated)")
+    .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
+    .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
+    .option("--no-pull", "with --images prebuilt: use local images only")
+    .option("--memory <mib>", "memory limit per container (none by default, as the harness)")
+    .option("--min-free-gib <n>", "free disk needed where the engine keeps images (default 10 with local images, 2 otherwise)")
+    .option("--run-empty", "run the tests for empty patches too (the harness skips them)")
+    .option("--json", "print the run summary as JSON")
+    .option("--data-dir <dir>", "the shared data folder")
+    .action(async (options: EvaluateOptions) => {
+      for (const [flag, value] of [["--predictions", options.predictions], ["--benchmark", options.benchmark], ["--run-id", options.runId]] as const) {
+        if (!value) throw new Error(`${flag} is required (loclab evaluate --predictions FILE --benchmark NAME --run-id ID)`);
+      }
+      const { evaluatePredictions, readSwePredictions } = await import("@loclab/evaluation");
+      const predictions = await readSwePredictions(options.predictions);
+      const instances = await loadInstances(options.benchmark, options.dataDir, options.instances);
+      const chosen = options.instances ? predictions.filter((prediction) => instances.some((row) => row.instance_id === prediction.instance_id)) : predictions;
+      const specs = await readSpecs(options.specs);
+      progress(`${chosen.length} predictions of ${options.predictions} on ${options.benchmark} (${instances.length} instances), run ${options.runId}`);
+      const result = await evaluatePredictions({
+        ...commonOptions(options),
+        predictions: chosen,
+        instances,
+        runId: options.runId,
+        ...(specs ? { specs } : {}),
+        ...(options.cache ? (options.cacheDir ? { cacheDir: options.cacheDir } : {}) : { cacheDir: false }),
+        ...(options.runEmpty ? { runEmptyPatches: true } : {}),
+        onProgress,
+      });
+      const { summary } = result;
+      if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else {
+        printTable([
+          {
+            submitted: summary.submitted_instances,
+            resolved: summary.resolved_instances,
+            unresolved: summary.unresolved_instances,
+            "patch did not apply": summary.patch_apply_failed_ids.length,
+            "empty patch": summary.empty_patch_instances,
+            "infrastructure failures": summary.error_instances,
+            "from cache": summary.cached_ids.length,
+          },
+        ]);
+        for (const [id, failure] of Object.entries(summary.infra_failures)) process.stdout.write(`${id}: ${failure.reason}: ${failure.detail.split("\n")[0]}\n`);
+        process.stdout.write(`summary: ${result.summaryPath}\n`);
+      }
+      if (summary.error_instances > 0) process.exitCode = 1;
+    });
+
+  evaluate
+    .command("grade")
+    .description("grade one test log offline as the harness does and print the instance's report.json entry")
+    .requiredOption("--log <file>", "a test_output.txt (the eval script's output)")
+    .requiredOption("--instance <id>", "the instance the log is of")
+    .requiredOption("-b, --benchmark <name|path>", "the benchmark the instance is in (its repo, version and test lists)")
+    .option("--no-patch", "grade as for a prediction without a patch (patch_is_None)")
+    .option("--data-dir <dir>", "the shared data folder")
+    .action(async (options: { log: string; instance: string; benchmark: string; patch: boolean; dataDir?: string }) => {
+      const { gradeLog } = await import("@loclab/grading");
+      const [instance] = await loadInstances(options.benchmark, options.dataDir, options.instance);
+      const log = await readFile(options.log, "utf8").catch((error: NodeJS.ErrnoException) => {
+        throw new Error(`--log ${options.log}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
+      });
+      const grade = gradeLog({ repo: instance!.repo, modelPatch: options.patch ? "(graded offline)" : null, log, FAIL_TO_PASS: instance!.FAIL_TO_PASS ?? [], PASS_TO_PASS: instance!.PASS_TO_PASS ?? [] });
+      if (grade.notFound) progress(`${options.log}: no test results (${grade.notFound}): patch_successfully_applied is false`);
+      process.stdout.write(`${JSON.stringify({ [instance!.instance_id]: grade.report }, null, 4)}\n`);
+    });
+
+  evaluate
+    .command("calibrate")
+    .description("run the gold patch several times and the empty patch once per instance image; list the tests that flip (flaky)")
+    .requiredOption("-b, --benchmark <name|path>", "the benchmark")
+    .requiredOption("--run-id <id>", "the calibration's name (runs <id>.gold-N and <id>.empty)")
+    .requiredOption("--instances <ids>", "the instances to calibrate (comma-separated)")
+    .option("--gold-runs <n>", "gold runs per instance", "3")
+    .option("--repos <dir>", "bare mirrors to build local images from")
+    .option("--images <kind>", "prebuilt or local (default local with --repos)")
+    .option("--concurrency <n>", "instances evaluated at once", "2")
+    .option("--timeout <seconds>", "per run, the limit of the eval script", "1800")
+    .option("--out <dir>", "where the runs and calibration.<run-id>.json go", ".")
+    .option("--specs <file>", "JSON {repo: {version: spec}} for repositories the harness does not know")
+    .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
+    .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
+    .option("--no-pull", "with --images prebuilt: use local images only")
+    .option("--memory <mib>", "memory limit per container")
+    .option("--min-free-gib <n>", "free disk needed where the engine keeps images")
+    .option("--json", "print the calibration as JSON")
+    .option("--data-dir <dir>", "the shared data folder")
+    .action(async (options: CalibrateCliOptions) => {
+      const { calibrate } = await import("@loclab/evaluation");
+      const all = await loadInstances(options.benchmark, options.dataDir, undefined);
+      const chosen = await loadInstances(options.benchmark, options.dataDir, options.instances);
+      const specs = await readSpecs(options.specs);
+      const result = await calibrate({
+        ...commonOptions(options),
+        calibrate: chosen,
+        instances: all,
+        runId: options.runId,
+        goldRuns: numericOption("gold-runs", options.goldRuns, { integer: true, min: 2 }),
+        ...(specs ? { specs } : {}),
+        onProgress,
+      });
+      if (options.json) process.stdout.write(`${JSON.stringify(result.instances)}\n`);
+      else {
+        printTable(
+          Object.entries(result.instances).map(([id, entry]) => ({
+            instance: id,
+            gold: entry.gold.join(" "),
+            empty: entry.empty ?? "-",
+            flaky: entry.flaky.length,
+            "gold fails": entry.goldFailing.length,
+            "pass without fix": entry.passWithoutFix.length,
+          })),
+        );
+        process.stdout.write(`calibration: ${result.path}\n`);
+      }
+      if (Object.values(result.instances).some((entry) => entry.gold.includes("infra-failure") || entry.empty === "infra-failure")) process.exitCode = 1;
+    });
+}

@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 // One root run over every package's unit tests and the cross-package tests in tests/.
 // Package tests import their own src; cross-package tests import packages by name (built dist).
 //
-// Two groups. "real-model": the tests that run llama.cpp on the test model; one file at a time,
+// Two groups. "real-model": the tests that run llama.cpp on the test model (and the evaluation's
+// tests on the Docker engine, which build images); one file at a time,
 // after everything else, because llama.cpp spin-waits on its threads and two model processes on
 // two cores slowed each other down by orders of magnitude (a 70 s test took over 300 s).
 // "unit": the rest, two workers (one per core).
@@ -14,6 +15,10 @@ const REAL_MODEL = [
   "tests/vllm-lifecycle.test.ts",
   "tests/vllm-docker.test.ts",
   "tests/fgl-real-model.test.ts",
+  // Evaluation on the Docker engine: the first builds the debootstrap base image (≈ 2 min) that
+  // the second reuses; one at a time, after the rest, so the build does not race another.
+  "tests/evaluation-docker.test.ts",
+  "tests/evaluate-cli.test.ts",
 ];
 
 export default defineConfig({

@@ -18,6 +18,13 @@ import { findImage, type ImageRef } from "./image-ref.js";
  */
 export const DEFAULT_BUILD_CONSTRAINTS = ["setuptools<70"] as const;
 
+/**
+ * Wheels every isolated build may ask for (setuptools' editable backend asks for `wheel`),
+ * kept in the image's wheel folder but not installed: without an index, a build whose backend
+ * requirements are not there fails.
+ */
+export const BUILD_TOOLS = ["setuptools", "wheel"] as const;
+
 export interface EnvImageOptions {
   /** Constraints for every pip run on the host and in the image; default DEFAULT_BUILD_CONSTRAINTS. */
   constraints?: readonly string[];
@@ -43,7 +50,7 @@ export const IMAGE_PATH = `${TESTBED_ENV}/bin:/usr/local/sbin:/usr/local/bin:/us
  */
 export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
   const constraints = [...(options.constraints ?? DEFAULT_BUILD_CONSTRAINTS)];
-  const hash = contentHash({ kind: "loclab-swe-env", version: 3, base: base.id, stages: plan.stages, constraints });
+  const hash = contentHash({ kind: "loclab-swe-env", version: 3, base: base.id, stages: plan.stages, constraints, buildTools: BUILD_TOOLS });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -66,6 +73,8 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
       await writeFile(join(wheels, `requirements-${index + 1}.txt`), `${stage.join("\n")}\n`);
       await pipWheel(hostPython, wheels, `requirements-${index + 1}.txt`, name);
     }
+    await writeFile(join(wheels, "build-tools.txt"), `${BUILD_TOOLS.join("\n")}\n`);
+    await pipWheel(hostPython, wheels, "build-tools.txt", name);
     await writeFile(join(wheels, ".complete"), "");
   }
   const context = await mkdtemp(join(tmpdir(), "loclab-env-"));

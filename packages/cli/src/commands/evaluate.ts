@@ -31,14 +31,14 @@ interface CalibrateCliOptions extends Omit<EvaluateOptions, "predictions" | "cac
   goldRuns: string;
 }
 
-async function loadInstances(benchmark: string, dataDir: string | undefined, only: string | undefined) {
+async function loadInstances(benchmark: string, dataDir: string | undefined, only: string | undefined, flag = "--instances") {
   const { loadBenchmark } = await import("@loclab/datasets");
   const { instances } = await loadBenchmark(benchmark, dataDir ? { dataDir } : {});
   if (!only) return instances;
   const wanted = only.split(",").map((id) => id.trim());
   const known = new Set(instances.map((row) => row.instance_id));
   const missing = wanted.filter((id) => !known.has(id));
-  if (missing.length > 0) throw new Error(`--instances: not in ${benchmark}: ${missing.join(", ")}`);
+  if (missing.length > 0) throw new Error(`${flag}: not in ${benchmark}: ${missing.join(", ")}`);
   return instances.filter((row) => wanted.includes(row.instance_id));
 }
 
@@ -154,7 +154,7 @@ export function registerEvaluateCommand(program: Command): void {
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: { log: string; instance: string; benchmark: string; patch: boolean; dataDir?: string }) => {
       const { gradeLog } = await import("@loclab/grading");
-      const [instance] = await loadInstances(options.benchmark, options.dataDir, options.instance);
+      const [instance] = await loadInstances(options.benchmark, options.dataDir, options.instance, "--instance");
       const log = await readFile(options.log, "utf8").catch((error: NodeJS.ErrnoException) => {
         throw new Error(`--log ${options.log}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
       });

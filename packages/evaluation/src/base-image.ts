@@ -19,11 +19,11 @@ export interface BaseImageRecipe {
 export const DEFAULT_BASE_RECIPE: BaseImageRecipe = {
   suite: "bookworm",
   variant: "minbase",
-  // python3-venv for the testbed environment, patch for the harness's third fallback,
+  // python-is-python3 for the specs' `python -m pip …`, patch for the harness's third fallback,
   // setuptools and wheel so that a repository installs without build isolation (no network),
   // a C compiler and Python's headers for repositories with extensions (astropy), as the
   // harness's conda images have.
-  packages: ["python3", "python3-venv", "python3-pip", "python3-pytest", "python3-setuptools", "python3-wheel", "python3-dev", "build-essential", "git", "patch", "ca-certificates"],
+  packages: ["python3", "python-is-python3", "python3-pip", "python3-pytest", "python3-setuptools", "python3-wheel", "python3-dev", "build-essential", "git", "patch", "ca-certificates"],
 };
 
 export interface BaseImageOptions {

@@ -35,22 +35,26 @@ export interface EnvImageOptions {
   onProgress?: (line: string) => void;
 }
 
-/** The testbed environment inside every loclab image (the harness's conda env "testbed"). */
-export const TESTBED_ENV = "/opt/testbed";
-export const IMAGE_PATH = `${TESTBED_ENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
+/**
+ * The testbed environment of loclab's images is the image's system Python (the harness's is
+ * conda's "testbed" env): packages go to /usr/local (PEP 668's guard lifted), ahead of Debian's
+ * own in sys.path. A virtual environment was tried and dropped: tox-current-env (sphinx's test
+ * command) links the interpreter's real path, which leaves a virtual environment's packages
+ * behind; the system scripts (/usr/bin/pytest) did not see them either.
+ */
+export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /**
  * The env image of a repository × version: the plan's requirements built into wheels on the
  * host (`pip wheel`: the machine reaches the Python package index, the build does not), then
- * installed offline into a virtual environment on the base image (`--system-site-packages`, so
- * the base's pytest is there unless the plan pins another). The wheels stay in the image as
+ * installed offline into the base image's Python (over the base's pytest when the plan pins one). The wheels stay in the image as
  * pip's only index (PIP_NO_INDEX, PIP_FIND_LINKS), so the instance's `pip install -e .` and the
  * eval script's re-install find the build requirements offline. Named and reused by the hash
  * of the base image's id and the requirement lines.
  */
 export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
   const constraints = [...(options.constraints ?? DEFAULT_BUILD_CONSTRAINTS)];
-  const hash = contentHash({ kind: "loclab-swe-env", version: 3, base: base.id, stages: plan.stages, constraints, buildTools: BUILD_TOOLS });
+  const hash = contentHash({ kind: "loclab-swe-env", version: 4, base: base.id, stages: plan.stages, constraints, buildTools: BUILD_TOOLS });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -85,14 +89,9 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
     const dockerfile = [
       `FROM ${base.name}`,
       "COPY wheels /opt/loclab/wheels",
-      `ENV VIRTUAL_ENV=${TESTBED_ENV} PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
-      `RUN python3 -m venv --system-site-packages ${TESTBED_ENV}`,
+      `ENV PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
-      ...plan.stages.map((_, index) => `RUN ${TESTBED_ENV}/bin/python -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`),
-      // The base's pytest is a system script (/usr/bin/pytest runs the system Python, which does
-      // not see the environment's packages): unless the plan installed its own, the environment
-      // gets a pytest that runs its Python.
-      `RUN for tool in pytest py.test; do [ -e ${TESTBED_ENV}/bin/$tool ] || { printf '#!${TESTBED_ENV}/bin/python\\nimport sys\\nfrom pytest import console_main\\nsys.exit(console_main())\\n' > ${TESTBED_ENV}/bin/$tool && chmod 755 ${TESTBED_ENV}/bin/$tool; }; done`,
+      ...plan.stages.map((_, index) => `RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`),
       "",
     ].join("\n");
     await writeFile(join(context, "Dockerfile"), dockerfile);

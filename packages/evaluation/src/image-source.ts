@@ -92,7 +92,8 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
   const progress = options.onProgress ? { onProgress: options.onProgress } : {};
   return {
     kind: "local",
-    activate: ["source /opt/testbed/bin/activate"],
+    // The image's system Python is the environment: nothing to activate.
+    activate: [],
     async imageFor(instance, spec) {
       const gitDir = mirrorFolder(options.repos, instance.repo);
       if (!existsSync(gitDir)) throw new InfraFailure("mirror-missing", `no mirror of ${instance.repo} at ${gitDir} (loclab mirrors fetch)`);

@@ -38,11 +38,11 @@ export interface Violation {
 
 /**
  * Which packages must stay pure (no file system, no processes, no clock, no global
- * randomness): metrics, statistics, controls and FGL's weights (fgl-math). The controls'
+ * randomness): metrics, statistics, controls, FGL's weights (fgl-math) and SWE-bench grading. The controls'
  * file-system side (walking a checkout, writing the shuffled copy) lives in the tools package.
  */
 export function isPureFile(pkg: PackageModel, _file: SourceFile): boolean {
-  return pkg.dir === "metrics" || pkg.dir === "statistics" || pkg.dir === "controls" || pkg.dir === "fgl-math";
+  return pkg.dir === "metrics" || pkg.dir === "statistics" || pkg.dir === "controls" || pkg.dir === "fgl-math" || pkg.dir === "grading";
 }
 
 /** Packages of domain logic that charts (rendering only) must not import. */

@@ -13,6 +13,26 @@ describe("resolvedLabelSourceFromJson", () => {
     expect([...(source?.resolved ?? [])]).toEqual(["a__a-1"]);
   });
 
+  it("reads loclab's evaluation output: an infrastructure failure decides nothing (neither resolved nor unresolved), in the summary and in its report.json", () => {
+    const dir = scratchDir("loclab-evaluation");
+    const instance = (id: string, report: object) => {
+      mkdirSync(join(dir, "logs", "run_evaluation", "r", "m", id), { recursive: true });
+      writeFileSync(join(dir, "logs", "run_evaluation", "r", "m", id, "report.json"), JSON.stringify({ [id]: report }));
+    };
+    instance("a__a-1", { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: true });
+    instance("a__a-2", { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: false });
+    instance("a__a-3", { patch_is_None: false, patch_exists: true, patch_successfully_applied: false, resolved: false, infra_failure: true, infra_failure_reason: "timeout: over 1800 s" });
+    const summary = { resolved_ids: ["a__a-1"], unresolved_ids: ["a__a-2"], empty_patch_ids: [], incomplete_ids: ["a__a-4"], error_ids: ["a__a-3"], infra_failures: { "a__a-3": { reason: "timeout", detail: "" } }, schema_version: 2 };
+    writeFileSync(join(dir, "m.r.json"), JSON.stringify(summary));
+    const fromSummary = resolvedLabelSourceFromJson(summary, { source: "m.r.json" })!;
+    expect([...(fromSummary.covers as Set<string>)].sort()).toEqual(["a__a-1", "a__a-2", "a__a-4"]);
+    return Promise.all([findResolvedLabels(dir), findResolvedLabels(join(dir, "logs", "run_evaluation", "r", "m"))]).then(([run, reports]) => {
+      expect(["a__a-1", "a__a-2", "a__a-3", "a__a-4"].map((id) => resolvedOf(run.labels!, id))).toEqual([true, false, undefined, false]);
+      // The per-instance reports alone (the model's folder): a task without a report is unknown too.
+      expect(["a__a-1", "a__a-2", "a__a-3", "a__a-4"].map((id) => resolvedOf(reports.labels!, id))).toEqual([true, false, undefined, undefined]);
+    });
+  });
+
   it("recognises results.json-style resolved lists (SWE-bench experiments, AutoCodeRover, SWE-agent final_report)", () => {
     expect(resolvedLabelSourceFromJson({ resolved: ["a__a-1"], applied: ["a__a-1", "a__a-2"] }, { source: "results.json" })?.kind).toBe("results");
   });

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import type { EnvironmentPlan } from "./environment-plan.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { envImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
+import { hostPipWheel } from "./host-pip.js";
 
 /**
  * Pins for every pip run, builds included (PIP_CONSTRAINT reaches the isolated build
@@ -75,10 +76,10 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
     await writeFile(join(wheels, "constraints.txt"), `${constraints.join("\n")}\n`);
     for (const [index, stage] of plan.stages.entries()) {
       await writeFile(join(wheels, `requirements-${index + 1}.txt`), `${stage.join("\n")}\n`);
-      await pipWheel(hostPython, wheels, `requirements-${index + 1}.txt`, name);
+      await hostPipWheel(hostPython, wheels, ["--find-links", wheels, "--requirement", join(wheels, `requirements-${index + 1}.txt`)], { PIP_CONSTRAINT: join(wheels, "constraints.txt") }, name, `stage ${index + 1} of the environment`);
     }
     await writeFile(join(wheels, "build-tools.txt"), `${BUILD_TOOLS.join("\n")}\n`);
-    await pipWheel(hostPython, wheels, "build-tools.txt", name);
+    await hostPipWheel(hostPython, wheels, ["--find-links", wheels, "--requirement", join(wheels, "build-tools.txt")], { PIP_CONSTRAINT: join(wheels, "constraints.txt") }, name, "the build tools");
     await writeFile(join(wheels, ".complete"), "");
   }
   const context = await mkdtemp(join(tmpdir(), "loclab-env-"));
@@ -115,26 +116,4 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
   } finally {
     await rm(context, { recursive: true, force: true });
   }
-}
-
-function pipWheel(python: string, dir: string, requirements: string, image: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, ["-m", "pip", "wheel", "--disable-pip-version-check", "--no-input", "--wheel-dir", dir, "--find-links", dir, "--requirement", join(dir, requirements)], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, PIP_CONSTRAINT: join(dir, "constraints.txt") },
-    });
-    const tail: string[] = [];
-    const take = (chunk: Buffer) => {
-      tail.push(chunk.toString("utf8"));
-      if (tail.length > 40) tail.shift();
-    };
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
-    child.on("error", (error) => reject(new ImageBuildError(image, `pip wheel: ${error.message}`)));
-    child.on("close", (code) => {
-      if (code === 0) return resolve();
-      const lines = tail.join("").split("\n").filter((line) => /error|ERROR|No matching|Could not/.test(line));
-      reject(new ImageBuildError(image, `pip wheel exited ${code}: ${lines.slice(-6).join(" | ") || tail.join("").slice(-800)}`));
-    });
-  });
 }

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +6,7 @@ import type { HarnessSpec } from "@loclab/grading";
 import { buildImage } from "./build-image.js";
 import { DEFAULT_BUILD_CONSTRAINTS } from "./env-image.js";
 import { contentHash } from "./content-hash.js";
-import { ImageBuildError } from "./image-build-error.js";
+import { hostPipWheel } from "./host-pip.js";
 import { instanceImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 import { checkoutTestbed, nearestTag } from "./testbed.js";
@@ -89,7 +88,8 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
     if (target) {
       options.onProgress?.(`instance image ${name}: pip wheel ${target} on the host`);
       await writeFile(join(context, "instance-wheels", "constraints.txt"), `${(options.constraints ?? DEFAULT_BUILD_CONSTRAINTS).join("\n")}\n`);
-      await hostWheels(options.hostPython ?? "python3", join(context, "testbed") + target.slice(1), join(context, "instance-wheels"), version, name);
+      const wheels = join(context, "instance-wheels");
+      await hostPipWheel(options.hostPython ?? "python3", wheels, [join(context, "testbed") + target.slice(1)], { PIP_CONSTRAINT: join(wheels, "constraints.txt"), ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}) }, name, "the repository's install");
     }
     await writeFile(join(context, "setup_repo.sh"), script);
     await chmod(join(context, "setup_repo.sh"), 0o755);
@@ -123,26 +123,4 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
   } finally {
     await rm(context, { recursive: true, force: true });
   }
-}
-
-function hostWheels(python: string, requirement: string, dir: string, scmVersion: string | undefined, image: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, ["-m", "pip", "wheel", "--disable-pip-version-check", "--no-input", "--wheel-dir", dir, requirement], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, PIP_CONSTRAINT: join(dir, "constraints.txt"), ...(scmVersion ? { SETUPTOOLS_SCM_PRETEND_VERSION: scmVersion } : {}) },
-    });
-    const tail: string[] = [];
-    const take = (chunk: Buffer) => {
-      tail.push(chunk.toString("utf8"));
-      if (tail.length > 60) tail.shift();
-    };
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
-    child.on("error", (error) => reject(new ImageBuildError(image, `pip wheel: ${error.message}`)));
-    child.on("close", (code) => {
-      if (code === 0) return resolve();
-      const lines = tail.join("").split("\n").filter((line) => /error|Error|No matching|Could not/.test(line));
-      reject(new ImageBuildError(image, `pip wheel of the repository's install on the host exited ${code}: ${lines.slice(-8).join(" | ") || tail.join("").slice(-800)}`));
-    });
-  });
 }

@@ -1,6 +1,6 @@
 import { createWriteStream } from "node:fs";
 import Docker from "dockerode";
-import { demultiplex as demultiplexOutput, DockerUnavailableError, dockerSocketPath } from "@loclab/docker";
+import { connectDocker, demultiplex as demultiplexOutput, DockerUnavailableError, dockerSocketPath } from "@loclab/docker";
 import type { Launcher } from "./fleet-lifecycle.js";
 import type { LaunchedServer } from "./launched-server.js";
 import { vllmServeArgs, vllmServeEnv } from "./serve-args.js";
@@ -56,13 +56,7 @@ export function containerOptions(spec: VllmServerSpec, env: NodeJS.ProcessEnv = 
  * log file, and stops it with a grace period and removes it (volumes too).
  */
 export async function dockerLauncher(options: DockerLauncherOptions = {}): Promise<Launcher & { docker: Docker; socketPath: string }> {
-  const socketPath = options.socketPath ?? dockerSocketPath(options.env);
-  const docker = new Docker({ socketPath });
-  try {
-    await docker.ping();
-  } catch (error) {
-    throw new DockerUnavailableError(socketPath, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
-  }
+  const { docker, socketPath } = await connectDocker({ ...(options.socketPath ? { socketPath: options.socketPath } : {}), ...(options.env ? { env: options.env } : {}) });
   const attach = (spec: VllmServerSpec, handle: { kind: string; containerId?: string }, logFile?: string): LaunchedServer => {
     if (handle.kind !== "docker" || !handle.containerId) throw new Error("the Docker launcher attaches to containers only");
     return containerServer(docker, spec, handle.containerId, socketPath, logFile);

@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { gradeLog, logsEval, PARSER_FOR_REPO, resolutionStatus, testsReport, type TestsStatus } from "../src/index.js";
 
 // The official SWE-bench harness's answers (swebench 4.1.0 from the Python package index, run by
-// fixtures/generate.py) on 40 logs: crafted ones for every parser and status, and two excerpts
-// of real harness logs. loclab must agree on every case: the parse (names, statuses and the
+// fixtures/generate.py) on 44 logs: crafted ones for every parser and status, two excerpts of
+// real harness logs, and four real logs of loclab's own containers on SWE-bench Lite instances
+// (seaborn, pylint, pytest: the harness agrees that the two gold runs resolve). loclab must agree on every case: the parse (names, statuses and the
 // order the harness met them), whether results were found, the tests report, the resolution
 // and the report.json entry.
 interface Case {

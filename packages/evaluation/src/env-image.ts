@@ -26,6 +26,16 @@ export const DEFAULT_BUILD_CONSTRAINTS = ["setuptools<70"] as const;
  */
 export const BUILD_TOOLS = ["setuptools", "wheel"] as const;
 
+/**
+ * The constraints that apply to a plan: a default pin is dropped for a package the plan's own
+ * requirements name (flask 2.3's requirements pin setuptools==70.0.0).
+ */
+export function effectiveConstraints(plan: EnvironmentPlan, constraints: readonly string[]): string[] {
+  const name = (line: string) => /^[A-Za-z0-9_.-]+/.exec(line.trim())?.[0].toLowerCase().replace(/[-_.]+/g, "-") ?? "";
+  const named = new Set(plan.requirements.map(name));
+  return constraints.filter((line) => !named.has(name(line)));
+}
+
 export interface EnvImageOptions {
   /** Constraints for every pip run on the host and in the image; default DEFAULT_BUILD_CONSTRAINTS. */
   constraints?: readonly string[];
@@ -54,7 +64,7 @@ export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
  * of the base image's id and the requirement lines.
  */
 export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
-  const constraints = [...(options.constraints ?? DEFAULT_BUILD_CONSTRAINTS)];
+  const constraints = effectiveConstraints(plan, options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
   const hash = contentHash({ kind: "loclab-swe-env", version: 4, base: base.id, stages: plan.stages, constraints, buildTools: BUILD_TOOLS });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
@@ -110,6 +120,7 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
         "loclab.requested-python": plan.requestedPython,
         "loclab.python": imagePython,
         "loclab.sources": plan.sources.join(" "),
+        "loclab.constraints": JSON.stringify(constraints),
       },
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });

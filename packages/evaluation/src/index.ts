@@ -6,7 +6,7 @@ export { baseImageName, envImageName, instanceImageName, prebuiltImageName } fro
 export { contentHash, sha256 } from "./content-hash.js";
 export { modelDirectoryName, PredictionsFileError, readSwePredictions, SwePredictionSchema, type SwePrediction } from "./predictions-file.js";
 export { buildRequirements, EnvironmentUnsupportedError, planEnvironment, type EnvironmentPlan, type PlanEnvironmentInput } from "./environment-plan.js";
-export { BUILD_TOOLS, DEFAULT_BUILD_CONSTRAINTS, ensureEnvImage, IMAGE_PATH, type EnvImageOptions } from "./env-image.js";
+export { BUILD_TOOLS, DEFAULT_BUILD_CONSTRAINTS, effectiveConstraints, ensureEnvImage, IMAGE_PATH, type EnvImageOptions } from "./env-image.js";
 export { ensureInstanceImage, installTarget, pretendVersion, setupRepoScript, type InstanceImageInput } from "./instance-image.js";
 export { checkoutTestbed, nearestTag } from "./testbed.js";
 export { InfraFailure, type InfraFailureReason } from "./infra-failure.js";

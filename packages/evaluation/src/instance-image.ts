@@ -72,7 +72,9 @@ export function pretendVersion(tag: string | undefined): string | undefined {
 export async function ensureInstanceImage(docker: Docker, input: InstanceImageInput, options: { onProgress?: (line: string) => void; hostPython?: string; constraints?: readonly string[] } = {}): Promise<ImageRef> {
   const { script, skipped } = setupRepoScript(input.spec);
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
-  const hash = contentHash({ kind: "loclab-swe-instance", version: 3, constraints: options.constraints ?? DEFAULT_BUILD_CONSTRAINTS, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
+  // The env image's constraints (it dropped a default pin its requirements override).
+  const constraints: readonly string[] = input.env.labels["loclab.constraints"] ? (JSON.parse(input.env.labels["loclab.constraints"]) as string[]) : (options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
+  const hash = contentHash({ kind: "loclab-swe-instance", version: 3, constraints, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
   const name = instanceImageName(input.instanceId, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -87,7 +89,7 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
     await mkdir(join(context, "instance-wheels"), { recursive: true });
     if (target) {
       options.onProgress?.(`instance image ${name}: pip wheel ${target} on the host`);
-      await writeFile(join(context, "instance-wheels", "constraints.txt"), `${(options.constraints ?? DEFAULT_BUILD_CONSTRAINTS).join("\n")}\n`);
+      await writeFile(join(context, "instance-wheels", "constraints.txt"), `${constraints.join("\n")}\n`);
       const wheels = join(context, "instance-wheels");
       await hostPipWheel(options.hostPython ?? "python3", wheels, [join(context, "testbed") + target.slice(1)], { PIP_CONSTRAINT: join(wheels, "constraints.txt"), ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}) }, name, "the repository's install");
     }

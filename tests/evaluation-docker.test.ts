@@ -188,6 +188,34 @@ describe("evaluation on a real Docker engine", () => {
     for (const entry of cached) expect(JSON.parse(readFileSync(entry, "utf8")).status).not.toBe("infra-failure");
   }, 600_000);
 
+  it("prebuilt images by their published names: used when present locally; a missing one with pulling off is an infrastructure failure", async () => {
+    const { docker } = await connectDocker();
+    const built = await docker.listImages({ filters: { label: ["loclab.instance=loclab-fixtures__calc-1"] } });
+    expect(built.length).toBeGreaterThan(0);
+    // As if it were SWE-bench's image of this instance ("__" is written "_1776_").
+    await docker.getImage(built[0]!.Id).tag({ repo: "swebench/sweb.eval.x86_64.loclab-fixtures_1776_calc-1", tag: "latest" });
+    const out = join(work, "prebuilt");
+    const result = await evaluatePredictions({
+      predictions: [predict("loclab-fixtures__calc-1", GOLD), predict("loclab-fixtures__calc-2", GOLD)],
+      instances,
+      runId: "prebuilt",
+      out,
+      images: "prebuilt",
+      prebuilt: { pull: false },
+      specs: SPECS,
+      cacheDir: false,
+      minFreeBytes: 2 ** 30,
+    });
+    expect(result.outcomes.map((outcome) => [outcome.instance_id, outcome.status, outcome.infra_failure_reason])).toEqual([
+      ["loclab-fixtures__calc-1", "resolved", undefined],
+      ["loclab-fixtures__calc-2", "infra-failure", "image-missing"],
+    ]);
+    expect(result.outcomes[0]!.image?.name).toBe("swebench/sweb.eval.x86_64.loclab-fixtures_1776_calc-1:latest");
+    expect(result.summary.infra_failures["loclab-fixtures__calc-2"]?.detail).toMatch(/swebench\/sweb\.eval\.x86_64\.loclab-fixtures_1776_calc-2:latest is not present locally \(pulling is off\)/);
+    // The harness's images activate conda's testbed; the eval script says so.
+    expect(readFileSync(join(instanceDirectory(out, "prebuilt", "fixture-model", "loclab-fixtures__calc-1"), "eval.sh"), "utf8")).toContain("conda activate testbed");
+  }, 300_000);
+
   it("calibration: gold three times and the empty patch once on the same image, nothing flips on a deterministic suite", async () => {
     const out = join(work, "calibrate");
     const result = await calibrate({ calibrate: [instances[0]!], instances, runId: "cal", out, images: "local", repos, specs: SPECS, minFreeBytes: 2 ** 30 });

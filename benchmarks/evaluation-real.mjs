@@ -7,7 +7,7 @@
 // could not run), time per instance with a first build vs with the images reused, and the
 // peak disk the engine's data root grew by.
 //
-//   LOCLAB_MIRRORS=/work/mirrors DOCKER_HOST=unix:///path/docker.sock node benchmarks/evaluation-real.mjs [--per-repo 3] [--repos-only psf/requests,…] [--out DIR] [--concurrency 2]
+//   LOCLAB_MIRRORS=/work/mirrors DOCKER_HOST=unix:///path/docker.sock node benchmarks/evaluation-real.mjs [--per-repo 3] [--repos-only psf/requests,…] [--instances ID,…] [--out DIR] [--concurrency 2]
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { statfs } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -24,6 +24,7 @@ if (!repos) {
 }
 const perRepo = Number(arg("--per-repo", "3"));
 const only = arg("--repos-only", undefined)?.split(",");
+const ids = arg("--instances", undefined)?.split(",");
 const out = resolve(arg("--out", "evaluation-real"));
 const concurrency = Number(arg("--concurrency", "2"));
 const timeoutMs = Number(arg("--timeout", "1800")) * 1000;
@@ -34,6 +35,7 @@ const chosen = [];
 const counts = new Map();
 for (const row of instances) {
   if (only && !only.includes(row.repo)) continue;
+  if (ids && !ids.includes(row.instance_id)) continue;
   if (!existsSync(mirrorFolder(repos, row.repo))) continue;
   const n = counts.get(row.repo) ?? 0;
   if (n >= perRepo) continue;

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -6,6 +6,7 @@ import type { HarnessSpec } from "@loclab/grading";
 import { buildImage } from "./build-image.js";
 import { DEFAULT_BUILD_CONSTRAINTS } from "./env-image.js";
 import { contentHash } from "./content-hash.js";
+import { buildRequirements } from "./environment-plan.js";
 import { hostPipWheel } from "./host-pip.js";
 import { instanceImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
@@ -74,7 +75,7 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
   // The env image's constraints (it dropped a default pin its requirements override).
   const constraints: readonly string[] = input.env.labels["loclab.constraints"] ? (JSON.parse(input.env.labels["loclab.constraints"]) as string[]) : (options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
-  const hash = contentHash({ kind: "loclab-swe-instance", version: 3, constraints, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
+  const hash = contentHash({ kind: "loclab-swe-instance", version: 4, constraints, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
   const name = instanceImageName(input.instanceId, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -91,7 +92,10 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
       options.onProgress?.(`instance image ${name}: pip wheel ${target} on the host`);
       await writeFile(join(context, "instance-wheels", "constraints.txt"), `${constraints.join("\n")}\n`);
       const wheels = join(context, "instance-wheels");
-      await hostPipWheel(options.hostPython ?? "python3", wheels, [join(context, "testbed") + target.slice(1)], { PIP_CONSTRAINT: join(wheels, "constraints.txt"), ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}) }, name, "the repository's install");
+      // The repository's own build requirements at this commit too: isolated builds in the image
+      // fetch them from the wheel folders (pytest's setuptools-scm[toml]).
+      const build = buildRequirements(await readFile(join(context, "testbed", "pyproject.toml"), "utf8").catch(() => undefined));
+      await hostPipWheel(options.hostPython ?? "python3", wheels, [join(context, "testbed") + target.slice(1), ...build], { PIP_CONSTRAINT: join(wheels, "constraints.txt"), ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}) }, name, "the repository's install");
     }
     await writeFile(join(context, "setup_repo.sh"), script);
     await chmod(join(context, "setup_repo.sh"), 0o755);

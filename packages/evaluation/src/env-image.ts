@@ -21,19 +21,20 @@ export const DEFAULT_BUILD_CONSTRAINTS = ["setuptools<70"] as const;
 
 /**
  * Wheels every isolated build may ask for (setuptools' editable backend asks for `wheel`),
- * kept in the image's wheel folder but not installed: without an index, a build whose backend
- * requirements are not there fails.
+ * kept in the image's wheel folder (not installed, but pip: Debian bookworm's pip 23.0 does not
+ * read the newer wheels' metadata, so the image's pip is upgraded to the host's first; without it
+ * a wheel in the folder is "not found": pytest's setuptools-scm).
  */
-export const BUILD_TOOLS = ["setuptools", "wheel"] as const;
+export const BUILD_TOOLS = ["setuptools", "wheel", "pip"] as const;
 
 /**
  * The constraints that apply to a plan: a default pin is dropped for a package the plan's own
- * requirements name (flask 2.3's requirements pin setuptools==70.0.0).
+ * requirements pin exactly (flask 2.3's requirements pin setuptools==70.0.0).
  */
 export function effectiveConstraints(plan: EnvironmentPlan, constraints: readonly string[]): string[] {
   const name = (line: string) => /^[A-Za-z0-9_.-]+/.exec(line.trim())?.[0].toLowerCase().replace(/[-_.]+/g, "-") ?? "";
-  const named = new Set(plan.requirements.map(name));
-  return constraints.filter((line) => !named.has(name(line)));
+  const pinned = new Set(plan.requirements.filter((line) => /==/.test(line)).map(name));
+  return constraints.filter((line) => !pinned.has(name(line)));
 }
 
 export interface EnvImageOptions {
@@ -65,7 +66,7 @@ export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
  */
 export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
   const constraints = effectiveConstraints(plan, options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
-  const hash = contentHash({ kind: "loclab-swe-env", version: 4, base: base.id, stages: plan.stages, constraints, buildTools: BUILD_TOOLS });
+  const hash = contentHash({ kind: "loclab-swe-env", version: 5, base: base.id, stages: plan.stages, constraints, buildTools: BUILD_TOOLS });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -100,6 +101,7 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
     const dockerfile = [
       `FROM ${base.name}`,
       "COPY wheels /opt/loclab/wheels",
+      `RUN python3 -m pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade pip`,
       `ENV PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
       ...plan.stages.map((_, index) => `RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`),

@@ -14,7 +14,7 @@ describe("environment plans, as the harness's env scripts install", () => {
     expect(plan.stages).toEqual([["pytest==7.3.0", "setuptools==70.0.0", "MarkupSafe==2.1.1"], spec.pip_packages, ["flit_core<4"]]);
     expect(plan.sources).toEqual(["requirements/dev.txt@abc", "spec.pip_packages", "build-system"]);
     expect(effectiveConstraints(plan, ["setuptools<70"])).toEqual([]);
-    expect(effectiveConstraints({ ...plan, requirements: ["pytest"] }, ["setuptools<70"])).toEqual(["setuptools<70"]);
+    expect(effectiveConstraints({ ...plan, requirements: ["pytest", "setuptools>=45.0"] }, ["setuptools<70"])).toEqual(["setuptools<70"]);
   });
 
   it("a conda package list becomes pip requirements; environment.yml is unsupported, named", () => {

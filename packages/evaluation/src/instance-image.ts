@@ -1,4 +1,5 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -8,6 +9,7 @@ import { DEFAULT_BUILD_CONSTRAINTS } from "./env-image.js";
 import { contentHash } from "./content-hash.js";
 import { buildRequirements } from "./environment-plan.js";
 import { hostPipWheel } from "./host-pip.js";
+import { ImageBuildError } from "./image-build-error.js";
 import { instanceImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 import { checkoutTestbed, nearestTag } from "./testbed.js";
@@ -75,7 +77,7 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
   // The env image's constraints (it dropped a default pin its requirements override).
   const constraints: readonly string[] = input.env.labels["loclab.constraints"] ? (JSON.parse(input.env.labels["loclab.constraints"]) as string[]) : (options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
-  const hash = contentHash({ kind: "loclab-swe-instance", version: 4, constraints, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
+  const hash = contentHash({ kind: "loclab-swe-instance", version: 5, constraints, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
   const name = instanceImageName(input.instanceId, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
@@ -94,8 +96,17 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
       const wheels = join(context, "instance-wheels");
       // The repository's own build requirements at this commit too: isolated builds in the image
       // fetch them from the wheel folders (pytest's setuptools-scm[toml]).
-      const build = buildRequirements(await readFile(join(context, "testbed", "pyproject.toml"), "utf8").catch(() => undefined));
-      await hostPipWheel(options.hostPython ?? "python3", wheels, [join(context, "testbed") + target.slice(1), ...build], { PIP_CONSTRAINT: join(wheels, "constraints.txt"), ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}) }, name, "the repository's install");
+      // From a copy with the spec's pre_install applied (sphinx's pins in setup.py), as the
+      // image will install it; the copy is not what the image gets (pre_install runs there).
+      const copy = join(context, "wheel-source");
+      await cp(join(context, "testbed"), copy, { recursive: true });
+      const pre = (input.spec.pre_install ?? []).filter((command) => !/^\s*(apt-get|apt)\s/.test(command));
+      if (pre.length > 0) {
+        const ran = spawnSync("bash", ["-euc", pre.join("\n")], { cwd: copy, encoding: "utf8" });
+        if (ran.status !== 0) throw new ImageBuildError(name, `pre_install on the host copy failed: ${ran.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+      }
+      const build = buildRequirements(await readFile(join(copy, "pyproject.toml"), "utf8").catch(() => undefined));
+      await hostPipWheel(options.hostPython ?? "python3", wheels, [copy + target.slice(1), ...build], { PIP_CONSTRAINT: join(wheels, "constraints.txt"), ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}) }, name, "the repository's install");
     }
     await writeFile(join(context, "setup_repo.sh"), script);
     await chmod(join(context, "setup_repo.sh"), 0o755);

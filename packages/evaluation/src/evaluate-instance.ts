@@ -56,6 +56,8 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
     await writeAtomic(join(directory, INSTANCE_FILES.outcome), `${JSON.stringify(full, null, 2)}\n`);
     return full;
   };
+  const failed = (failure: InfraFailure, fields: Omit<InstanceOutcome, "duration_ms" | "status">) =>
+    finish({ ...fields, status: "infra-failure", infra_failure_reason: failure.reason, infra_failure_detail: failure.message }, infraReport(input.modelPatch, failure));
   if (patch === "" && !input.runEmptyPatch) {
     // The harness never runs an empty or None patch; it reports it as empty_patch.
     return finish({ ...base, status: "empty-patch" }, undefined);
@@ -67,7 +69,7 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   } catch (error) {
     const failure = asInfra(error);
     await writeFile(join(directory, INSTANCE_FILES.runLog), `${failure.message}\n`);
-    return finish({ ...base, status: "infra-failure", infra_failure_reason: failure.reason, infra_failure_detail: failure.message }, infraReport(input.modelPatch, failure));
+    return failed(failure, base);
   }
   const script = evalScript({
     repo: instance.repo,
@@ -84,7 +86,7 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   const cached = input.cacheDir ? join(input.cacheDir, cacheKey.slice(0, 2), cacheKey) : undefined;
   if (cached && existsSync(join(cached, INSTANCE_FILES.outcome))) {
     const previous = InstanceOutcomeSchema.parse(JSON.parse(await readFile(join(cached, INSTANCE_FILES.outcome), "utf8")));
-    for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog, INSTANCE_FILES.report]) if (existsSync(join(cached, file))) await cp(join(cached, file), join(directory, file));
+    for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog]) if (existsSync(join(cached, file))) await cp(join(cached, file), join(directory, file));
     const report = existsSync(join(cached, INSTANCE_FILES.report)) ? (JSON.parse(await readFile(join(cached, INSTANCE_FILES.report), "utf8")) as Record<string, InstanceReport>)[instance.instance_id] : undefined;
     const { duration_ms: _ignored, ...kept } = previous;
     void _ignored;
@@ -106,7 +108,7 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   } catch (error) {
     const failure = asInfra(error, "daemon-error");
     await writeFile(join(directory, INSTANCE_FILES.runLog), `${failure.message}\n`);
-    return finish({ ...withImage, status: "infra-failure", infra_failure_reason: failure.reason, infra_failure_detail: failure.message }, infraReport(input.modelPatch, failure));
+    return failed(failure, withImage);
   }
   const runLog = [
     `instance ${instance.instance_id}, run ${input.runId}, image ${image.name} (${image.id}), container ${run.containerName}`,
@@ -115,22 +117,16 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
     `git diff after the eval script:\n${run.diffAfter}`,
   ].join("\n");
   await writeFile(join(directory, INSTANCE_FILES.runLog), runLog);
-  if (run.infra && !run.apply?.applied && patch !== "" && run.testOutput === "") {
-    const failure = run.infra;
-    return finish({ ...withImage, status: "infra-failure", infra_failure_reason: failure.reason, infra_failure_detail: failure.message }, infraReport(input.modelPatch, failure));
-  }
+  if (run.testOutput !== "") await writeFile(join(directory, INSTANCE_FILES.testOutput), run.testOutput);
+  const exitCode = testExitCode(run.testOutput);
+  // The run's own verdict on the infrastructure (timeout, killed, OOM), or exit 137 under a memory limit.
+  const infra = run.infra ?? (exitCode === 137 && input.memoryBytes ? new InfraFailure("oom-killed", `the test command was killed (exit 137) under a ${input.memoryBytes}-byte memory limit`) : undefined);
+  if (infra) return failed(infra, { ...withImage, ...(exitCode !== undefined ? { test_exit_code: exitCode } : {}) });
   if (run.apply && !run.apply.applied) {
-    const outcome = { ...withImage, status: "patch-apply-failed" as const };
     const report: InstanceReport = { patch_is_None: input.modelPatch === null, patch_exists: input.modelPatch !== null, patch_successfully_applied: false, resolved: false };
-    const done = await finish(outcome, report);
+    const done = await finish({ ...withImage, status: "patch-apply-failed" }, report);
     await store(cached, directory, done);
     return done;
-  }
-  await writeFile(join(directory, INSTANCE_FILES.testOutput), run.testOutput);
-  const exitCode = testExitCode(run.testOutput);
-  const infra = run.infra ?? (exitCode === 137 && input.memoryBytes ? new InfraFailure("oom-killed", `the test command was killed (exit 137) under a ${input.memoryBytes}-byte memory limit`) : undefined);
-  if (infra) {
-    return finish({ ...withImage, status: "infra-failure", infra_failure_reason: infra.reason, infra_failure_detail: infra.message, test_exit_code: exitCode ?? null }, infraReport(input.modelPatch, infra));
   }
   const grade = gradeLog({
     repo: instance.repo,

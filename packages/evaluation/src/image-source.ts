@@ -1,9 +1,7 @@
-import type Docker from "dockerode";
-import { readObjects } from "@loclab/checkouts";
-import { harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
 import { existsSync } from "node:fs";
-import { mirrorFolder } from "@loclab/checkouts";
-import { CONDA_ACTIVATE } from "@loclab/grading";
+import type Docker from "dockerode";
+import { mirrorFolder, readObjects } from "@loclab/checkouts";
+import { CONDA_ACTIVATE, harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
 import { ensureBaseImage, type BaseImageRecipe } from "./base-image.js";
 import { ensureEnvImage } from "./env-image.js";
 import { EnvironmentUnsupportedError, planEnvironment } from "./environment-plan.js";

@@ -27,7 +27,6 @@ export interface RunInstanceResult {
   apply: ApplyResult | undefined;
   /** test_output.txt: the eval script's output (with the harness's timeout line when cut). */
   testOutput: string;
-  testExitCode: number | null;
   diffBefore: string;
   diffAfter: string;
   /** Set when the run says nothing about the patch. */
@@ -59,7 +58,7 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     },
   });
   trackContainer(container);
-  const result: RunInstanceResult = { apply: undefined, testOutput: "", testExitCode: null, diffBefore: "", diffAfter: "", containerName: name };
+  const result: RunInstanceResult = { apply: undefined, testOutput: "", diffBefore: "", diffAfter: "", containerName: name };
   try {
     await container.start();
     input.onContainer?.(container);
@@ -74,7 +73,6 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     await container.putArchive(await tarArchive([{ name: "eval.sh", content: input.evalScript, mode: 0o755 }]), { path: "/" });
     const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], { timeoutMs: input.timeoutMs });
     result.testOutput = run.output;
-    result.testExitCode = run.exitCode;
     if (run.timedOut) {
       result.testOutput += `\n\nTimeout error: ${Math.round(input.timeoutMs / 1000)} seconds exceeded.`;
       result.infra = new InfraFailure("timeout", `the eval script ran over ${Math.round(input.timeoutMs / 1000)} s`);

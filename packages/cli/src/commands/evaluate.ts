@@ -74,6 +74,23 @@ const onProgress = (event: { kind: "log"; line: string } | { kind: "instance"; d
   progress(`[${event.done}/${event.total}] ${outcome.instance_id} ${outcome.status}${outcome.infra_failure_reason ? ` (${outcome.infra_failure_reason})` : ""} ${(outcome.duration_ms / 1000).toFixed(1)} s${how}`);
 };
 
+/** The options `evaluate` and `evaluate calibrate` share: where images come from, limits, outputs. */
+function containerOptions(command: Command, out: string): Command {
+  return command
+    .option("--repos <dir>", "bare mirrors (<owner>__<name>.git) to build local images from")
+    .option("--images <kind>", "prebuilt (swebench/sweb.eval.x86_64.* from a registry, or present locally) or local (built here); default local with --repos, else prebuilt")
+    .option("--concurrency <n>", "instances evaluated at once", "2")
+    .option("--timeout <seconds>", "per instance, the limit of the eval script", "1800")
+    .option("--out <dir>", out, ".")
+    .option("--specs <file>", "JSON {repo: {version: spec}} for repositories or versions the harness does not know")
+    .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
+    .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
+    .option("--no-pull", "with --images prebuilt: use local images only")
+    .option("--memory <mib>", "memory limit per container (none by default, as the harness)")
+    .option("--min-free-gib <n>", "free disk needed where the engine keeps images (default 10 with local images, 2 otherwise)")
+    .option("--data-dir <dir>", "the shared data folder");
+}
+
 /**
  * `loclab evaluate`: a predictions file in SWE-bench's format evaluated in containers on a
  * Docker engine (DOCKER_HOST), compatible with the SWE-bench harness (report.json per
@@ -81,29 +98,20 @@ const onProgress = (event: { kind: "log"; line: string } | { kind: "instance"; d
  * instance has a verdict, 1 when some could not be evaluated (infrastructure failures, named).
  */
 export function registerEvaluateCommand(program: Command): void {
-  const evaluate = program
-    .command("evaluate")
-    .description("evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests")
-    .option("--predictions <file>", "SWE-bench predictions: .jsonl, or .json (a list or an object by instance id) of {instance_id, model_name_or_path, model_patch}")
-    .option("-b, --benchmark <name|path>", "the benchmark the predictions are for (lite, or a JSONL of SWE-bench rows with test_patch and the test lists)")
-    .option("--run-id <id>", "the run's name: logs/run_evaluation/<run-id>/…")
-    .option("--repos <dir>", "bare mirrors (<owner>__<name>.git) to build local images from")
-    .option("--images <kind>", "prebuilt (swebench/sweb.eval.x86_64.* from a registry, or present locally) or local (built here); default local with --repos, else prebuilt")
-    .option("--concurrency <n>", "instances evaluated at once", "2")
-    .option("--timeout <seconds>", "per instance, the limit of the eval script", "1800")
-    .option("--out <dir>", "where logs/run_evaluation/… and the summary go", ".")
+  const evaluate = containerOptions(
+    program
+      .command("evaluate")
+      .description("evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests")
+      .option("--predictions <file>", "SWE-bench predictions: .jsonl, or .json (a list or an object by instance id) of {instance_id, model_name_or_path, model_patch}")
+      .option("-b, --benchmark <name|path>", "the benchmark the predictions are for (lite, or a JSONL of SWE-bench rows with test_patch and the test lists)")
+      .option("--run-id <id>", "the run's name: logs/run_evaluation/<run-id>/…"),
+    "where logs/run_evaluation/… and the summary go",
+  )
     .option("--no-cache", "do not reuse or keep results by image digest + patch hash")
     .option("--cache-dir <dir>", "the result cache (default ~/.cache/loclab/evaluations)")
-    .option("--specs <file>", "JSON {repo: {version: spec}} for repositories or versions the harness does not know")
     .option("--instances <ids>", "only these instance ids (comma-separated)")
-    .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
-    .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
-    .option("--no-pull", "with --images prebuilt: use local images only")
-    .option("--memory <mib>", "memory limit per container (none by default, as the harness)")
-    .option("--min-free-gib <n>", "free disk needed where the engine keeps images (default 10 with local images, 2 otherwise)")
     .option("--run-empty", "run the tests for empty patches too (the harness skips them)")
     .option("--json", "print the run summary as JSON")
-    .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: EvaluateOptions) => {
       for (const [flag, value] of [["--predictions", options.predictions], ["--benchmark", options.benchmark], ["--run-id", options.runId]] as const) {
         if (!value) throw new Error(`${flag} is required (loclab evaluate --predictions FILE --benchmark NAME --run-id ID)`);
@@ -163,26 +171,17 @@ export function registerEvaluateCommand(program: Command): void {
       process.stdout.write(`${JSON.stringify({ [instance!.instance_id]: grade.report }, null, 4)}\n`);
     });
 
-  evaluate
-    .command("calibrate")
-    .description("run the gold patch several times and the empty patch once per instance image; list the tests that flip (flaky)")
-    .requiredOption("-b, --benchmark <name|path>", "the benchmark")
-    .requiredOption("--run-id <id>", "the calibration's name (runs <id>.gold-N and <id>.empty)")
-    .requiredOption("--instances <ids>", "the instances to calibrate (comma-separated)")
-    .option("--gold-runs <n>", "gold runs per instance", "3")
-    .option("--repos <dir>", "bare mirrors to build local images from")
-    .option("--images <kind>", "prebuilt or local (default local with --repos)")
-    .option("--concurrency <n>", "instances evaluated at once", "2")
-    .option("--timeout <seconds>", "per run, the limit of the eval script", "1800")
-    .option("--out <dir>", "where the runs and calibration.<run-id>.json go", ".")
-    .option("--specs <file>", "JSON {repo: {version: spec}} for repositories the harness does not know")
-    .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
-    .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
-    .option("--no-pull", "with --images prebuilt: use local images only")
-    .option("--memory <mib>", "memory limit per container")
-    .option("--min-free-gib <n>", "free disk needed where the engine keeps images")
+  containerOptions(
+    evaluate
+      .command("calibrate")
+      .description("run the gold patch several times and the empty patch once per instance image; list the tests that flip (flaky)")
+      .requiredOption("-b, --benchmark <name|path>", "the benchmark")
+      .requiredOption("--run-id <id>", "the calibration's name (runs <id>.gold-N and <id>.empty)")
+      .requiredOption("--instances <ids>", "the instances to calibrate (comma-separated)")
+      .option("--gold-runs <n>", "gold runs per instance", "3"),
+    "where the runs and calibration.<run-id>.json go",
+  )
     .option("--json", "print the calibration as JSON")
-    .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: CalibrateCliOptions) => {
       const { calibrate } = await import("@loclab/evaluation");
       const all = await loadInstances(options.benchmark, options.dataDir, undefined);

@@ -1,28 +1,15 @@
 import { Command, CommanderError } from "commander";
 import { addressedCommand, unknownOptionMessage } from "./usage-errors.js";
-import { registerDatasetsCommand } from "./commands/datasets.js";
-import { registerBreakdownCommand } from "./commands/breakdown.js";
-import { registerCompareCommand } from "./commands/compare.js";
-import { registerLocalizeCommand } from "./commands/localize.js";
-import { registerRunCommands } from "./commands/run.js";
-import { registerMaskCommand } from "./commands/mask.js";
-import { registerMcNemarCommand } from "./commands/mcnemar.js";
-import { registerPowerCommand } from "./commands/power.js";
-import { registerCacheCommand } from "./commands/cache.js";
-import { registerEvaluateCommand } from "./commands/evaluate.js";
-import { registerFglCommand } from "./commands/fgl.js";
-import { registerGoldCommand } from "./commands/gold.js";
-import { registerMirrorsCommand } from "./commands/mirrors.js";
-import { registerReproduceCommand } from "./commands/reproduce.js";
-import { registerScoreCommand } from "./commands/score.js";
-import { registerServeCommand } from "./commands/serve.js";
-import { registerVllmCommands } from "./commands/vllm.js";
-import { registerShuffleCommands } from "./commands/shuffle.js";
-import { registerToolCommand } from "./commands/tool.js";
+import { COMMAND_GROUPS, type CommandGroup, addressedGroup } from "./command-index.js";
 import { cliVersion } from "./provenance.js";
 
-/** The `loclab` program with every subcommand registered; `bin.ts` runs it. */
-export function buildProgram(): Command {
+/**
+ * The `loclab` program. `load: "all"` registers every command in full (for tests and
+ * tooling); `load: group` registers that group's commands in full and every other command as
+ * a name and summary only, which is all `loclab --help` and commander's "did you mean" need,
+ * so that a command pays only for its own module's imports.
+ */
+export async function buildProgram(options: { load: "all" | CommandGroup | undefined } = { load: "all" }): Promise<Command> {
   const program = new Command()
     .name("loclab")
     .description("Benchmark code-localization and code-repair agents: benchmarks, gold locations, metrics, controls, statistics.")
@@ -33,25 +20,13 @@ export function buildProgram(): Command {
     // Usage errors are one line, printed by runCli (commander's own would add the whole help).
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => {} });
-  registerDatasetsCommand(program);
-  registerGoldCommand(program);
-  registerMirrorsCommand(program);
-  registerCacheCommand(program);
-  registerFglCommand(program);
-  registerScoreCommand(program);
-  registerMcNemarCommand(program);
-  registerCompareCommand(program);
-  registerPowerCommand(program);
-  registerMaskCommand(program);
-  registerShuffleCommands(program);
-  registerToolCommand(program);
-  registerBreakdownCommand(program);
-  registerLocalizeCommand(program);
-  registerRunCommands(program);
-  registerServeCommand(program);
-  registerVllmCommands(program);
-  registerEvaluateCommand(program);
-  registerReproduceCommand(program);
+  const groups: readonly CommandGroup[] = COMMAND_GROUPS;
+  const registers = await Promise.all(groups.map((group) => (options.load === "all" || options.load === group ? group.load() : undefined)));
+  groups.forEach((group, i) => {
+    const register = registers[i];
+    if (register) register(program);
+    else for (const [name, summary] of Object.entries(group.commands)) program.command(name).description(summary);
+  });
   return program;
 }
 
@@ -60,7 +35,7 @@ export function buildProgram(): Command {
  * file, line or instance) and set exit code 1; a stack trace only with `LOCLAB_DEBUG=1`.
  */
 export async function runCli(argv: readonly string[]): Promise<void> {
-  const program = buildProgram();
+  const program = await buildProgram({ load: addressedGroup(argv.slice(2)) });
   const unknown = unknownOptionMessage(program, argv.slice(2));
   if (unknown) {
     process.stderr.write(`loclab: error: ${unknown}\n`);

@@ -18,6 +18,7 @@ import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 interface BreakdownCommandOptions {
   run: string[];
@@ -78,7 +79,7 @@ function formatP(p: number): string {
 export function registerBreakdownCommand(program: Command): void {
   program
     .command("breakdown")
-    .description("per-run failure breakdown of agent trajectories, with paired tests against a base (docs/definitions.md §8)")
+    .description(summaryOf("breakdown"))
     .requiredOption("--run <NAME=FORMAT:DIR>", "a run: its name, format (loclab, mini-swe-agent, swe-agent, autocoderover) and folder; repeat for more runs", collect)
     .option("--resolved <NAME=FILE>", "resolved labels for run NAME (report JSON, folder, or resolved-matrix CSV[#column]); repeatable", collect, [])
     .option("--base <name>", "the run the others are compared with (vs. base: base only, run only, exact McNemar p)")

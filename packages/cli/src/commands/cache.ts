@@ -3,6 +3,7 @@ import { stampRecord } from "@loclab/schemas";
 import type { Command } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -29,7 +30,7 @@ function humanBytes(bytes: number): string {
  * and shuffled copies; default `~/.cache/loclab/workspaces`, `$LOCLAB_WORKSPACE_CACHE`).
  */
 export function registerCacheCommand(program: Command): void {
-  const cache = program.command("cache").description("the workspace cache runs share: list it, clear it");
+  const cache = program.command("cache").description(summaryOf("cache"));
   cache
     .command("ls")
     .description("list the cached trees and shuffled copies, with their size on disk")

@@ -5,6 +5,7 @@ import { compareSystems, parseResolvedMatrix } from "@loclab/statistics";
 import type { Command } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 interface CompareOptions {
   resolved?: string;
@@ -68,7 +69,7 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 export function registerCompareCommand(program: Command): void {
   program
     .command("compare")
-    .description("exact McNemar tests: every pair of systems of a resolved matrix, or two localization runs metric by metric")
+    .description(summaryOf("compare"))
     .option("--resolved <file>", "CSV: instance_id, then one 0/1 column per system")
     .option("--predictions <file>", "a localization run's predictions (give it twice: A, then B)", (value: string, previous: string[] = []) => [...previous, value])
     .option("-b, --benchmark <name|path>", "with --predictions: the benchmark both runs were made on")

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 /**
  * `loclab datasets`: the bundled benchmark datasets (SWE-bench Lite, Verified, Loc-Bench),
@@ -12,7 +13,7 @@ import { printTable } from "../table.js";
 export function registerDatasetsCommand(program: Command): void {
   program
     .command("datasets")
-    .description("list the bundled benchmark datasets and where their files are")
+    .description(summaryOf("datasets"))
     .option("--json", "print JSON")
     .option("--data-dir <dir>", "the shared data folder")
     .action((options: { json?: boolean; dataDir?: string }) => {

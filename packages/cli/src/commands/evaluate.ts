@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 interface EvaluateOptions {
   predictions: string;
@@ -101,7 +102,7 @@ export function registerEvaluateCommand(program: Command): void {
   const evaluate = containerOptions(
     program
       .command("evaluate")
-      .description("evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests")
+      .description(summaryOf("evaluate"))
       .option("--predictions <file>", "SWE-bench predictions: .jsonl, or .json (a list or an object by instance id) of {instance_id, model_name_or_path, model_patch}")
       .option("-b, --benchmark <name|path>", "the benchmark the predictions are for (lite, or a JSONL of SWE-bench rows with test_patch and the test lists)")
       .option("--run-id <id>", "the run's name: logs/run_evaluation/<run-id>/…"),

@@ -6,6 +6,7 @@ import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { registerCandidateCommands } from "./fgl-candidates.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 /**
  * One line of a fixer-outcomes file (the offline signal test, docs/definitions.md §6): what the
@@ -51,7 +52,7 @@ interface WeightsOptions {
  * 1. A line that is not such an object stops everything, naming file and line, before any output.
  */
 export function registerFglCommand(program: Command): void {
-  const fgl = program.command("fgl").description("fixer-guided localization: candidates, scoring by a frozen fixer, weights, training records, the offline signal test");
+  const fgl = program.command("fgl").description(summaryOf("fgl"));
   registerCandidateCommands(fgl);
   fgl
     .command("weights")

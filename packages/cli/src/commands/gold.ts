@@ -8,6 +8,7 @@ import { compareFunctionGold, type GoldAgreement } from "@loclab/scoring";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 interface GoldCommandOptions {
   benchmark: string;
@@ -33,7 +34,7 @@ interface GoldCommandOptions {
 export function registerGoldCommand(program: Command): void {
   program
     .command("gold")
-    .description("print the gold locations (files, created files, line spans, exact symbols with --repos) of a benchmark's patches")
+    .description(summaryOf("gold"))
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .option("--json", "one JSON object per instance (JSON Lines) instead of a table")
     .option("--full", "with --json: also hunks, added lines and approximate symbols")

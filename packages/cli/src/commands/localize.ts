@@ -2,6 +2,7 @@ import { parseRunSpec, type RunSpec, type RunSummary, startRun } from "@loclab/r
 import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { reportRunEnd, runWithProgress } from "./run.js";
+import { summaryOf } from "../command-index.js";
 
 interface LocalizeCommandOptions {
   benchmark: string;
@@ -91,7 +92,7 @@ export function localizeSpec(options: LocalizeSpecOptions): RunSpec {
 export function registerLocalizeCommand(program: Command): void {
   program
     .command("localize")
-    .description("run the localizer over a benchmark against one model endpoint: a one-cell loclab run (docs/definitions.md §1, §8)")
+    .description(summaryOf("localize"))
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .option("--instances <ids>", "comma-separated instance ids (default: all)")
     .requiredOption("--repos <dir>", "folder of git mirrors, one per repository (<owner>__<name>[.git])")

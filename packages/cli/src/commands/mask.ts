@@ -7,6 +7,7 @@ import { stampRecord } from "@loclab/schemas";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 interface MaskCommandOptions {
   benchmark: string;
@@ -31,7 +32,7 @@ interface MaskCommandOptions {
 export function registerMaskCommand(program: Command): void {
   program
     .command("mask")
-    .description("mask mentions of repository files in a benchmark's issue texts (path-masking control)")
+    .description(summaryOf("mask"))
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .addOption(new Option("--level <level>", "what to mask: paths-only (file paths and names); modules (also dotted module paths: the control); symbols (also gold symbols)").choices([...MASK_LEVELS]).default("modules"))
     .requiredOption("-o, --out <file>", "JSONL file for the masked instances (no original text in it)")

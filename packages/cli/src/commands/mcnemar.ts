@@ -1,6 +1,7 @@
 import { exactMcNemar } from "@loclab/statistics";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
+import { summaryOf } from "../command-index.js";
 
 /**
  * `loclab mcnemar --b B --c C`: the exact McNemar test (docs/definitions.md §7) from the discordant
@@ -10,7 +11,7 @@ import { numericOption } from "../numeric-option.js";
 export function registerMcNemarCommand(program: Command): void {
   program
     .command("mcnemar")
-    .description("exact McNemar test from the discordant counts b (A only) and c (B only)")
+    .description(summaryOf("mcnemar"))
     .requiredOption("--b <count>", "tasks solved by A only")
     .requiredOption("--c <count>", "tasks solved by B only")
     .option("--json", "print one JSON object")

@@ -4,6 +4,7 @@ import { stampRecord } from "@loclab/schemas";
 import type { Command } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 interface MirrorsOptions {
   benchmark: string;
@@ -22,7 +23,7 @@ interface MirrorsOptions {
  * the middle of a run). Exit code 1 when an instance cannot be checked out.
  */
 export function registerMirrorsCommand(program: Command): void {
-  const mirrors = program.command("mirrors").description("bare git mirrors of a benchmark's repositories: fetch them, check them");
+  const mirrors = program.command("mirrors").description(summaryOf("mirrors"));
   mirrors
     .command("fetch")
     .description("clone (or update) a bare mirror of every repository of a benchmark, then check every base commit")

@@ -1,6 +1,7 @@
 import { pairedMinimumDetectableEffect, pairedSampleSize } from "@loclab/statistics";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
+import { summaryOf } from "../command-index.js";
 
 interface PowerOptions {
   psi: string;
@@ -20,7 +21,7 @@ interface PowerOptions {
 export function registerPowerCommand(program: Command): void {
   program
     .command("power")
-    .description("sample size or minimum detectable effect for paired binary outcomes (Connor 1987)")
+    .description(summaryOf("power"))
     .requiredOption("--psi <rate>", "discordant rate ψ: the share of tasks where the two systems differ")
     .option("--delta <difference>", "difference in solve rates to detect (gives n)")
     .option("--n <tasks>", "number of tasks (gives the minimum detectable effect)")

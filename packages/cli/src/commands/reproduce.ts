@@ -8,6 +8,7 @@ import { significanceStage } from "../reproduce/significance-stage.js";
 import { trajectoriesStage } from "../reproduce/trajectories-stage.js";
 import { localizerDemoStage } from "../reproduce/localizer-demo-stage.js";
 import { realModelStage } from "../reproduce/real-model-stage.js";
+import { summaryOf } from "../command-index.js";
 
 interface ReproduceOptions {
   out: string;
@@ -26,7 +27,7 @@ interface ReproduceOptions {
 export function registerReproduceCommand(program: Command): void {
   program
     .command("reproduce")
-    .description("run the main job on the bundled data and write its tables and charts to results/")
+    .description(summaryOf("reproduce"))
     .option("-o, --out <dir>", "output folder", "results")
     .option("--benchmarks <names>", "comma-separated benchmarks for the gold stage", Object.keys(BENCHMARKS).join(","))
     .option("--data-dir <dir>", "the shared data folder")

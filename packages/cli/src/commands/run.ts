@@ -1,5 +1,6 @@
 import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
 import type { Command } from "commander";
+import { summaryOf } from "../command-index.js";
 
 /** What a run's end says on stderr and what the exit code is: 0 only when every attempt key has a final outcome. */
 export function reportRunEnd(summary: RunSummary, options: { allowPartial?: boolean } = {}): void {
@@ -42,7 +43,7 @@ export async function runWithProgress(run: (options: { onEvent: (event: Paramete
 export function registerRunCommands(program: Command): void {
   const run = program
     .command("run")
-    .description("run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §10)")
+    .description(summaryOf("run"))
     .argument("[spec]", "run spec, JSON or YAML (see README: Running experiments)")
     .option("--resume <dir>", "continue the run in this folder exactly where it stopped")
     .option("--allow-partial", "exit 0 when some keys are left open but at least one has a prediction")
@@ -91,7 +92,7 @@ export function registerRunCommands(program: Command): void {
     });
   program
     .command("status")
-    .description("the state of a run, finished or not: per cell done / predicted / outcomes, per endpoint attempts and tokens, the runner holding it")
+    .description(summaryOf("status"))
     .argument("<dir>", "the run folder")
     .option("--json", "print the status as JSON")
     .action(async (dir: string, options: { json?: boolean }) => {

@@ -8,6 +8,7 @@ import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
 import { numericOption } from "../numeric-option.js";
+import { summaryOf } from "../command-index.js";
 
 interface ScoreCommandOptions {
   benchmark: string;
@@ -35,7 +36,7 @@ export function parseKs(text: string): number[] {
 export function registerScoreCommand(program: Command): void {
   program
     .command("score")
-    .description("score a localizer's predictions against a benchmark's gold (docs/definitions.md §3)")
+    .description(summaryOf("score"))
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .requiredOption("-p, --predictions <file>", "the predictions file")
     .addOption(new Option("-f, --format <format>", "the predictions file's format").choices([...PREDICTION_FORMATS]).makeOptionMandatory())

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
+import { summaryOf } from "../command-index.js";
 
 interface ServeCliOptions {
   model?: string;
@@ -23,7 +24,7 @@ interface ServeCliOptions {
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
-    .description("serve a local GGUF model on CPU over vLLM's OpenAI-compatible API subset")
+    .description(summaryOf("serve"))
     .option("--model <file>", "the .gguf model file")
     .option("--test-model", "serve the test model (SmolLM2-135M-Instruct Q4_1), fetched into the cache on first use; LOCLAB_MODEL overrides")
     .option("--host <host>", "address to listen on", "127.0.0.1")

@@ -8,6 +8,7 @@ import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { summaryOf } from "../command-index.js";
 
 /**
  * `loclab shuffle` and `loclab unshuffle`: the repository-shuffling control (docs/definitions.md §4).
@@ -18,7 +19,7 @@ import { printTable } from "../table.js";
 export function registerShuffleCommands(program: Command): void {
   program
     .command("shuffle")
-    .description("write a seeded, renamed copy of a checkout with every Python import rewritten, and the mapping")
+    .description(summaryOf("shuffle"))
     .requiredOption("--repo <dir>", "the checkout to shuffle (read only)")
     .requiredOption("--seed <n>", "seed of the renaming")
     .requiredOption("--out <dir>", "where the shuffled copy goes (must not exist, or be empty)")
@@ -53,7 +54,7 @@ export function registerShuffleCommands(program: Command): void {
 
   program
     .command("unshuffle")
-    .description("map a loclab predictions file made on a shuffled tree back to the original names")
+    .description(summaryOf("unshuffle"))
     .requiredOption("--mapping <file>", "the mapping written by loclab shuffle")
     .requiredOption("--predictions <file>", "loclab predictions JSONL (paths in shuffled names)")
     .requiredOption("--out <file>", "where the unshuffled predictions go")

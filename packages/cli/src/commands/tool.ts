@@ -13,6 +13,7 @@ import {
 } from "@loclab/tools";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
+import { summaryOf } from "../command-index.js";
 
 interface RepoOptions {
   repo: string;
@@ -57,7 +58,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
  * Refusals (a path outside the checkout, a binary file, …) exit 1 with the tool's message.
  */
 export function registerToolCommand(program: Command): void {
-  const tool = program.command("tool").description("run one of the localizer's tools (view, search, tree, imports) on a local checkout");
+  const tool = program.command("tool").description(summaryOf("tool"));
 
   tool
     .command("view")

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
+import { summaryOf } from "../command-index.js";
 
 interface FleetCliOptions {
   spec?: string;
@@ -82,7 +83,7 @@ async function planFrom(options: FleetCliOptions) {
  * re-probes; `down` stops them by PID (SIGTERM, SIGKILL after a grace period).
  */
 export function registerVllmCommands(program: Command): void {
-  const vllm = program.command("vllm").description("plan, start, probe and stop vLLM servers on a GPU host (4×L4: one per GPU, or one with TP=4)");
+  const vllm = program.command("vllm").description(summaryOf("vllm"));
   fleetOptions(vllm.command("plan").description("print the exact vllm serve commands and the runner's endpoints")).action(async (options: FleetCliOptions) => {
     const { shellCommand, vllmServeArgs, vllmServeEnv } = await import("@loclab/vllm");
     const plan = await planFrom(options);

@@ -1,0 +1,13 @@
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../src/program.js";
+
+describe("the command index", () => {
+  it("the command index lists every command the modules register, in order, with the same summaries", async () => {
+    const full = await buildProgram({ load: "all" });
+    const index = await buildProgram({ load: undefined });
+    const summary = (program: Awaited<ReturnType<typeof buildProgram>>) => program.commands.map((command) => [command.name(), command.description()]);
+    expect(summary(index)).toEqual(summary(full));
+    expect(full.commands.length).toBeGreaterThanOrEqual(21);
+    expect(full.commands.every((command) => command.commands.length > 0 || command.options.length > 0 || command.registeredArguments.length > 0)).toBe(true);
+  });
+});

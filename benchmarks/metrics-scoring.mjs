@@ -46,7 +46,9 @@ function makeRun() {
     });
     predictions.set(id, { files, functions: files.slice(0, 5).map((f) => `${f}:Cls.method${int(0, 5)}`), locations });
   }
-  return predictions;
+  // A run reaches the scorer from its JSONL file: flat strings, never hashed before. Built
+  // with template literals instead, they would be rope strings that every lookup flattens.
+  return new Map(JSON.parse(JSON.stringify([...predictions])));
 }
 
 // Warm up the JIT on one run, then time everything: gold prepared once (as scoreRuns does),

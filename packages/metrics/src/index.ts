@@ -15,3 +15,5 @@ export * from "./builtin-presets.js";
 export * from "./score-report.js";
 export * from "./score-localization.js";
 export * from "./aggregate-runs.js";
+export * from "./interner.js";
+export * from "./coded-spans.js";

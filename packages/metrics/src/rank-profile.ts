@@ -85,3 +85,32 @@ export function fillRankProfile(profile: RankProfile, ranked: readonly string[],
   profile.firstGoldRank = firstGoldRank;
   return profile;
 }
+
+/**
+ * `fillRankProfile` over integer codes (see `Interner`): the first `length` codes of `ranked`
+ * (no repeats), gold membership read from `gold`. What the scorer's hot loop uses.
+ */
+export function fillRankProfileOfCodes(profile: RankProfile, ranked: Int32Array, length: number, gold: { has(code: number): boolean }): RankProfile {
+  if (profile.hitsAt.length <= length) {
+    profile.hitsAt = new Uint32Array(2 * length + 1);
+    profile.apSumAt = new Float64Array(2 * length + 1);
+  }
+  const { hitsAt, apSumAt } = profile;
+  let hits = 0;
+  let apSum = 0;
+  let firstGoldRank = 0;
+  hitsAt[0] = 0;
+  apSumAt[0] = 0;
+  for (let i = 0; i < length; i += 1) {
+    if (gold.has(ranked[i] as number)) {
+      hits += 1;
+      apSum += hits / (i + 1);
+      if (firstGoldRank === 0) firstGoldRank = i + 1;
+    }
+    hitsAt[i + 1] = hits;
+    apSumAt[i + 1] = apSum;
+  }
+  profile.length = length;
+  profile.firstGoldRank = firstGoldRank;
+  return profile;
+}

@@ -1,10 +1,11 @@
-import { withoutRepeats } from "./dedupe-ranking.js";
-import { type RankProfile, apSumOf, fillRankProfile, hitsAtKOf, newRankProfile } from "./rank-profile.js";
+import { type CodedLineSet, CodedSpanScorer, codeLineSet } from "./coded-spans.js";
+import { CodeMarks, DerivedCodes, Interner } from "./interner.js";
+import { type RankProfile, apSumOf, fillRankProfileOfCodes, hitsAtKOf, newRankProfile } from "./rank-profile.js";
 import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
 import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } from "./preset-type.js";
 import { UNIFIED } from "./builtin-presets.js";
-import { overlapWithGoldLineSet, spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
-import { moduleRanking, symbolNameOf } from "./symbol-ids.js";
+import { spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
+import { moduleIdOf, moduleRanking, symbolNameOf } from "./symbol-ids.js";
 import type { GoldTargets, MetricValue, PredictionTargets, ScoreLocalizationInput, ScoreReport } from "./score-report.js";
 
 /**
@@ -20,6 +21,26 @@ export interface PreparedGold {
   spans: (LineSet | null)[] | null;
   /** Instances scored at file level (-1 when the file level is not scored). */
   fileIncluded: number;
+  /** Paths and symbols of the gold and of every run scored so far, as integer codes. */
+  codes: ScoringCodes;
+}
+
+/**
+ * The run set's interner and what is derived from codes once per run set: a function id's
+ * module id, and the preset's function-level key (`.__init__` stripped, name only). Scoring
+ * a run codes its predictions' strings (one hash each) and works on integers from there.
+ */
+interface ScoringCodes {
+  interner: Interner;
+  moduleOf: DerivedCodes;
+  /** Undefined when the preset compares function ids as given. */
+  functionKeyOf: DerivedCodes | undefined;
+  seen: CodeMarks;
+  gold: CodeMarks;
+  ranking: Int32Array;
+  spans: CodedSpanScorer;
+  /** Gold line sets with coded paths, aligned with `PreparedGold.spans`. */
+  goldSpans: (CodedLineSet | null)[] | null;
 }
 
 interface PreparedLevel {
@@ -27,6 +48,8 @@ interface PreparedLevel {
   rule: LevelRule;
   keys: MetricKey[];
   gold: (ReadonlySet<string> | null)[];
+  /** `gold` as codes (distinct, in the set's order). */
+  goldCodes: (Int32Array | null)[];
   rules: ValueRules;
   /** |G| per instance under the preset's rule (see `Preset.goldSizeCountsRepeats`). */
   goldSizes: Int32Array;
@@ -38,6 +61,7 @@ interface PreparedLevel {
 export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">): PreparedGold {
   const preset = input.preset ?? UNIFIED;
   const ids = input.instanceIds;
+  const interner = new Interner();
   const levels: PreparedLevel[] = [];
   let fileIncluded = -1;
   for (const level of LEVELS) {
@@ -64,7 +88,8 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
       cutoff: rule.cutoff ?? Number.POSITIVE_INFINITY,
       maxK,
     };
-    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldSizes, included, maxK });
+    const goldCodes = gold.map((set) => (set ? Int32Array.from(set, (item) => interner.code(item)) : null));
+    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldCodes, goldSizes, included, maxK });
     if (level === "file") fileIncluded = included;
   }
   const spans = preset.spans
@@ -73,7 +98,23 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
         return preset.excludedIds.has(id) || !goldSpans || goldSpans.length === 0 ? null : lineSetOf(goldSpans);
       })
     : null;
-  return { preset, instanceIds: ids, levels, spans, fileIncluded };
+  const codes: ScoringCodes = {
+    interner,
+    moduleOf: new DerivedCodes(interner, moduleIdOf),
+    functionKeyOf: preset.stripInitSuffix || preset.symbolMatch === "name-only" ? new DerivedCodes(interner, (id) => functionKeyOf(id, preset)) : undefined,
+    seen: new CodeMarks(),
+    gold: new CodeMarks(),
+    ranking: new Int32Array(64),
+    spans: new CodedSpanScorer(interner),
+    goldSpans: spans ? spans.map((set) => (set ? codeLineSet(set, interner) : null)) : null,
+  };
+  return { preset, instanceIds: ids, levels, spans, fileIncluded, codes };
+}
+
+/** A predicted function id as the preset compares it: `.__init__` stripped (LocAgent), then the name alone (CoSIL). */
+function functionKeyOf(id: string, preset: Preset): string {
+  const stripped = preset.stripInitSuffix && id.endsWith(".__init__") ? id.slice(0, -".__init__".length) : id;
+  return preset.symbolMatch === "name-only" ? symbolNameOf(stripped) : stripped;
 }
 
 /**
@@ -96,22 +137,34 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
   const values = levels.map((level) => level.keys.map(() => new Float64Array(ids.length).fill(Number.NaN)));
   const sums = levels.map((level) => new Float64Array(level.keys.length));
   const scratch = newRankProfile();
+  const { codes } = prepared;
+  // Each prediction is looked up once; then one level at a time over all instances, so that
+  // the level's gold, rules and metric codes stay in registers.
+  const byInstance: (PredictionTargets | undefined)[] = new Array(ids.length);
   let missingPredictions = 0;
   for (let i = 0; i < ids.length; i += 1) {
     if (preset.excludedIds.has(ids[i] as string)) continue;
     const prediction = predictions.get(ids[i] as string);
     if (!prediction) missingPredictions += 1;
-    for (let l = 0; l < levels.length; l += 1) {
-      const { level, rules, keys, gold, goldSizes } = levels[l] as PreparedLevel;
-      const goldSet = gold[i];
+    byInstance[i] = prediction;
+  }
+  for (let l = 0; l < levels.length; l += 1) {
+    const { level, rules, keys, goldCodes, goldSizes } = levels[l] as PreparedLevel;
+    const levelValues = values[l] as Float64Array[];
+    const levelSums = sums[l] as Float64Array;
+    const metricCodes = Int32Array.from(keys, (key) => key.code);
+    const metricKs = Int32Array.from(keys, (key) => key.k);
+    const marks = codes.gold;
+    for (let i = 0; i < ids.length; i += 1) {
+      const goldSet = goldCodes[i];
       if (!goldSet) continue;
-      const profile = fillRankProfile(scratch, predictedAt(level, prediction, preset), goldSet);
+      const length = predictedCodes(level, byInstance[i], preset, codes);
+      marks.clear();
+      for (let g = 0; g < goldSet.length; g += 1) marks.add(goldSet[g] as number);
+      const profile = fillRankProfileOfCodes(scratch, codes.ranking, length, marks);
       profile.goldSize = goldSizes[i] as number;
-      const levelValues = values[l] as Float64Array[];
-      const levelSums = sums[l] as Float64Array;
-      for (let m = 0; m < keys.length; m += 1) {
-        const key = keys[m] as MetricKey;
-        const value = rankingValue(key.code, key.k, profile, rules);
+      for (let m = 0; m < metricCodes.length; m += 1) {
+        const value = rankingValue(metricCodes[m] as MetricCode, metricKs[m] as number, profile, rules);
         (levelValues[m] as Float64Array)[i] = value;
         levelSums[m] = (levelSums[m] as number) + value;
       }
@@ -142,16 +195,32 @@ function goldAt(level: Level, gold: GoldTargets | undefined): readonly string[] 
   return gold.functions;
 }
 
-function predictedAt(level: Level, prediction: PredictionTargets | undefined, preset: Preset): readonly string[] {
-  if (!prediction) return [];
-  if (preset.emptyFilesMeansMiss && prediction.files.length === 0) return [];
-  let list: readonly string[];
-  if (level === "file") list = prediction.files;
-  else if (level === "module") list = prediction.modules ?? moduleRanking(prediction.functions ?? []);
-  else list = prediction.functions ?? [];
-  if (level === "function" && preset.stripInitSuffix) list = list.map((id) => (id.endsWith(".__init__") ? id.slice(0, -".__init__".length) : id));
-  if (level === "function" && preset.symbolMatch === "name-only") list = list.map(symbolNameOf);
-  return withoutRepeats(list);
+/**
+ * The predicted ranking of one level as codes, without repeats (first rank kept), written to
+ * `codes.ranking`; returns its length. The same list as the definitions' string form: files
+ * as given, modules as given or derived from the functions in order of first appearance,
+ * functions under the preset's key.
+ */
+function predictedCodes(level: Level, prediction: PredictionTargets | undefined, preset: Preset, codes: ScoringCodes): number {
+  if (!prediction) return 0;
+  if (preset.emptyFilesMeansMiss && prediction.files.length === 0) return 0;
+  const { interner, seen } = codes;
+  const fromModules = level === "module" && prediction.modules !== undefined;
+  const list = level === "file" ? prediction.files : fromModules ? (prediction.modules as readonly string[]) : (prediction.functions ?? []);
+  if (list.length > codes.ranking.length) codes.ranking = new Int32Array(2 * list.length);
+  const ranking = codes.ranking;
+  seen.clear();
+  let length = 0;
+  for (let i = 0; i < list.length; i += 1) {
+    let code = interner.code(list[i] as string);
+    if (level === "module" && !fromModules) code = codes.moduleOf.of(code);
+    else if (level === "function" && codes.functionKeyOf) code = codes.functionKeyOf.of(code);
+    if (seen.has(code)) continue;
+    seen.add(code);
+    ranking[length] = code;
+    length += 1;
+  }
+  return length;
 }
 
 interface MetricKey {
@@ -227,7 +296,9 @@ function scoreSpans(prepared: PreparedGold, predictions: ReadonlyMap<string, Pre
   for (let i = 0; i < ids.length; i += 1) {
     const goldSpans = goldSpansOf[i];
     if (!goldSpans) continue;
-    const overlap = overlapWithGoldLineSet(predictions.get(ids[i] as string)?.locations ?? [], goldSpans);
+    const coded = prepared.codes.goldSpans?.[i];
+    if (!coded) continue;
+    const overlap = prepared.codes.spans.overlap(predictions.get(ids[i] as string)?.locations ?? [], coded);
     included += 1;
     recall[i] = spanCoverageRecall(overlap) ?? Number.NaN;
     precision[i] = spanPrecision(overlap);

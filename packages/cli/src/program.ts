@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { addressedCommand, unknownOptionMessage } from "./usage-errors.js";
 import { COMMAND_GROUPS, type CommandGroup, addressedGroup } from "./command-index.js";
+import { summaryOf } from "./command-summaries.js";
 import { cliVersion } from "./provenance.js";
 
 /**
@@ -25,7 +26,7 @@ export async function buildProgram(options: { load: "all" | CommandGroup | undef
   groups.forEach((group, i) => {
     const register = registers[i];
     if (register) register(program);
-    else for (const [name, summary] of Object.entries(group.commands)) program.command(name).description(summary);
+    else for (const name of group.commands) program.command(name).description(summaryOf(name));
   });
   return program;
 }

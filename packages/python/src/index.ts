@@ -8,3 +8,4 @@ export * from "./python-module-index.js";
 export * from "./module-level-names.js";
 export * from "./python-import-census.js";
 export * from "./python-definitions.js";
+export * from "./import-parser-fingerprint.js";

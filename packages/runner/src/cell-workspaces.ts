@@ -4,7 +4,7 @@ import { mkdir, readFile, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, unmapPredictions } from "@loclab/controls";
 import type { Prediction } from "@loclab/schemas";
-import { materializeWorkspace, shuffleRepository, walkCheckout, type Workspace, workspaceCachePath, workspaceFromFiles } from "@loclab/tools";
+import { DEFAULT_TOOL_LIMITS, materializeWorkspace, shuffleRepository, writeContentPack, walkCheckout, type Workspace, workspaceCachePath, workspaceFromFiles } from "@loclab/tools";
 import type { PlannedAttempt } from "./run-plan.js";
 
 /** An attempt made ready for the localizer under its control. */
@@ -121,6 +121,12 @@ export class CellWorkspaces {
     const root = await realpath(join(folder, "tree"));
     const walk = await walkCheckout(root, { skipDirectories: new Set() });
     const files = [...walk.files.map((path) => ({ path, kind: "file" as const })), ...walk.symlinks.map((link) => ({ path: link.path, kind: "symlink" as const }))];
-    return { workspace: workspaceFromFiles({ root, files, repo, commit }), mapping };
+    // The copy is read-only and keyed by commit and seed: its content pack and import graph are kept beside it.
+    try {
+      writeContentPack({ folder, root, files, maxFileBytes: DEFAULT_TOOL_LIMITS.maxFileBytes });
+    } catch {
+      // Best effort: reads fall back to the tree.
+    }
+    return { workspace: workspaceFromFiles({ root, files, repo, commit, cacheFolder: folder }), mapping };
   }
 }

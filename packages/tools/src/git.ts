@@ -1,4 +1,3 @@
-import { ExecaError, execa } from "execa";
 import { WorkspaceError } from "./tool-error.js";
 
 /**
@@ -36,6 +35,9 @@ export async function runGit(
   args: readonly string[],
   options: { cwd: string; safeDirectory?: string; env?: Record<string, string>; allowFailure?: boolean },
 ): Promise<GitResult> {
+  // execa is imported on first use: the tools' other users (a search in a materialized tree)
+  // should not pay for loading it at start-up.
+  const { ExecaError, execa } = await import("execa");
   const fullArgs = [...(options.safeDirectory ? ["-c", `safe.directory=${options.safeDirectory}`] : []), ...args];
   try {
     const result = await execa("git", fullArgs, {

@@ -1,7 +1,19 @@
-import { basename } from "node:path";
+import { createHash } from "node:crypto";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { comparePaths } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
-import { loadPythonImportParser, MODULE_SUFFIXES, type PythonImport, type PythonImportParser, PythonModuleIndex, pythonImports } from "@loclab/python";
+import {
+  importParserFingerprint,
+  loadPythonImportParser,
+  MODULE_SUFFIXES,
+  type PythonImport,
+  type PythonImportParser,
+  PythonModuleIndex,
+  pythonImports,
+} from "@loclab/python";
 
 /**
  * What the import index reads: the source root (its folder name is the root package's name
@@ -45,6 +57,30 @@ export class ImportGraph {
   private readonly index = new Map<string, number>();
   private readonly forward: number[][];
   private readonly backward: number[][];
+
+  /** The graph as stored in a cache folder (see `saveImportGraph`): files, then edges and externals by file index. */
+  toStored(): StoredImportGraph {
+    const edges: [number, number[]][] = [];
+    this.forward.forEach((targets, i) => {
+      if (targets.length > 0) edges.push([i, targets]);
+    });
+    const externals: [number, string[]][] = [];
+    for (const [path, names] of this.externals) externals.push([this.index.get(path) as number, [...names]]);
+    return { format: "loclab-import-graph", version: 1, fingerprint: importGraphFingerprint(), files: [...this.files], edges, externals, stats: this.stats };
+  }
+
+  /** A graph from its stored form (indices checked). */
+  static fromStored(stored: StoredImportGraph): ImportGraph {
+    const { files } = stored;
+    const at = (i: number) => {
+      const path = files[i];
+      if (path === undefined) throw new RangeError(`file index ${i} out of range (${files.length} files)`);
+      return path;
+    };
+    const edges = new Map(stored.edges.map(([from, targets]) => [at(from), targets.map(at)]));
+    const externals = new Map(stored.externals.map(([from, names]) => [at(from), names]));
+    return new ImportGraph(files, edges, externals, stored.stats);
+  }
 
   constructor(
     readonly files: readonly string[],
@@ -127,11 +163,17 @@ export class PythonImportIndex {
   constructor(
     private readonly workspace: ModuleSource,
     paths: readonly string[],
+    options: { graph?: ImportGraph } = {},
   ) {
-    this.moduleFiles = paths.filter((path) => MODULE_SUFFIXES.some((suffix) => path.endsWith(suffix)));
+    this.moduleFiles = moduleFilesOf(paths);
     this.moduleSet = new Set(this.moduleFiles);
     this.rootPackage = basename(workspace.root);
     this.resolver = new PythonModuleIndex(paths, { rootPackage: this.rootPackage });
+    // A complete graph stored for this tree (see `loadImportGraph`): every answer comes from it.
+    if (options.graph) {
+      this.builtGraph = options.graph;
+      this.graphPromise = Promise.resolve(options.graph);
+    }
   }
 
   /** Whether `path` is a module file (a node of the graph). */
@@ -147,6 +189,10 @@ export class PythonImportIndex {
   /** The resolved imports of one module file (empty for `.pyi`, `.pyx` and unreadable files). */
   importsOf(path: string): Promise<FileImports> {
     let imports = this.parsed.get(path);
+    if (!imports && this.builtGraph) {
+      imports = Promise.resolve({ targets: this.builtGraph.importsOf(path), external: [...this.builtGraph.externalOf(path)] });
+      this.parsed.set(path, imports);
+    }
     if (!imports) {
       imports = this.parse(path);
       this.parsed.set(path, imports);
@@ -253,4 +299,85 @@ export function resolveAll(resolver: PythonModuleIndex, file: string, imports: r
     for (const name of resolved.external) external.add(name);
   }
   return { targets: [...targets].sort(comparePaths), external: [...external].sort(comparePaths) };
+}
+
+/** The module files (graph nodes) among a listing's paths. */
+function moduleFilesOf(paths: readonly string[]): string[] {
+  return paths.filter((path) => MODULE_SUFFIXES.some((suffix) => path.endsWith(suffix)));
+}
+
+/** The stored form of an `ImportGraph` (`import-graph.<fingerprint>.json` in a cache folder). */
+export const storedImportGraphSchema = z.object({
+  format: z.literal("loclab-import-graph"),
+  version: z.literal(1),
+  fingerprint: z.string(),
+  files: z.array(z.string()),
+  edges: z.array(z.tuple([z.number().int().nonnegative(), z.array(z.number().int().nonnegative())])),
+  externals: z.array(z.tuple([z.number().int().nonnegative(), z.array(z.string())])),
+  stats: z.object({
+    parsedFiles: z.number().int().nonnegative(),
+    edges: z.number().int().nonnegative(),
+    filesWithErrors: z.array(z.string()),
+    skippedFiles: z.array(z.string()),
+    buildMs: z.number().nonnegative(),
+  }),
+});
+export type StoredImportGraph = z.infer<typeof storedImportGraphSchema>;
+
+let fingerprint: string | undefined;
+
+/**
+ * What a stored graph is keyed by besides its tree: the Python package's parser fingerprint
+ * (its code, the grammar, the tree-sitter runtime) and this file's code (graph building and
+ * resolution of each file's imports). Any change to either makes stored graphs stale.
+ */
+export function importGraphFingerprint(): string {
+  fingerprint ??= createHash("sha256").update(importParserFingerprint()).update(readFileSync(fileURLToPath(import.meta.url))).digest("hex").slice(0, 16);
+  return fingerprint;
+}
+
+/** Where the graph of the tree whose cache folder is `folder` is stored. */
+export function importGraphFile(folder: string): string {
+  return join(folder, `import-graph.${importGraphFingerprint()}.json`);
+}
+
+/**
+ * The stored graph of a cached tree, when there is one for this parser and it covers exactly
+ * the module files of `paths`; undefined otherwise (it is then built and stored again). A
+ * stored file that does not parse or fails its schema is treated as absent and replaced.
+ */
+export function loadImportGraph(folder: string, paths: readonly string[]): ImportGraph | undefined {
+  let text: string;
+  try {
+    text = readFileSync(importGraphFile(folder), "utf8");
+  } catch {
+    return undefined;
+  }
+  let stored: StoredImportGraph;
+  try {
+    const parsed = storedImportGraphSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) return undefined;
+    stored = parsed.data;
+  } catch {
+    return undefined;
+  }
+  const modules = moduleFilesOf(paths);
+  if (stored.fingerprint !== importGraphFingerprint() || stored.files.length !== modules.length || stored.files.some((file, i) => file !== modules[i])) return undefined;
+  try {
+    return ImportGraph.fromStored(stored);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stores a tree's complete graph in its cache folder (temporary file, then rename). */
+export function saveImportGraph(folder: string, graph: ImportGraph): void {
+  const target = importGraphFile(folder);
+  const temporary = `${target}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(graph.toStored())}\n`);
+    renameSync(temporary, target);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, lstat, mkdir, readFile, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readdir, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { z } from "zod";
 import { type FileEntry, parseLsFilesStage } from "./file-listing.js";
 import { runGit } from "./git.js";
 import { WorkspaceError } from "./tool-error.js";
-import type { ToolLimits } from "./tool-limits.js";
+import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "./tool-limits.js";
+import { writeContentPack } from "./content-pack.js";
+import { type WorkspaceManifest, readManifest } from "./workspace-manifest.js";
 import { workspaceFromFiles } from "./open-workspace.js";
 import type { Workspace } from "./workspace.js";
 
@@ -28,20 +29,11 @@ export interface MaterializeWorkspaceOptions {
   limits?: Partial<ToolLimits>;
 }
 
-/** What `manifest.json` beside a materialized tree records. */
-export const workspaceManifestSchema = z.object({
-  schemaVersion: z.literal(1),
-  kind: z.literal("loclab-workspace"),
-  repo: z.string(),
-  commit: z.string(),
-  mirror: z.string(),
-  createdAt: z.string(),
-  files: z.array(z.object({ path: z.string(), kind: z.enum(["file", "symlink"]) })),
-});
-export type WorkspaceManifest = z.infer<typeof workspaceManifestSchema>;
+
 
 const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const COMMIT = /^[0-9a-fA-F]{4,64}$/;
+const FULL_COMMIT = /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 const inFlight = new Map<string, Promise<string>>();
 
 /** The folder names a repository's mirror may have under the mirrors folder, in the order they are tried. */
@@ -83,6 +75,11 @@ export async function materializeWorkspace(options: MaterializeWorkspaceOptions)
     throw new WorkspaceError("invalid-instance", `repository ${JSON.stringify(repo)} is not of the form owner/name`);
   }
   if (!COMMIT.test(commitInput)) throw new WorkspaceError("invalid-instance", `base commit ${JSON.stringify(commitInput)} is not a hexadecimal commit id`);
+  // A full commit id whose tree is in the cache needs no git at all (not even the mirror):
+  // the tree is complete once its manifest is there, and a commit id names one tree forever.
+  const cachedFolder = FULL_COMMIT.test(commitInput) ? workspaceCachePath(options.cacheDir, repo, commitInput.toLowerCase()) : undefined;
+  const cachedManifest = cachedFolder ? await readManifest(cachedFolder) : undefined;
+  if (cachedFolder && cachedManifest && cachedManifest.repo === repo && cachedManifest.commit === commitInput.toLowerCase()) return cachedWorkspace(cachedFolder, cachedManifest, options.limits);
   const mirror = await findMirror(options.mirrors, repo);
   const commit = await resolveCommit(mirror, commitInput, repo);
   const folder = workspaceCachePath(options.cacheDir, repo, commit);
@@ -94,13 +91,21 @@ export async function materializeWorkspace(options: MaterializeWorkspaceOptions)
   await pending;
   const manifest = await readManifest(folder);
   if (!manifest) throw new WorkspaceError("git-failed", `${folder}: the materialized tree has no valid manifest.json`);
-  return workspaceFromFiles({
-    root: await realpath(join(folder, "tree")),
-    files: manifest.files,
-    repo,
-    commit,
-    ...(options.limits ? { limits: options.limits } : {}),
-  });
+  return cachedWorkspace(folder, manifest, options.limits);
+}
+
+/** The workspace of a complete cache entry; writes its content pack first if it has none. */
+async function cachedWorkspace(folder: string, manifest: WorkspaceManifest, limits: Partial<ToolLimits> | undefined): Promise<Workspace> {
+  const { repo, commit } = manifest;
+  const root = await realpath(join(folder, "tree"));
+  // The content pack, once per commit (trees cached before packs existed get theirs now).
+  // Best effort: a cache this user cannot write is still read, file by file.
+  try {
+    writeContentPack({ folder, root, files: manifest.files, maxFileBytes: DEFAULT_TOOL_LIMITS.maxFileBytes });
+  } catch {
+    // Reads fall back to the tree.
+  }
+  return workspaceFromFiles({ root, files: manifest.files, repo, commit, cacheFolder: folder, ...(limits ? { limits } : {}) });
 }
 
 /** The mirror of `repo` under `mirrors`: its folder and git directory. */
@@ -185,15 +190,6 @@ async function ensureTree(mirror: { path: string; gitDir: string }, repo: string
   }
 }
 
-/** The manifest of a materialized tree's folder, when it is valid and its `tree/` exists. */
-export async function readManifest(folder: string): Promise<WorkspaceManifest | undefined> {
-  try {
-    const parsed = workspaceManifestSchema.safeParse(JSON.parse(await readFile(join(folder, "manifest.json"), "utf8")));
-    return parsed.success && existsSync(join(folder, "tree")) ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Removes one materialized tree (if present). Other sessions using it must be closed first. */
 export async function removeMaterializedWorkspace(options: { cacheDir: string; repo: string; commit: string }): Promise<void> {

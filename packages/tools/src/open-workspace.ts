@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type FileEntry, gitIndexFiles, walkFiles } from "./file-listing.js";
 import { WorkspaceError } from "./tool-error.js";
 import { type ToolLimits, toolLimits } from "./tool-limits.js";
 import { Workspace } from "./workspace.js";
+import { readManifest } from "./workspace-manifest.js";
 
 export interface OpenWorkspaceOptions {
   /** The checkout or folder. */
@@ -36,6 +37,13 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
   if (!info.isDirectory()) throw new WorkspaceError("not-a-directory", `${options.root} is not a directory`);
   const root = await realpath(options.root);
   const mode = options.files ?? "auto";
+  // A tree of the workspace cache (`<cache>/<owner>__<name>/<commit>/tree`): its manifest
+  // lists the files, and its content pack and stored import graph are used.
+  if (mode === "auto" && basename(root) === "tree") {
+    const folder = dirname(root);
+    const manifest = await readManifest(folder);
+    if (manifest) return workspaceFromFiles({ root, files: manifest.files, repo: manifest.repo, commit: manifest.commit, limits, cacheFolder: folder });
+  }
   const useGit = mode === "git" || (mode === "auto" && existsSync(join(root, ".git")));
   const listFiles = useGit ? () => gitIndexFiles(root, { safeDirectory: root }) : () => walkFiles(root);
   return new Workspace({ root, source: useGit ? "git-index" : "directory", limits, listFiles });
@@ -48,6 +56,8 @@ export function workspaceFromFiles(options: {
   limits?: Partial<ToolLimits>;
   repo?: string;
   commit?: string;
+  /** See `WorkspaceInit.cacheFolder`: only for a tree that never changes. */
+  cacheFolder?: string;
 }): Workspace {
   const files = [...options.files];
   return new Workspace({
@@ -57,5 +67,6 @@ export function workspaceFromFiles(options: {
     listFiles: async () => files,
     ...(options.repo !== undefined ? { repo: options.repo } : {}),
     ...(options.commit !== undefined ? { commit: options.commit } : {}),
+    ...(options.cacheFolder !== undefined ? { cacheFolder: options.cacheFolder } : {}),
   });
 }

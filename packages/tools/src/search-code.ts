@@ -80,10 +80,16 @@ export async function searchCode(workspace: Workspace, input: SearchCodeInput): 
     if (hits.length < maxHits) hits.push(clipHit(path, line, text(), query, ignoreCase, workspace.limits.hitTextMaxChars));
   };
 
+  // With a content pack, one scan of the whole pack rules out the files without a match.
+  const packed = workspace.packFilter(needle, ignoreCase);
   for (const entry of await workspace.files()) {
     if (filter && !filter(entry.path)) continue;
     if (entry.kind === "symlink") {
       skipped.symlinks += 1;
+      continue;
+    }
+    if (packed?.(entry.path) === false) {
+      filesSearched += 1;
       continue;
     }
     const read = workspace.cached(entry.path) ?? (await workspace.read(entry.path));

@@ -1,15 +1,7 @@
 import { chmod, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import {
-  type ImportRewriteStats,
-  isPythonSource,
-  planRepositoryShuffle,
-  referencesLeft,
-  type ShuffleMapping,
-  type SkippedEntry,
-  type UnparsedFile,
-} from "@loclab/controls";
+import type { ImportRewriteStats, ShuffleMapping, SkippedEntry, UnparsedFile } from "@loclab/controls";
 import { loadPythonParser } from "@loclab/python";
 import { walkCheckout } from "./checkout-walk.js";
 
@@ -123,6 +115,9 @@ const TOOL = "@loclab/tools shuffleRepository";
  */
 export async function shuffleRepository(options: ShuffleRepositoryOptions): Promise<ShuffleReport> {
   const started = performance.now();
+  // Imported here, not at the top: every user of the tools (a search, a file view) would
+  // otherwise load the controls package and its dependencies at start-up.
+  const { isPythonSource, planRepositoryShuffle, referencesLeft } = await import("@loclab/controls");
   if (!Number.isSafeInteger(options.seed)) throw new RangeError(`shuffleRepository requires an integer seed, got ${options.seed}`);
   const { repo, out, mappingPath } = await checkedPaths(options);
   const walk = await walkCheckout(repo, { skipDirectories: new Set(options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES) });

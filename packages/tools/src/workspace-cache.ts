@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { lstat, readdir, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { processAlive, readManifest, removeTree } from "./materialize-workspace.js";
+import { processAlive, removeTree } from "./materialize-workspace.js";
+import { readManifest } from "./workspace-manifest.js";
 
 /**
  * The workspace cache every run shares unless its spec names another: `$LOCLAB_WORKSPACE_CACHE`,

@@ -1,9 +1,12 @@
-import { constants } from "node:fs";
-import { open, realpath } from "node:fs/promises";
+import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { isAscii } from "node:buffer";
+import { filesLowerCasedExactly, asciiLowerCase } from "./case-folding.js";
+import { CONTENT_PACK_FILE, type ContentPack, loadContentPack, packFilesHolding } from "./content-pack.js";
 import { type FileEntry, comparePaths } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
-import { type ImportGraph, PythonImportIndex } from "./import-graph.js";
+import { readFileClassified } from "./file-reading.js";
+import { type ImportGraph, PythonImportIndex, loadImportGraph, saveImportGraph } from "./import-graph.js";
 import { clip } from "./repo-path.js";
 import { lineStartOffsets } from "./text-lines.js";
 import { ToolError } from "./tool-error.js";
@@ -17,9 +20,6 @@ export type WorkspaceSource =
   | "git-index"
   /** A plain directory: every regular file and symbolic link under it. */
   | "directory";
-
-/** Bytes read first from a file: a NUL byte among them makes it binary without reading the rest. */
-const BINARY_PROBE_BYTES = 8192;
 
 interface CachedText {
   bytes: Buffer;
@@ -38,7 +38,13 @@ export interface WorkspaceStats {
   cachedBytes: number;
   evictions: number;
   diskReads: number;
+  /** Files served from the content pack (see `cacheFolder`). */
+  packReads: number;
+  /** Size of the loaded content pack's contents (0 when none is loaded). */
+  packBytes: number;
   importGraphBuilt: boolean;
+  /** Where the import graph came from: built in this process, or loaded from the cache folder. */
+  importGraphSource: "built" | "cache" | null;
 }
 
 export interface WorkspaceInit {
@@ -50,6 +56,13 @@ export interface WorkspaceInit {
   /** Set for workspaces materialized from a mirror. */
   repo?: string;
   commit?: string;
+  /**
+   * A writable folder beside a read-only cached tree (a materialized commit, a shuffled copy)
+   * where what is derived from the tree is kept for every later process: the content pack
+   * (`CONTENT_PACK_FILE`, written by `writeContentPack`) and the import graph. Only for trees
+   * that never change.
+   */
+  cacheFolder?: string;
 }
 
 /**
@@ -69,6 +82,7 @@ export class Workspace {
   readonly limits: ToolLimits;
   readonly repo: string | undefined;
   readonly commit: string | undefined;
+  readonly cacheFolder: string | undefined;
   private readonly listFilesOnce: () => Promise<FileEntry[]>;
   private filesPromise: Promise<FileIndex> | undefined;
   private indexPromise: Promise<PythonImportIndex> | undefined;
@@ -77,7 +91,14 @@ export class Workspace {
   private cachedBytes = 0;
   private evictions = 0;
   private diskReads = 0;
+  private packReads = 0;
+  private pack: ContentPack | null | undefined;
+  /** The pack with A–Z lower-cased (same length), for case-insensitive filtering. */
+  private packLower: Buffer | undefined;
+  /** Per packed text file, 1 when `packLower` finds exactly the ASCII needles that full lower-casing would. */
+  private packAscii: Uint8Array | undefined;
   private graphBuilt = false;
+  private graphSource: "built" | "cache" | null = null;
   private fileCount = 0;
   private clock = 0;
 
@@ -87,6 +108,7 @@ export class Workspace {
     this.limits = init.limits;
     this.repo = init.repo;
     this.commit = init.commit;
+    this.cacheFolder = init.cacheFolder;
     this.listFilesOnce = init.listFiles;
   }
 
@@ -115,6 +137,10 @@ export class Workspace {
    * outside the root (a link to `/etc/passwd`, a folder link out of the checkout).
    */
   async resolveInside(path: string): Promise<string> {
+    return this.resolveInsideNow(path);
+  }
+
+  private resolveInsideNow(path: string): string {
     const absolute = path === "" ? this.root : join(this.root, path);
     // A path that does not exist is judged by its nearest existing folder.
     let existing = absolute;
@@ -122,7 +148,7 @@ export class Workspace {
     let real: string | undefined;
     while (real === undefined) {
       try {
-        real = await realpath(existing);
+        real = realpathSync(existing);
       } catch {
         const parent = dirname(existing);
         if (parent === existing || existing === this.root) return absolute;
@@ -143,51 +169,76 @@ export class Workspace {
   async read(path: string): Promise<FileRead> {
     const known = this.cached(path);
     if (known) return known;
-    const absolute = await this.resolveInside(path);
+    const index = await this.index();
+    const packed = this.fromPack(path);
+    if (packed) return packed;
     this.diskReads += 1;
-    let handle;
-    try {
-      // O_NONBLOCK: opening a FIFO (or a link to one) must not wait for a writer; what is not a
-      // regular file is refused right after, from the open handle (no check-then-open race).
-      handle = await open(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
-    } catch (error) {
-      const missing: FileRead = { kind: "missing", path, reason: (error as NodeJS.ErrnoException).code ?? "unreadable" };
-      this.kinds.set(path, missing);
-      return missing;
+    // Confinement: a regular file of the listing whose folders were all checked to be real
+    // folders when the listing was made (`trustedFolders`) is opened directly, with
+    // O_NOFOLLOW (a file that became a link since goes the slow way); anything else has every
+    // link on its path resolved and is refused when it leaves the root.
+    let read: FileRead | undefined;
+    if (index.byPath.get(path)?.kind === "file" && foldersTrusted(index, path)) {
+      read = readFileClassified(path, join(this.root, path), this.limits.maxFileBytes, { noFollow: true });
     }
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) {
-        const missing: FileRead = { kind: "missing", path, reason: "not a regular file" };
-        this.kinds.set(path, missing);
-        return missing;
-      }
-      if (stat.size > this.limits.maxFileBytes) {
-        const large: FileRead = { kind: "large", path, size: stat.size, absolutePath: absolute };
-        this.kinds.set(path, large);
-        return large;
-      }
-      // The head first: most binary files show a NUL byte there, and are then not read on.
-      const bytes = Buffer.allocUnsafe(stat.size);
-      const head = Math.min(stat.size, BINARY_PROBE_BYTES);
-      let filled = (await handle.read(bytes, 0, head, 0)).bytesRead;
-      const binaryHead = bytes.subarray(0, filled).indexOf(0) >= 0;
-      while (!binaryHead && filled < stat.size) {
-        const { bytesRead } = await handle.read(bytes, filled, stat.size - filled, filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
-      if (binaryHead || bytes.subarray(0, filled).indexOf(0) >= 0) {
-        const binary: FileRead = { kind: "binary", path, size: stat.size };
-        this.kinds.set(path, binary);
-        return binary;
-      }
-      const text = filled === bytes.length ? bytes : Buffer.from(bytes.subarray(0, filled));
-      this.remember(path, { bytes: text, cost: text.length, lastUsed: ++this.clock });
-      return { kind: "text", path, bytes: text, size: text.length };
-    } finally {
-      await handle.close();
+    read ??= readFileClassified(path, this.resolveInsideNow(path), this.limits.maxFileBytes) as FileRead;
+    if (read.kind === "text") this.remember(path, { bytes: read.bytes, cost: read.bytes.length, lastUsed: ++this.clock });
+    else this.kinds.set(path, read);
+    return read;
+  }
+
+  /** A file from the content pack, when the workspace has one that holds it. */
+  private fromPack(path: string): FileRead | undefined {
+    if (this.pack === undefined) this.pack = this.loadPack();
+    const packed = this.pack?.files.get(path);
+    if (!this.pack || !packed) return undefined;
+    const { maxFileBytes } = this.limits;
+    if (packed.size > maxFileBytes) {
+      const large: FileRead = { kind: "large", path, size: packed.size, absolutePath: join(this.root, path) };
+      this.kinds.set(path, large);
+      return large;
     }
+    if (packed.kind === "l") return undefined; // over the pack's cap but within this workspace's: read from the tree
+    this.packReads += 1;
+    if (packed.kind === "b") {
+      const binary: FileRead = { kind: "binary", path, size: packed.size };
+      this.kinds.set(path, binary);
+      return binary;
+    }
+    const bytes = this.pack.data.subarray(packed.offset, packed.offset + packed.size);
+    // The pack holds the bytes: the entry costs only what is derived from them later.
+    this.remember(path, { bytes, cost: 0, lastUsed: ++this.clock });
+    return { kind: "text", path, bytes, size: bytes.length };
+  }
+
+  /**
+   * For search: a test of whether a file's packed text can hold `needle` (found by one scan
+   * of the whole pack), or undefined when the pack cannot tell (no pack; the file is not a
+   * packed text file within `maxFileBytes`; ignoring case, a needle that is not ASCII, or a
+   * file holding one of the two characters whose lower case is ASCII, U+0130 and U+212A).
+   * Files it says false for hold no match.
+   */
+  packFilter(needle: Buffer, ignoreCase: boolean): ((path: string) => boolean | undefined) | undefined {
+    if (this.pack === undefined) this.pack = this.loadPack();
+    const pack = this.pack;
+    if (!pack || (ignoreCase && !isAscii(needle))) return undefined;
+    const haystack = ignoreCase ? (this.packLower ??= asciiLowerCase(pack.data)) : pack.data;
+    const holds = packFilesHolding(pack, haystack, needle);
+    const ascii = ignoreCase ? (this.packAscii ??= filesLowerCasedExactly(pack)) : undefined;
+    const { maxFileBytes } = this.limits;
+    return (path) => {
+      const packed = pack.files.get(path);
+      if (!packed || packed.text < 0 || packed.size > maxFileBytes) return undefined;
+      if (ascii && ascii[packed.text] !== 1) return undefined;
+      return holds[packed.text] === 1;
+    };
+  }
+
+  private loadPack(): ContentPack | null {
+    if (!this.cacheFolder) return null;
+    const pack = loadContentPack(join(this.cacheFolder, CONTENT_PACK_FILE));
+    // A pack larger than the memory budget is not loaded whole: files are read one by one.
+    return pack && pack.data.length <= this.limits.maxCacheBytes ? pack : null;
   }
 
   /** What `read` would give, when it is known without touching the disk. */
@@ -247,15 +298,38 @@ export class Workspace {
     await Promise.all(Array.from({ length: options.concurrency ?? 16 }, worker));
   }
 
-  /** The Python imports of the workspace, parsed file by file as they are needed, and kept. */
+  /**
+   * The Python imports of the workspace, parsed file by file as they are needed, and kept.
+   * With a cache folder holding this commit's graph (written by `importGraph`), the index is
+   * answered from that graph and nothing is parsed.
+   */
   importIndex(): Promise<PythonImportIndex> {
-    this.indexPromise ??= this.paths().then((paths) => new PythonImportIndex(this, paths));
+    this.indexPromise ??= this.paths().then((paths) => {
+      const cached = this.cacheFolder ? loadImportGraph(this.cacheFolder, paths) : undefined;
+      if (cached) this.graphSource = "cache";
+      return new PythonImportIndex(this, paths, cached ? { graph: cached } : {});
+    });
     return this.indexPromise;
   }
 
-  /** The complete Python import graph of the workspace, built on first use and kept. */
+  /**
+   * The complete Python import graph of the workspace, built on first use and kept; with a
+   * cache folder it is stored there once built, and every later process loads it instead.
+   */
   async importGraph(): Promise<ImportGraph> {
-    const graph = await (await this.importIndex()).graph();
+    const index = await this.importIndex();
+    const prebuilt = index.graphIfBuilt !== undefined;
+    const graph = await index.graph();
+    if (!prebuilt) {
+      this.graphSource = "built";
+      if (this.cacheFolder) {
+        try {
+          saveImportGraph(this.cacheFolder, graph);
+        } catch {
+          // A cache folder this user cannot write: the graph is still used, only not kept.
+        }
+      }
+    }
     this.graphBuilt = true;
     return graph;
   }
@@ -267,7 +341,10 @@ export class Workspace {
       cachedBytes: this.cachedBytes,
       evictions: this.evictions,
       diskReads: this.diskReads,
+      packReads: this.packReads,
+      packBytes: this.pack ? this.pack.data.length : 0,
       importGraphBuilt: this.graphBuilt,
+      importGraphSource: this.graphSource,
     };
   }
 
@@ -276,14 +353,18 @@ export class Workspace {
     this.texts.clear();
     this.kinds.clear();
     this.cachedBytes = 0;
+    this.pack = undefined;
+    this.packLower = undefined;
+    this.packAscii = undefined;
     this.filesPromise = undefined;
     this.indexPromise = undefined;
     this.graphBuilt = false;
+    this.graphSource = null;
   }
 
   private index(): Promise<FileIndex> {
     this.filesPromise ??= this.listFilesOnce().then((entries) => {
-      const index = buildFileIndex(entries);
+      const index = buildFileIndex(entries, this.root, this.source);
       this.fileCount = index.entries.length;
       return index;
     });
@@ -327,10 +408,22 @@ interface FileIndex {
   paths: string[];
   byPath: Map<string, FileEntry>;
   folders: Set<string>;
+  /** Folders of the listing that were not real folders when it was made (a link, gone): their files are read with the full check. */
+  untrustedFolders: Set<string>;
 }
 
-function buildFileIndex(entries: FileEntry[]): FileIndex {
-  const sorted = [...entries].sort((a, b) => comparePaths(a.path, b.path));
+/** Whether no folder on `path`'s way from the root was found untrusted when the listing was made. */
+function foldersTrusted(index: FileIndex, path: string): boolean {
+  if (index.untrustedFolders.size === 0) return true;
+  for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) if (index.untrustedFolders.has(path.slice(0, slash))) return false;
+  return true;
+}
+
+function buildFileIndex(entries: FileEntry[], root: string, source: WorkspaceSource): FileIndex {
+  // Listings usually come sorted (git's, a manifest's): then no sort is needed.
+  let inOrder = true;
+  for (let i = 1; i < entries.length && inOrder; i += 1) inOrder = comparePaths((entries[i - 1] as FileEntry).path, (entries[i] as FileEntry).path) < 0;
+  const sorted = inOrder ? [...entries] : [...entries].sort((a, b) => comparePaths(a.path, b.path));
   const folders = new Set<string>([""]);
   for (const { path } of sorted) {
     let slash = path.lastIndexOf("/");
@@ -341,7 +434,20 @@ function buildFileIndex(entries: FileEntry[]): FileIndex {
       slash = folder.lastIndexOf("/");
     }
   }
-  return { entries: sorted, paths: sorted.map((entry) => entry.path), byPath: new Map(sorted.map((entry) => [entry.path, entry])), folders };
+  // Once per listing: every folder is checked to be a real folder (not a link, which could
+  // lead out of the root), so that reads of the files below it need no realpath each. A tree
+  // materialized from git (or a shuffled copy of one) needs no check: git checkout-index makes
+  // every folder itself and never writes beyond a symbolic link, and the tree is read-only.
+  const untrustedFolders = new Set<string>();
+  for (const folder of source === "git-commit" ? [] : folders) {
+    if (folder === "") continue;
+    try {
+      if (!lstatSync(join(root, folder)).isDirectory()) untrustedFolders.add(folder);
+    } catch {
+      untrustedFolders.add(folder);
+    }
+  }
+  return { entries: sorted, paths: sorted.map((entry) => entry.path), byPath: new Map(sorted.map((entry) => [entry.path, entry])), folders, untrustedFolders };
 }
 
 /** Lower-cased UTF-8 bytes; the same buffer when lower-casing changes nothing. */

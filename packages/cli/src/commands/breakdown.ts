@@ -18,7 +18,7 @@ import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface BreakdownCommandOptions {
   run: string[];

@@ -3,7 +3,7 @@ import { stampRecord } from "@loclab/schemas";
 import type { Command } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

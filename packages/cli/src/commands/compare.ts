@@ -5,7 +5,7 @@ import { compareSystems, parseResolvedMatrix } from "@loclab/statistics";
 import type { Command } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface CompareOptions {
   resolved?: string;

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 /**
  * `loclab datasets`: the bundled benchmark datasets (SWE-bench Lite, Verified, Loc-Bench),

@@ -6,7 +6,7 @@ import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { registerCandidateCommands } from "./fgl-candidates.js";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 /**
  * One line of a fixer-outcomes file (the offline signal test, docs/definitions.md §6): what the

@@ -8,7 +8,7 @@ import { compareFunctionGold, type GoldAgreement } from "@loclab/scoring";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface GoldCommandOptions {
   benchmark: string;

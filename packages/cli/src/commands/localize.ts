@@ -2,7 +2,7 @@ import { parseRunSpec, type RunSpec, type RunSummary, startRun } from "@loclab/r
 import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { reportRunEnd, runWithProgress } from "./run.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface LocalizeCommandOptions {
   benchmark: string;

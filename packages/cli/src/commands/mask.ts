@@ -7,7 +7,7 @@ import { stampRecord } from "@loclab/schemas";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface MaskCommandOptions {
   benchmark: string;

@@ -1,7 +1,7 @@
 import { exactMcNemar } from "@loclab/statistics";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 /**
  * `loclab mcnemar --b B --c C`: the exact McNemar test (docs/definitions.md §7) from the discordant

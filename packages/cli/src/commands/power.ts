@@ -1,7 +1,7 @@
 import { pairedMinimumDetectableEffect, pairedSampleSize } from "@loclab/statistics";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface PowerOptions {
   psi: string;

@@ -8,7 +8,7 @@ import { significanceStage } from "../reproduce/significance-stage.js";
 import { trajectoriesStage } from "../reproduce/trajectories-stage.js";
 import { localizerDemoStage } from "../reproduce/localizer-demo-stage.js";
 import { realModelStage } from "../reproduce/real-model-stage.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface ReproduceOptions {
   out: string;

@@ -1,6 +1,6 @@
 import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
 import type { Command } from "commander";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 /** What a run's end says on stderr and what the exit code is: 0 only when every attempt key has a final outcome. */
 export function reportRunEnd(summary: RunSummary, options: { allowPartial?: boolean } = {}): void {

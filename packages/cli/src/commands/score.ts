@@ -8,7 +8,7 @@ import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
 import { numericOption } from "../numeric-option.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface ScoreCommandOptions {
   benchmark: string;

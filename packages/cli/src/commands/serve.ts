@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface ServeCliOptions {
   model?: string;

@@ -8,7 +8,7 @@ import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 /**
  * `loclab shuffle` and `loclab unshuffle`: the repository-shuffling control (docs/definitions.md §4).

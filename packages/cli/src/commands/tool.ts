@@ -13,7 +13,7 @@ import {
 } from "@loclab/tools";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface RepoOptions {
   repo: string;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
-import { summaryOf } from "../command-index.js";
+import { summaryOf } from "../command-summaries.js";
 
 interface FleetCliOptions {
   spec?: string;

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { FileEntry } from "./file-listing.js";
 import { readFileClassified } from "./file-reading.js";
+import { SIGNATURE_BYTES, fillSignature } from "./trigram-signatures.js";
 
 /**
  * The content pack of a cached tree: every text file's bytes in one file, with an index, so
@@ -10,16 +11,20 @@ import { readFileClassified } from "./file-reading.js";
  * Built once when the tree is materialized and kept beside it (the tree is read-only and
  * keyed by commit, so the pack never goes stale). Layout: the 8 bytes `LOCLABP1`, the header's
  * length (u32, little-endian), the header (JSON: `contentPackHeaderSchema`), a table of two
- * little-endian doubles per file (offset into the contents, size in bytes), then the file
- * contents back to back. The numbers are binary so that a new process validates only the
- * paths as JSON (a schema over thousands of tuples cost more than the search it serves).
+ * little-endian doubles per file (offset into the contents, size in bytes), the trigram
+ * signature of each text file (`SIGNATURE_BYTES` each, in text-file order; see
+ * trigram-signatures.ts), then the file contents back to back. The numbers are binary so that
+ * a new process validates only the paths as JSON (a schema over thousands of tuples cost more
+ * than the search it serves).
  */
-export const CONTENT_PACK_FILE = "contents.v1.pack";
-const MAGIC = Buffer.from("LOCLABP1", "latin1");
+export const CONTENT_PACK_FILE = "contents.v2.pack";
+const MAGIC = Buffer.from("LOCLABP2", "latin1");
 
 export const contentPackHeaderSchema = z.object({
   format: z.literal("loclab-content-pack"),
-  version: z.literal(1),
+  version: z.literal(2),
+  /** Bytes of each text file's trigram signature. */
+  signatureBytes: z.literal(SIGNATURE_BYTES),
   /** Files above this many bytes are recorded as `l` and read from the tree when needed. */
   maxFileBytes: z.number().int().positive(),
   paths: z.array(z.string()),
@@ -44,6 +49,8 @@ export interface ContentPack {
   /** Start and end offsets of the text files, in offset order (for mapping a match to its file). */
   textStarts: Float64Array;
   textEnds: Float64Array;
+  /** The text files' trigram signatures, `SIGNATURE_BYTES` each, in text-file order. */
+  signatures: Buffer;
 }
 
 /**
@@ -83,7 +90,7 @@ export function packFilesHolding(pack: ContentPack, haystack: Buffer, needle: Bu
 export function writeContentPack(options: { folder: string; root: string; files: readonly FileEntry[]; maxFileBytes: number }): string {
   const target = join(options.folder, CONTENT_PACK_FILE);
   if (existsSync(target)) return target;
-  const header: ContentPackHeader = { format: "loclab-content-pack", version: 1, maxFileBytes: options.maxFileBytes, paths: [], kinds: "" };
+  const header: ContentPackHeader = { format: "loclab-content-pack", version: 2, signatureBytes: SIGNATURE_BYTES, maxFileBytes: options.maxFileBytes, paths: [], kinds: "" };
   const kinds: string[] = [];
   const table: number[] = [];
   const chunks: Buffer[] = [];
@@ -110,9 +117,11 @@ export function writeContentPack(options: { folder: string; root: string; files:
   length.writeUInt32LE(headerBytes.length);
   const tableBytes = Buffer.alloc(8 * table.length);
   table.forEach((value, i) => tableBytes.writeDoubleLE(value, 8 * i));
+  const signatures = Buffer.alloc(SIGNATURE_BYTES * chunks.length);
+  chunks.forEach((chunk, i) => fillSignature(chunk, signatures.subarray(SIGNATURE_BYTES * i, SIGNATURE_BYTES * (i + 1))));
   const temporary = `${target}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`;
   try {
-    writeFileSync(temporary, Buffer.concat([MAGIC, length, headerBytes, tableBytes, ...chunks]));
+    writeFileSync(temporary, Buffer.concat([MAGIC, length, headerBytes, tableBytes, signatures, ...chunks]));
     renameSync(temporary, target);
   } finally {
     rmSync(temporary, { force: true });
@@ -141,8 +150,11 @@ export function loadContentPack(file: string): ContentPack | undefined {
   const { paths, kinds } = parsed.data;
   if (kinds.length !== paths.length) throw new Error(`${file}: invalid content pack header (${paths.length} paths, ${kinds.length} kinds); remove it to rebuild it`);
   const tableStart = 12 + headerLength;
-  const dataStart = tableStart + 16 * paths.length;
-  if (dataStart > bytes.length) throw new Error(`${file}: truncated content pack (table of ${paths.length} files past the end); remove it to rebuild it`);
+  const textCount = kinds.split("t").length - 1;
+  const signaturesStart = tableStart + 16 * paths.length;
+  const dataStart = signaturesStart + SIGNATURE_BYTES * textCount;
+  if (dataStart > bytes.length) throw new Error(`${file}: truncated content pack (table and signatures of ${paths.length} files past the end); remove it to rebuild it`);
+  const signatures = bytes.subarray(signaturesStart, dataStart);
   const data = bytes.subarray(dataStart);
   const files = new Map<string, PackedFile>();
   const starts: number[] = [];
@@ -163,5 +175,5 @@ export function loadContentPack(file: string): ContentPack | undefined {
       ends.push(offset + size);
     } else files.set(path, { kind, offset, size, text: -1 });
   }
-  return { maxFileBytes: parsed.data.maxFileBytes, files, data, textStarts: Float64Array.from(starts), textEnds: Float64Array.from(ends) };
+  return { maxFileBytes: parsed.data.maxFileBytes, files, data, textStarts: Float64Array.from(starts), textEnds: Float64Array.from(ends), signatures };
 }

@@ -22,6 +22,26 @@ export type PathFilter = (path: string) => boolean;
  * @example globFilter("django/db")("django/db/models/query.py") // true
  */
 export function globFilter(glob: string, options: { maxLength: number; what?: string }): PathFilter {
+  // Agents repeat their globs (`*.py` again and again): a compiled filter, with what it has
+  // matched so far, is kept for the next call with the same glob.
+  const key = `${options.what ?? "glob"}\0${options.maxLength}\0${glob}`;
+  const known = compiled.get(key);
+  if (known) {
+    compiled.delete(key);
+    compiled.set(key, known);
+    return known;
+  }
+  const filter = compileGlobFilter(glob, options);
+  compiled.set(key, filter);
+  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
+  return filter;
+}
+
+/** Compiled filters kept, least recently used dropped first. */
+const COMPILED_KEPT = 64;
+const compiled = new Map<string, PathFilter>();
+
+function compileGlobFilter(glob: string, options: { maxLength: number; what?: string }): PathFilter {
   const what = options.what ?? "glob";
   if (typeof glob !== "string") throw new ToolError("refused", `${what} must be a string`);
   if (glob.length > options.maxLength) throw new ToolError("refused", `${what} is ${glob.length} characters long; the limit is ${options.maxLength}`);
@@ -43,25 +63,40 @@ export function globFilter(glob: string, options: { maxLength: number; what?: st
   if (unbalanced) throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} has an unclosed "${unbalanced}" (it would match nothing); write \\${unbalanced} for a literal one`);
   let matcher: (path: string) => boolean;
   try {
-    matcher = picomatch(pattern, { dot: true });
+    // A glob without wildcards is a plain name or path: compared as a string.
+    const literal = pattern.replace(/\\(.)/g, "$1");
+    matcher = picomatch.scan(pattern).isGlob ? picomatch(pattern, { dot: true }) : (candidate: string) => candidate === literal;
   } catch (error) {
     throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} is not a valid glob: ${(error as Error).message}`);
   }
-  const positive: PathFilter = anchored
-    ? (path) => {
-        let slash = path.indexOf("/");
-        while (slash >= 0) {
-          if (matcher(path.slice(0, slash))) return true;
-          slash = path.indexOf("/", slash + 1);
-        }
-        return !foldersOnly && matcher(path);
-      }
-    : (path) => {
-        const segments = path.split("/");
-        const last = foldersOnly ? segments.length - 1 : segments.length;
-        for (let i = 0; i < last; i += 1) if (matcher(segments[i] as string)) return true;
-        return false;
-      };
+  // Names and folders repeat across a listing's files (`__init__.py`, `django/db`): each is
+  // matched once per compiled filter, and a file costs one look-up for its folder.
+  const names = new Map<string, boolean>();
+  const nameMatch = (name: string) => {
+    let matched = names.get(name);
+    if (matched === undefined) {
+      matched = matcher(name);
+      names.set(name, matched);
+    }
+    return matched;
+  };
+  /** Whether a folder, or one above it, is selected: by its path (anchored) or by its name. */
+  const folders = new Map<string, boolean>();
+  const folderSelected = (folder: string): boolean => {
+    let selected = folders.get(folder);
+    if (selected === undefined) {
+      const slash = folder.lastIndexOf("/");
+      selected = (anchored ? matcher(folder) : nameMatch(folder.slice(slash + 1))) || (slash > 0 && folderSelected(folder.slice(0, slash)));
+      folders.set(folder, selected);
+    }
+    return selected;
+  };
+  const positive: PathFilter = (path) => {
+    const slash = path.lastIndexOf("/");
+    if (slash > 0 && folderSelected(path.slice(0, slash))) return true;
+    if (foldersOnly) return false;
+    return anchored ? matcher(path) : nameMatch(path.slice(slash + 1));
+  };
   return negated ? (path) => !positive(path) : positive;
 }
 
@@ -90,4 +125,28 @@ function unbalancedBracket(pattern: string): "[" | "{" | undefined {
     else if (ch === "}" && braces > 0) braces -= 1;
   }
   return square ? "[" : braces > 0 ? "{" : undefined;
+}
+
+/** Selections kept per listing (the array of files a workspace gives), by glob. */
+const selections = new WeakMap<readonly { path: string }[], Map<string, Uint8Array>>();
+const SELECTIONS_KEPT = 32;
+
+/**
+ * Which files of a listing a glob selects, by position (1 = selected), computed once per
+ * listing and glob and kept while the listing lives: an agent's repeated `glob: "*.py"`
+ * then costs an array read per file.
+ */
+export function selectionOf(files: readonly { path: string }[], glob: string, filter: PathFilter): Uint8Array {
+  let byGlob = selections.get(files);
+  if (!byGlob) {
+    byGlob = new Map();
+    selections.set(files, byGlob);
+  }
+  let selected = byGlob.get(glob);
+  if (!selected) {
+    selected = Uint8Array.from(files, (file) => (filter(file.path) ? 1 : 0));
+    byGlob.set(glob, selected);
+    if (byGlob.size > SELECTIONS_KEPT) byGlob.delete(byGlob.keys().next().value as string);
+  }
+  return selected;
 }

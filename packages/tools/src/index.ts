@@ -8,6 +8,7 @@ export * from "./text-lines.js";
 export * from "./file-read.js";
 export * from "./file-reading.js";
 export * from "./content-pack.js";
+export * from "./trigram-signatures.js";
 export * from "./workspace.js";
 export * from "./open-workspace.js";
 export * from "./workspace-manifest.js";

@@ -1,4 +1,5 @@
-import { type PathFilter, globFilter } from "./glob-filter.js";
+import type { FileEntry } from "./file-listing.js";
+import { type PathFilter, globFilter, selectionOf } from "./glob-filter.js";
 import { streamLineChunks } from "./large-file.js";
 import { clip } from "./repo-path.js";
 import { lineAtOffset, lineByteRange, lineStartOffsets } from "./text-lines.js";
@@ -80,16 +81,19 @@ export async function searchCode(workspace: Workspace, input: SearchCodeInput): 
     if (hits.length < maxHits) hits.push(clipHit(path, line, text(), query, ignoreCase, workspace.limits.hitTextMaxChars));
   };
 
-  // With a content pack, one scan of the whole pack rules out the files without a match.
+  // With a content pack, the trigram signatures rule out most files without reading them.
+  const entries = await workspace.files();
+  const selected = filter && input.glob !== undefined ? selectionOf(entries, input.glob, filter) : undefined;
   const packed = workspace.packFilter(needle, ignoreCase);
-  for (const entry of await workspace.files()) {
-    if (filter && !filter(entry.path)) continue;
-    if (entry.kind === "symlink") {
-      skipped.symlinks += 1;
+  for (let position = 0; position < entries.length; position += 1) {
+    if (selected && selected[position] !== 1) continue;
+    const entry = entries[position] as FileEntry;
+    if (packed?.(position) === false) {
+      filesSearched += 1;
       continue;
     }
-    if (packed?.(entry.path) === false) {
-      filesSearched += 1;
+    if (entry.kind === "symlink") {
+      skipped.symlinks += 1;
       continue;
     }
     const read = workspace.cached(entry.path) ?? (await workspace.read(entry.path));

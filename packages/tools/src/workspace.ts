@@ -3,6 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { isAscii } from "node:buffer";
 import { filesLowerCasedExactly, asciiLowerCase } from "./case-folding.js";
 import { CONTENT_PACK_FILE, type ContentPack, loadContentPack, packFilesHolding } from "./content-pack.js";
+import { SIGNATURE_BYTES, needleBits, signatureHas } from "./trigram-signatures.js";
 import { type FileEntry, comparePaths } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
 import { readFileClassified } from "./file-reading.js";
@@ -97,6 +98,10 @@ export class Workspace {
   private packLower: Buffer | undefined;
   /** Per packed text file, 1 when `packLower` finds exactly the ASCII needles that full lower-casing would. */
   private packAscii: Uint8Array | undefined;
+  /** Per file of the listing, its text file in the pack (-1: not a packed text file within maxFileBytes). */
+  private packPositions: Int32Array | undefined;
+  /** The listing, once built (for code that runs synchronously after `files()`). */
+  private filesIndex: FileIndex | undefined;
   private graphBuilt = false;
   private graphSource: "built" | "cache" | null = null;
   private fileCount = 0;
@@ -212,25 +217,45 @@ export class Workspace {
   }
 
   /**
-   * For search: a test of whether a file's packed text can hold `needle` (found by one scan
-   * of the whole pack), or undefined when the pack cannot tell (no pack; the file is not a
+   * For search: a test, by a file's position in `files()` (available once `files()` was
+   * awaited), that says false for a file whose packed text cannot hold `needle`
+   * (by its trigram signature, or for needles under three bytes by one scan of the whole
+   * pack), and undefined when the file must be searched or the pack cannot tell (no pack; the file is not a
    * packed text file within `maxFileBytes`; ignoring case, a needle that is not ASCII, or a
    * file holding one of the two characters whose lower case is ASCII, U+0130 and U+212A).
    * Files it says false for hold no match.
    */
-  packFilter(needle: Buffer, ignoreCase: boolean): ((path: string) => boolean | undefined) | undefined {
+  packFilter(needle: Buffer, ignoreCase: boolean): ((position: number) => boolean | undefined) | undefined {
     if (this.pack === undefined) this.pack = this.loadPack();
     const pack = this.pack;
-    if (!pack || (ignoreCase && !isAscii(needle))) return undefined;
-    const haystack = ignoreCase ? (this.packLower ??= asciiLowerCase(pack.data)) : pack.data;
-    const holds = packFilesHolding(pack, haystack, needle);
-    const ascii = ignoreCase ? (this.packAscii ??= filesLowerCasedExactly(pack)) : undefined;
-    const { maxFileBytes } = this.limits;
-    return (path) => {
-      const packed = pack.files.get(path);
-      if (!packed || packed.text < 0 || packed.size > maxFileBytes) return undefined;
-      if (ascii && ascii[packed.text] !== 1) return undefined;
-      return holds[packed.text] === 1;
+    const index = this.filesIndex;
+    if (!pack || !index || (ignoreCase && !isAscii(needle))) return undefined;
+    // Per file of the listing (by position), its text file in the pack, or -1.
+    if (!this.packPositions) {
+      const { maxFileBytes } = this.limits;
+      this.packPositions = Int32Array.from(index.entries, (entry) => {
+        const packed = entry.kind === "file" ? pack.files.get(entry.path) : undefined;
+        return packed && packed.text >= 0 && packed.size <= maxFileBytes ? packed.text : -1;
+      });
+    }
+    const positions = this.packPositions;
+    const exact = ignoreCase ? (this.packAscii ??= filesLowerCasedExactly(pack)) : undefined;
+    const bits = needleBits(needle);
+    // Three bytes or more: the trigram signatures decide, without reading the contents.
+    // Shorter: one scan of the whole pack (lower-cased once, for case-insensitive needles).
+    if (!bits) {
+      const holds = packFilesHolding(pack, ignoreCase ? (this.packLower ??= asciiLowerCase(pack.data)) : pack.data, needle);
+      return (position) => {
+        const text = positions[position] ?? -1;
+        if (text < 0 || (exact && exact[text] !== 1)) return undefined;
+        return holds[text] === 1;
+      };
+    }
+    const { signatures } = pack;
+    return (position) => {
+      const text = positions[position] ?? -1;
+      if (text < 0 || (exact && exact[text] !== 1)) return undefined;
+      return signatureHas(signatures, SIGNATURE_BYTES * text, bits) ? undefined : false;
     };
   }
 
@@ -356,6 +381,8 @@ export class Workspace {
     this.pack = undefined;
     this.packLower = undefined;
     this.packAscii = undefined;
+    this.packPositions = undefined;
+    this.filesIndex = undefined;
     this.filesPromise = undefined;
     this.indexPromise = undefined;
     this.graphBuilt = false;
@@ -365,6 +392,7 @@ export class Workspace {
   private index(): Promise<FileIndex> {
     this.filesPromise ??= this.listFilesOnce().then((entries) => {
       const index = buildFileIndex(entries, this.root, this.source);
+      this.filesIndex = index;
       this.fileCount = index.entries.length;
       return index;
     });

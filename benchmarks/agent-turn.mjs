@@ -38,7 +38,7 @@ const median = (values) => {
 };
 const round = (value, digits = 3) => +value.toFixed(digits);
 
-/** What a model localizing a QuerySet bug might do, turn by turn (paths relative to the django package). */
+/** What a model localizing a QuerySet bug might do, turn by turn (paths relative to the django package; under `django/` in a materialized tree). */
 const CALLS = [
   ["repo_tree", { depth: 1 }],
   ["search_code", { query: "def select_related" }],
@@ -73,6 +73,16 @@ const SUBMIT = {
     testingImpact: "select_related tests in tests/select_related_onetoone.",
   },
 };
+// In a materialized tree (django's repository layout) the package is the folder `django/`.
+const inPlace = process.env.BENCH_OPEN === "directory";
+const under = (args) => {
+  if (inPlace) return args;
+  const moved = { ...args };
+  for (const key of ["path", "glob"]) if (typeof moved[key] === "string" && moved[key].includes("/")) moved[key] = `django/${moved[key]}`;
+  return moved;
+};
+for (const call of CALLS) call[1] = under(call[1]);
+for (const location of SUBMIT.locations) location.path = under({ path: location.path }).path;
 const script = [...CALLS.map(([name, args]) => ({ toolCalls: [{ name, arguments: JSON.stringify(args) }] })), { toolCalls: [{ name: "submit_localization", arguments: JSON.stringify(SUBMIT) }] }];
 
 async function runOnce(workspace, runs, round) {
@@ -120,10 +130,10 @@ async function startProfile() {
   };
 }
 
-/** Debian's django package as the root of a git repository, materialized into a fresh workspace cache. */
+/** Debian's django package as `django/` of a git repository, materialized into a fresh workspace cache. */
 async function materializedDjango(work) {
   const source = join(work, "src");
-  cpSync(DJANGO, source, { recursive: true, filter: (path) => !path.includes("__pycache__") });
+  cpSync(DJANGO, join(source, "django"), { recursive: true, filter: (path) => !path.includes("__pycache__") });
   const git = (cwd, ...args) => execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } }).toString().trim();
   git(source, "init", "-q", "-b", "main");
   git(source, "add", "-A");
@@ -135,7 +145,6 @@ async function materializedDjango(work) {
 
 const runs = mkdtempSync(join(tmpdir(), "loclab-bench-agent-"));
 try {
-  const inPlace = process.env.BENCH_OPEN === "directory";
   const workspace = inPlace ? await openWorkspace({ root: DJANGO }) : await materializedDjango(runs);
   const results = [];
   results.push(await runOnce(workspace, runs, 0));

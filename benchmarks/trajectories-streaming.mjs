@@ -259,7 +259,9 @@ function generate(root) {
 }
 
 function analyse(root, mode) {
-  const output = execFileSync(process.execPath, [SELF, "--analyse", root, mode], { encoding: "utf8", maxBuffer: 1 << 26 });
+  // BENCH_PROFILE_DIR=DIR: a CPU profile of each analysis child, written there.
+  const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=analysis-${mode}.cpuprofile`] : [];
+  const output = execFileSync(process.execPath, [...profile, SELF, "--analyse", root, mode], { encoding: "utf8", maxBuffer: 1 << 26 });
   return JSON.parse(output);
 }
 

@@ -329,10 +329,14 @@ export class Workspace {
    * answered from that graph and nothing is parsed.
    */
   importIndex(): Promise<PythonImportIndex> {
-    this.indexPromise ??= this.paths().then((paths) => {
+    this.indexPromise ??= this.paths().then(async (paths) => {
       const cached = this.cacheFolder ? loadImportGraph(this.cacheFolder, paths) : undefined;
       if (cached) this.graphSource = "cache";
-      return new PythonImportIndex(this, paths, cached ? { graph: cached } : {});
+      const index = new PythonImportIndex(this, paths, cached ? { graph: cached } : {});
+      // A cached tree's graph is built whole on first use and stored, once per commit for every
+      // later process, run, seed and control (a tree opened in place parses what it is asked).
+      if (this.cacheFolder && !cached) await this.storeGraph(index);
+      return index;
     });
     return this.indexPromise;
   }
@@ -343,20 +347,20 @@ export class Workspace {
    */
   async importGraph(): Promise<ImportGraph> {
     const index = await this.importIndex();
-    const prebuilt = index.graphIfBuilt !== undefined;
-    const graph = await index.graph();
-    if (!prebuilt) {
-      this.graphSource = "built";
-      if (this.cacheFolder) {
-        try {
-          saveImportGraph(this.cacheFolder, graph);
-        } catch {
-          // A cache folder this user cannot write: the graph is still used, only not kept.
-        }
-      }
-    }
+    const graph = index.graphIfBuilt ?? (await index.graph());
+    if (this.graphSource === null) this.graphSource = "built";
     this.graphBuilt = true;
     return graph;
+  }
+
+  private async storeGraph(index: PythonImportIndex): Promise<void> {
+    const graph = await index.graph();
+    this.graphSource = "built";
+    try {
+      saveImportGraph(this.cacheFolder as string, graph);
+    } catch {
+      // A cache folder this user cannot write: the graph is still used, only not kept.
+    }
   }
 
   stats(): WorkspaceStats {

@@ -1,5 +1,4 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+import { forEachLineSync } from "../read/read-lines.js";
 import {
   formatTrajectoryLine,
   formatZodError,
@@ -96,38 +95,29 @@ function toStep(line: TrajectoryStepLine): TrajectoryStep {
  * another schemaVersion), a step number out of sequence, an empty file.
  */
 export async function readLoclabTrajectory(file: string, sink: StepSink): Promise<TrajectoryHeader> {
-  const input = createReadStream(file, { encoding: "utf8" });
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let header: TrajectoryHeaderLine | undefined;
-  let lineNumber = 0;
   let expected = 0;
-  try {
-    for await (const raw of lines) {
-      lineNumber += 1;
-      const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw;
-      if (text.trim() === "") continue;
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (error) {
-        throw new Error(`line ${lineNumber}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      if (!header) {
-        const parsed = TrajectoryHeaderSchema.safeParse(json);
-        if (!parsed.success) throw new Error(`line ${lineNumber}: not a loclab trajectory header: ${formatZodError(parsed.error)}`);
-        header = parsed.data;
-        continue;
-      }
-      const parsed = TrajectoryStepSchema.safeParse(json);
-      if (!parsed.success) throw new Error(`line ${lineNumber}: ${formatZodError(parsed.error)}`);
-      if (parsed.data.step !== expected) throw new Error(`line ${lineNumber}: step ${parsed.data.step} out of sequence (expected ${expected})`);
-      expected += 1;
-      sink(toStep(parsed.data));
+  forEachLineSync(file, (raw, lineNumber) => {
+    const text = lineNumber === 1 ? raw.replace(/^\uFEFF/, "") : raw;
+    if (text.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`line ${lineNumber}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
     }
-  } finally {
-    lines.close();
-    input.destroy();
-  }
+    if (!header) {
+      const parsed = TrajectoryHeaderSchema.safeParse(json);
+      if (!parsed.success) throw new Error(`line ${lineNumber}: not a loclab trajectory header: ${formatZodError(parsed.error)}`);
+      header = parsed.data;
+      return;
+    }
+    const parsed = TrajectoryStepSchema.safeParse(json);
+    if (!parsed.success) throw new Error(`line ${lineNumber}: ${formatZodError(parsed.error)}`);
+    if (parsed.data.step !== expected) throw new Error(`line ${lineNumber}: step ${parsed.data.step} out of sequence (expected ${expected})`);
+    expected += 1;
+    sink(toStep(parsed.data));
+  });
   if (!header) throw new Error("empty file: no header line");
   const result: TrajectoryHeader = {
     format: "loclab",

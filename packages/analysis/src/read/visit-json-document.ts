@@ -1,6 +1,6 @@
-import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
-import { JSONParser } from "@streamparser/json";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { TopLevelSplitter } from "./top-level-splitter.js";
 
 /** Receives a JSON document's top level one piece at a time, in document order. */
 export interface JsonDocumentVisitor {
@@ -35,17 +35,17 @@ export interface VisitedDocument {
 /** Default size up to which a JSON trajectory is read whole. */
 export const DEFAULT_MAX_WHOLE_FILE_BYTES = 16 * 1024 * 1024;
 /** Bytes read at a time when streaming: larger chunks are a little faster and hold more memory. */
-const STREAM_CHUNK_BYTES = 256 * 1024;
+const STREAM_CHUNK_BYTES = 1024 * 1024;
 
 const BOM = 0xfeff;
 
 /**
  * Reads a JSON document whose top level is an object, handing each element of the named
  * top-level arrays and each named top-level member to `visitor`, in document order, with
- * bounded memory for large files: above `maxWholeFileBytes` the file is streamed through
- * @streamparser/json with `keepStack: false`, so at most one array element (one message, one
- * SWE-agent step) or one other top-level member is in memory at a time, whatever the file's
- * size (the parser itself is not given the whole streamed arrays to emit: see `members`).
+ * bounded memory for large files: above `maxWholeFileBytes` the file is read a chunk at a time
+ * and split by `TopLevelSplitter`, each piece parsed by JSON.parse, so at most one array
+ * element (one message, one SWE-agent step) or one other top-level member is in memory at a
+ * time, whatever the file's size.
  * Both paths visit the same pieces in the same order.
  *
  * Errors: the file cannot be read, is not JSON, or its top level is not an object; the
@@ -57,7 +57,7 @@ export async function visitJsonDocument(file: string, visitor: JsonDocumentVisit
   const streamed = new Set(options.streamedArrays);
   const members = new Set(options.members);
   if (size <= limit) {
-    let text = await readFile(file, "utf8");
+    let text = readFileSync(file, "utf8");
     if (text.charCodeAt(0) === BOM) text = text.slice(1);
     let document: unknown;
     try {
@@ -98,49 +98,51 @@ async function streamDocument(file: string, visitor: JsonDocumentVisitor, stream
   const first = await firstSignificantByte(file);
   if (first === "[") throw new Error("the top level is an array, not an object");
   if (first !== "{") throw new Error(`not valid JSON: the top level must be an object, the file starts with ${JSON.stringify(first ?? "nothing")}`);
-  const paths = [...[...streamed].map((name) => `$.${name}.*`), ...[...members].filter((name) => !streamed.has(name)).map((name) => `$.${name}`)];
-  const parser = new JSONParser({ paths, keepStack: false });
-  let failure: Error | undefined;
-  // What the visitor threw (a schema error): passed on as is, not as a JSON error.
+  const parse = (bytes: Buffer): unknown => JSON.parse(bytes.toString("utf8"));
+  // What the visitor threw (a schema error) is passed on as is, not as a JSON error.
   let refused: { error: unknown } | undefined;
-  let bytesRead = 0;
-  parser.onError = (error) => {
-    failure ??= error;
-  };
-  parser.onValue = ({ value, key, stack }) => {
-    if (failure || refused) return;
+  const deliver = (hand: () => void) => {
     try {
-      if (stack.length === 2) {
-        const container = stack[1]?.key;
-        if (typeof container === "string") visitor.element(container, value);
-      } else if (stack.length === 1 && typeof key === "string") {
-        visitor.member(key, value);
-      }
+      hand();
     } catch (error) {
       refused = { error };
+      throw error;
     }
   };
-  const input = createReadStream(file, { highWaterMark: STREAM_CHUNK_BYTES });
+  const splitter = new TopLevelSplitter(streamed, members, {
+    element: (container, bytes) => {
+      const value = parse(bytes);
+      deliver(() => visitor.element(container, value));
+    },
+    member: (key, bytes) => {
+      const value = parse(bytes);
+      if (streamed.has(key)) throw new Error(`"${key}" is ${value === null ? "null" : typeof value}, not an array`);
+      deliver(() => visitor.member(key, value));
+    },
+  });
+  // Read synchronously, a chunk at a time: the reads are sequential anyway, and each awaited
+  // read of a stream cost more than the JSON work on its chunk.
+  const fd = openSync(file, "r");
   try {
+    const chunk = Buffer.allocUnsafe(STREAM_CHUNK_BYTES);
     let first = true;
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      let bytes = chunk;
+    for (;;) {
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      let bytes = chunk.subarray(0, bytesRead);
       // A UTF-8 byte-order mark is not JSON; JSON.parse's path drops it too.
       if (first && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
       first = false;
-      parser.write(bytes);
-      bytesRead += chunk.length;
-      if (failure || refused) break;
+      // The splitter keeps what it needs of a chunk in its own buffer: the chunk can be reused.
+      splitter.write(Buffer.from(bytes));
     }
-    if (!failure && !refused && !parser.isEnded) parser.end();
+    splitter.end();
   } catch (error) {
-    failure ??= error instanceof Error ? error : new Error(String(error));
+    if (refused) throw refused.error;
+    if (error instanceof Error && /^"[^"]*" is .*, not an array$/.test(error.message)) throw error;
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").slice(0, 300);
+    throw new Error(`not valid JSON (streamed, stopped near byte ${splitter.position}): ${reason}`);
   } finally {
-    input.destroy();
-  }
-  if (refused) throw refused.error;
-  if (failure) {
-    const reason = failure.message.replace(/\s+/g, " ").slice(0, 300);
-    throw new Error(`not valid JSON (streamed, stopped near byte ${bytesRead}): ${reason}`);
+    closeSync(fd);
   }
 }

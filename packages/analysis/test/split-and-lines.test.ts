@@ -36,7 +36,7 @@ describe("TopLevelSplitter", () => {
     const json = fc.jsonValue({ maxDepth: 3 });
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom("messages", "info", "other", "trajectory", 'we"ird\\\\'), json, { maxKeys: 5 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 10 }), (object, cuts) => {
-        const document = Buffer.from(JSON.stringify(object, null, cuts[0] % 2 === 0 ? 0 : 2), "utf8");
+        const document = Buffer.from(JSON.stringify(object, null, (cuts[0] ?? 0) % 2 === 0 ? 0 : 2), "utf8");
         const streamed = new Set(["messages", "trajectory"]);
         const members = new Set(["info", 'we"ird\\\\']);
         const seen: [string, unknown][] = [];

@@ -75,6 +75,25 @@ export function pythonExecutable() {
   return execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
 }
 
+/**
+ * A Python with numpy: python3 itself when it has it, else a virtual environment under
+ * ~/.cache/loclab/bench-numpy made on first use (numpy from the Python package index, pinned).
+ * Undefined when neither works (the numpy comparison is then reported as unavailable).
+ */
+export function numpyPython() {
+  const system = pythonExecutable();
+  if (spawnSync(system, ["-c", "import numpy"]).status === 0) return system;
+  const venv = join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? tmpdir(), ".cache"), "loclab", "bench-numpy");
+  const python = join(venv, "bin", "python");
+  if (!existsSync(python)) {
+    if (spawnSync(system, ["-m", "venv", venv], { stdio: "inherit" }).status !== 0) return undefined;
+  }
+  if (spawnSync(python, ["-c", "import numpy"]).status !== 0) {
+    if (spawnSync(python, ["-m", "pip", "install", "-q", "numpy==2.4.6"], { stdio: "inherit" }).status !== 0) return undefined;
+  }
+  return python;
+}
+
 /** A fresh scratch folder for one benchmark. */
 export function scratch(name) {
   const dir = join(tmpdir(), `loclab-bench-${name}-${process.pid}`);

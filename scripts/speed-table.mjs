@@ -1,0 +1,77 @@
+// Regenerates the README's table of the speed rows of issue 18 from the benchmarks' own
+// output (results/bench-<name>.json, written by each script of benchmarks/), so that the
+// figures in the README are measured, not typed. Replaces what lies between the markers
+// <!-- speed-table:start --> and <!-- speed-table:end --> in README.md; with --print, prints
+// the table instead. A row whose result file is missing is an error that names the script
+// to run.
+//
+//   node benchmarks/cli-startup.mjs && … && node scripts/speed-table.mjs
+//   node scripts/speed-table.mjs --results DIR --print      (another folder of results)
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { repoRoot } from "./lib/run.mjs";
+
+const { values } = parseArgs({ options: { results: { type: "string" }, print: { type: "boolean" } } });
+const results = values.results ?? join(repoRoot, "results");
+
+const ms = (value) => (value === null || value === undefined ? "—" : value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 0)} ms`);
+const ratio = (value, unit = "×") => (value === null || value === undefined ? "—" : `${value.toFixed(2)}${unit}`);
+
+/** Each row: the benchmark's result file and how its figures read in the table. */
+const ROWS = [
+  {
+    name: "cli-startup",
+    row: (r) => [`\`loclab mcnemar --b 5 --c 1 --json\` whole process (\`--help\`)`, `${ms(r.loclab.ms)} (${ms(r.loclab.helpMs)})`, `python3 with math.comb ${ms(r.alternative.ms)}; \`node -e 0\` ${ms(r.floor.ms)}`, `${ratio(r.ratio)} python; ${ratio(r.ratioToNodeFloor)} node`],
+  },
+  {
+    name: "tool-search-process",
+    row: (r) => [`\`loclab tool search\` on django, whole process: cached workspace (Debian folder)`, `${ms(r.loclab.ms)} (${ms(r.loclab.debianFolderMs)})`, `\`rg -F\` ${ms(r.alternative.ms)}`, ratio(r.ratio)],
+  },
+  {
+    name: "first-search",
+    row: (r) => [`first search in a new workspace, in process: cached (folder in place)`, `${ms(r.loclab.ms)} (${ms(r.loclab.folderInPlaceMs)})`, `one \`rg -F\` spawn ${ms(r.alternative.ms)}`, ratio(r.ratio)],
+  },
+  {
+    name: "metrics-scoring",
+    row: (r) => [`scoring 10,000 instances × 20 runs, 60 metrics`, ms(r.loclab.ms), `${r.alternative.name} ${ms(r.alternative.ms)}`, ratio(r.ratio)],
+  },
+  {
+    name: "agent-turn",
+    row: (r) => [`harness cost per localizer turn (django), warm median`, ms(r.harnessMsPerTurn.warmMedian), "—", "—"],
+  },
+  {
+    name: "import-graph",
+    row: (r) => [`django import graph: cold build (warm load)`, `${ms(r.loclab.ms)}, ${r.loclab.peakRssMiB} MiB (${ms(r.loclab.warmLoadMs)})`, `CPython \`ast\` ${ms(r.alternative.ms)}, ${r.alternative.peakRssMiB} MiB`, ratio(r.ratio)],
+  },
+  {
+    name: "trajectories-streaming",
+    row: (r) => [`trajectory breakdown, ${Math.round(r.set.bytes / 1e6)} MB`, `${r.loclab.mbPerSecond} MB/s, ${r.loclab.peakRssMiB} MiB`, `Python \`json.load\` per file ${r.alternative.mbPerSecond} MB/s`, ratio(r.ratio)],
+  },
+];
+
+const lines = ["| work | loclab | alternative | ratio |", "|---|---|---|---|"];
+const loads = [];
+for (const { name, row } of ROWS) {
+  const file = join(results, `bench-${name}.json`);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run node benchmarks/${name}.mjs first`);
+  const result = JSON.parse(readFileSync(file, "utf8"));
+  lines.push(`| ${row(result).join(" | ")} |`);
+  const load = result.machine?.loadAverage;
+  if (load) loads.push(`${name} ${load[0]}`);
+}
+lines.push("", `Measured by the scripts of \`benchmarks/\` (one per row; ratio = loclab / alternative, so below 1 is faster, except MB/s, where above 1 is), Node ${process.version}, ${loads.length ? `1-minute load average at each start: ${loads.join(", ")}` : ""}.`);
+const table = lines.join("\n");
+if (values.print) {
+  process.stdout.write(`${table}\n`);
+} else {
+  const readme = join(repoRoot, "README.md");
+  const text = readFileSync(readme, "utf8");
+  const start = "<!-- speed-table:start -->";
+  const end = "<!-- speed-table:end -->";
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} section`);
+  writeFileSync(readme, `${text.slice(0, from + start.length)}\n${table}\n${text.slice(to)}`);
+  process.stdout.write(`README.md: speed table regenerated from ${results}\n`);
+}

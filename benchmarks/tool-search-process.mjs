@@ -15,10 +15,6 @@ const bin = join(repoRoot, "packages", "cli", "bin", "loclab.mjs");
 const work = scratch("tool-search");
 try {
   const { tree } = await cachedDjango(work);
-  const hitsOf = (root) => (stdout, status, name) => {
-    if (status !== 0) throw new Error(`${name} exited ${status}`);
-    return stdout;
-  };
   const loclabHits = (stdout) => JSON.parse(stdout).hits.map((hit) => `${hit.path}:${hit.line}`).sort();
   const rgHits = (root, stdout) => stdout.trim().split("\n").map((line) => { const [path, number] = line.split(":"); return `${relative(root, path)}:${number}`; }).sort();
   const answers = {};
@@ -31,13 +27,16 @@ try {
       name: `loclab (${label})`,
       file: process.execPath,
       args: [bin, "tool", "search", "--repo", root, "--query", QUERY, "--max-hits", "500", "--json"],
-      check: (stdout, status, name) => { hitsOf(root)(stdout, status, name); record(name, loclabHits(stdout)); },
+      check: (stdout, status, name) => {
+        if (status !== 0) throw new Error(`${name} exited ${status}`);
+        record(name, loclabHits(stdout));
+      },
     });
     commands.push({
       name: `rg (${label})`,
       file: "rg",
       args: ["-F", "-n", "--no-ignore", "--no-heading", "--with-filename", QUERY, root],
-      check: (stdout, status, name) => record(name, rgHits(root, stdout)),
+      check: (stdout, _status, name) => record(name, rgHits(root, stdout)),
     });
   }
   const times = interleaved(commands, { rounds });

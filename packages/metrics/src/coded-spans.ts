@@ -1,6 +1,6 @@
 import type { Interner } from "./interner.js";
 import type { LineSet, LineSpan } from "./line-spans.js";
-import type { SpanOverlap } from "./span-overlap.js";
+import type { SpanOverlap } from "./span-overlap-counts.js";
 
 /** A gold line set with its paths as codes: intervals of path `paths[p]` are `flat[2j], flat[2j+1]` for j in [offsets[p], offsets[p+1]). */
 export interface CodedLineSet {
@@ -36,10 +36,10 @@ export function codeLineSet(lineSet: LineSet, interner: Interner): CodedLineSet 
 }
 
 /**
- * `overlapWithGoldLineSet` on coded gold, with scratch buffers reused across instances: the
- * predicted spans are coded, sorted by (path code, start) and merged per file on the fly.
- * The same counts; the tightness sum is added up in gold order (the reference adds it in
- * path order), so it can differ from the reference in the last bits.
+ * The overlap of predicted spans with coded gold (the counts of `SpanOverlap`), with scratch
+ * buffers reused across instances: the predicted spans are coded, sorted by (path code,
+ * start) and merged per file on the fly, without building their line set. Cost O(p² + g) for
+ * p predicted spans (an insertion sort: a prediction holds a handful).
  */
 export class CodedSpanScorer {
   private pathOf = new Int32Array(64);

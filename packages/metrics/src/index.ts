@@ -8,6 +8,7 @@ export * from "./average-precision.js";
 export * from "./dedupe-ranking.js";
 export * from "./rank-profile.js";
 export * from "./line-spans.js";
+export * from "./span-overlap-counts.js";
 export * from "./span-overlap.js";
 export * from "./symbol-ids.js";
 export * from "./preset-type.js";

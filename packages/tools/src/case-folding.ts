@@ -1,4 +1,4 @@
-import type { ContentPack } from "./content-pack.js";
+import { type ContentPack, textFileAt } from "./content-pack.js";
 
 // Case-insensitive search over a content pack (see Workspace.packFilter): the pack is
 // lower-cased once with a same-length ASCII transform, which finds an ASCII needle exactly
@@ -45,7 +45,7 @@ export function filesLowerCasedExactly(pack: ContentPack): Uint8Array {
   for (const special of ASCII_LOWERING_CHARACTERS) {
     const bytes = Buffer.from(special, "utf8");
     for (let at = pack.data.indexOf(bytes); at >= 0; at = pack.data.indexOf(bytes, at + 1)) {
-      exact[fileAtOffset(pack, at)] = 0;
+      exact[textFileAt(pack, at)] = 0;
     }
   }
   return exact;
@@ -53,14 +53,3 @@ export function filesLowerCasedExactly(pack: ContentPack): Uint8Array {
 
 /** The characters outside ASCII whose `toLowerCase()` holds an ASCII character. */
 export const ASCII_LOWERING_CHARACTERS: readonly string[] = ["\u0130", "\u212a"];
-
-function fileAtOffset(pack: ContentPack, at: number): number {
-  let lo = 0;
-  let hi = pack.textStarts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((pack.textStarts[mid] as number) <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}

@@ -53,6 +53,19 @@ export interface ContentPack {
   signatures: Buffer;
 }
 
+/** The text file (its position in text-file order) whose range holds byte `at` of the contents: the last start <= at. */
+export function textFileAt(pack: ContentPack, at: number): number {
+  const { textStarts } = pack;
+  let lo = 0;
+  let hi = textStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((textStarts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /**
  * The text files of a pack that hold `needle`: one scan of the whole pack instead of one per
  * file (a match must lie inside one file; after a file's first match the scan jumps to the
@@ -64,14 +77,7 @@ export function packFilesHolding(pack: ContentPack, haystack: Buffer, needle: Bu
   const holds = new Uint8Array(textStarts.length);
   let at = haystack.indexOf(needle);
   while (at >= 0) {
-    // The file whose range contains `at`: the last start <= at.
-    let lo = 0;
-    let hi = textStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((textStarts[mid] as number) <= at) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = textFileAt(pack, at);
     const end = textEnds[lo] as number;
     if (at + needle.length <= end) {
       holds[lo] = 1;

@@ -25,7 +25,7 @@ export function forEachLineSync(file: string, line: (text: string, number: numbe
       for (;;) {
         const lf = text.indexOf("\n", from);
         const cr = text.indexOf("\r", from);
-        let end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+        const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
         if (end < 0) break;
         let next = end + 1;
         if (text.charCodeAt(end) === 0x0d) {
@@ -36,7 +36,6 @@ export function forEachLineSync(file: string, line: (text: string, number: numbe
         number += 1;
         line(text.slice(from, end), number);
         from = next;
-        end = -1;
       }
       carry = text.slice(from);
       if (bytesRead === 0) break;

@@ -99,7 +99,8 @@ async function streamDocument(file: string, visitor: JsonDocumentVisitor, stream
   if (first === "[") throw new Error("the top level is an array, not an object");
   if (first !== "{") throw new Error(`not valid JSON: the top level must be an object, the file starts with ${JSON.stringify(first ?? "nothing")}`);
   const parse = (bytes: Buffer): unknown => JSON.parse(bytes.toString("utf8"));
-  // What the visitor threw (a schema error) is passed on as is, not as a JSON error.
+  // What the visitor threw (a schema error), or a streamed name that is no array, is passed
+  // on as is, not as a JSON error.
   let refused: { error: unknown } | undefined;
   const deliver = (hand: () => void) => {
     try {
@@ -116,8 +117,10 @@ async function streamDocument(file: string, visitor: JsonDocumentVisitor, stream
     },
     member: (key, bytes) => {
       const value = parse(bytes);
-      if (streamed.has(key)) throw new Error(`"${key}" is ${value === null ? "null" : typeof value}, not an array`);
-      deliver(() => visitor.member(key, value));
+      deliver(() => {
+        if (streamed.has(key)) throw new Error(`"${key}" is ${value === null ? "null" : typeof value}, not an array`);
+        visitor.member(key, value);
+      });
     },
   });
   // Read synchronously, a chunk at a time: the reads are sequential anyway, and each awaited
@@ -139,7 +142,6 @@ async function streamDocument(file: string, visitor: JsonDocumentVisitor, stream
     splitter.end();
   } catch (error) {
     if (refused) throw refused.error;
-    if (error instanceof Error && /^"[^"]*" is .*, not an array$/.test(error.message)) throw error;
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").slice(0, 300);
     throw new Error(`not valid JSON (streamed, stopped near byte ${splitter.position}): ${reason}`);
   } finally {

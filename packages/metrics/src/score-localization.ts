@@ -7,6 +7,7 @@ import { UNIFIED } from "./builtin-presets.js";
 import { spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
 import { moduleIdOf, moduleRanking, symbolNameOf } from "./symbol-ids.js";
 import type { GoldTargets, MetricValue, PredictionTargets, ScoreLocalizationInput, ScoreReport } from "./score-report.js";
+import type { SpanOverlap } from "./span-overlap-counts.js";
 
 /**
  * Gold prepared once for a preset: the gold set of every instance at every level (null
@@ -38,6 +39,8 @@ interface ScoringCodes {
   seen: CodeMarks;
   gold: CodeMarks;
   ranking: Int32Array;
+  /** A prediction's function ids as codes (repeats kept), shared by the module and function levels. */
+  functionCodes: Int32Array;
   spans: CodedSpanScorer;
   /** Gold line sets with coded paths, aligned with `PreparedGold.spans`. */
   goldSpans: (CodedLineSet | null)[] | null;
@@ -48,8 +51,15 @@ interface PreparedLevel {
   rule: LevelRule;
   keys: MetricKey[];
   gold: (ReadonlySet<string> | null)[];
-  /** `gold` as codes (distinct, in the set's order). */
-  goldCodes: (Int32Array | null)[];
+  /**
+   * `gold` as codes (distinct, in the set's order), all instances in one array: instance i's
+   * codes are `goldCodes[goldStart[i]] … goldCodes[goldStart[i + 1] - 1]`, and an excluded
+   * instance has `goldExcluded[i] = 1`. One array read in order instead of one small array
+   * per instance spread over the heap.
+   */
+  goldCodes: Int32Array;
+  goldStart: Int32Array;
+  goldExcluded: Uint8Array;
   rules: ValueRules;
   /** |G| per instance under the preset's rule (see `Preset.goldSizeCountsRepeats`). */
   goldSizes: Int32Array;
@@ -88,8 +98,21 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
       cutoff: rule.cutoff ?? Number.POSITIVE_INFINITY,
       maxK,
     };
-    const goldCodes = gold.map((set) => (set ? Int32Array.from(set, (item) => interner.code(item)) : null));
-    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldCodes, goldSizes, included, maxK });
+    const goldStart = new Int32Array(ids.length + 1);
+    const goldExcluded = new Uint8Array(ids.length);
+    let total = 0;
+    gold.forEach((set, i) => {
+      goldStart[i] = total;
+      if (set) total += set.size;
+      else goldExcluded[i] = 1;
+    });
+    goldStart[ids.length] = total;
+    const goldCodes = new Int32Array(total);
+    gold.forEach((set, i) => {
+      let at = goldStart[i] as number;
+      for (const item of set ?? []) goldCodes[at++] = interner.code(item);
+    });
+    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldCodes, goldStart, goldExcluded, goldSizes, included, maxK });
     if (level === "file") fileIncluded = included;
   }
   const spans = preset.spans
@@ -105,6 +128,7 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
     seen: new CodeMarks(),
     gold: new CodeMarks(),
     ranking: new Int32Array(64),
+    functionCodes: new Int32Array(64),
     spans: new CodedSpanScorer(interner),
     goldSpans: spans ? spans.map((set) => (set ? codeLineSet(set, interner) : null)) : null,
   };
@@ -130,45 +154,56 @@ export function scoreLocalization(input: ScoreLocalizationInput): ScoreReport {
 
 /**
  * Scores one run of predictions against prepared gold (see `prepareGold`). Instances are the
- * outer loop, so each prediction is looked up once for all levels.
+ * outer loop: each prediction is looked up and its strings coded once for every level and the
+ * spans (a function id serves both the module and the function level), so that a run's
+ * objects, spread over the heap, are fetched from memory once.
  */
 export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<string, PredictionTargets>): ScoreReport {
   const { preset, instanceIds: ids, levels } = prepared;
   const values = levels.map((level) => level.keys.map(() => new Float64Array(ids.length).fill(Number.NaN)));
   const sums = levels.map((level) => new Float64Array(level.keys.length));
+  const metricCodes = levels.map(({ keys }) => Int32Array.from(keys, (key) => key.code));
+  const metricKs = levels.map(({ keys }) => Int32Array.from(keys, (key) => key.k));
   const scratch = newRankProfile();
   const { codes } = prepared;
-  // Each prediction is looked up once; then one level at a time over all instances, so that
-  // the level's gold, rules and metric codes stay in registers.
-  const byInstance: (PredictionTargets | undefined)[] = new Array(ids.length);
+  const spans = prepared.spans ? new SpanTotals(ids.length) : undefined;
   let missingPredictions = 0;
   for (let i = 0; i < ids.length; i += 1) {
     if (preset.excludedIds.has(ids[i] as string)) continue;
     const prediction = predictions.get(ids[i] as string);
     if (!prediction) missingPredictions += 1;
-    byInstance[i] = prediction;
-  }
-  for (let l = 0; l < levels.length; l += 1) {
-    const { level, rules, keys, goldCodes, goldSizes } = levels[l] as PreparedLevel;
-    const levelValues = values[l] as Float64Array[];
-    const levelSums = sums[l] as Float64Array;
-    const metricCodes = Int32Array.from(keys, (key) => key.code);
-    const metricKs = Int32Array.from(keys, (key) => key.k);
-    const marks = codes.gold;
-    for (let i = 0; i < ids.length; i += 1) {
-      const goldSet = goldCodes[i];
-      if (!goldSet) continue;
-      const length = predictedCodes(level, byInstance[i], preset, codes);
+    // The prediction's function ids as codes, coded on first need (module or function level).
+    let functionLength = -1;
+    for (let l = 0; l < levels.length; l += 1) {
+      const { level, rules, goldCodes, goldStart, goldExcluded, goldSizes } = levels[l] as PreparedLevel;
+      if (goldExcluded[i] === 1) continue;
+      let length = 0;
+      if (prediction && !(preset.emptyFilesMeansMiss && prediction.files.length === 0)) {
+        if (level === "file") length = rankingOfStrings(prediction.files, codes);
+        else if (level === "module" && prediction.modules !== undefined) length = rankingOfStrings(prediction.modules, codes);
+        else {
+          if (functionLength < 0) functionLength = codeFunctions(prediction.functions ?? [], codes);
+          length = rankingOfCodes(codes.functionCodes, functionLength, level === "module" ? codes.moduleOf : codes.functionKeyOf, codes);
+        }
+      }
+      const marks = codes.gold;
       marks.clear();
-      for (let g = 0; g < goldSet.length; g += 1) marks.add(goldSet[g] as number);
+      const goldEnd = goldStart[i + 1] as number;
+      for (let g = goldStart[i] as number; g < goldEnd; g += 1) marks.add(goldCodes[g] as number);
       const profile = fillRankProfileOfCodes(scratch, codes.ranking, length, marks);
       profile.goldSize = goldSizes[i] as number;
-      for (let m = 0; m < metricCodes.length; m += 1) {
-        const value = rankingValue(metricCodes[m] as MetricCode, metricKs[m] as number, profile, rules);
+      const levelValues = values[l] as Float64Array[];
+      const levelSums = sums[l] as Float64Array;
+      const levelCodes = metricCodes[l] as Int32Array;
+      const levelKs = metricKs[l] as Int32Array;
+      for (let m = 0; m < levelCodes.length; m += 1) {
+        const value = rankingValue(levelCodes[m] as MetricCode, levelKs[m] as number, profile, rules);
         (levelValues[m] as Float64Array)[i] = value;
         levelSums[m] = (levelSums[m] as number) + value;
       }
     }
+    const coded = spans ? prepared.codes.goldSpans?.[i] : undefined;
+    if (spans && coded) spans.add(i, prepared.codes.spans.overlap(prediction?.locations ?? [], coded));
   }
   const metrics: Record<string, MetricValue> = {};
   levels.forEach(({ keys, included }, l) => {
@@ -183,7 +218,7 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
       };
     });
   });
-  if (prepared.spans) scoreSpans(prepared, predictions, metrics);
+  if (spans) spans.report(preset, ids.length, metrics);
   const n = Math.max(prepared.fileIncluded, 0);
   return { preset: preset.name, instanceIds: ids, n, excluded: ids.length - n, missingPredictions, metrics };
 }
@@ -196,25 +231,46 @@ function goldAt(level: Level, gold: GoldTargets | undefined): readonly string[] 
 }
 
 /**
- * The predicted ranking of one level as codes, without repeats (first rank kept), written to
- * `codes.ranking`; returns its length. The same list as the definitions' string form: files
- * as given, modules as given or derived from the functions in order of first appearance,
- * functions under the preset's key.
+ * A ranking given as strings (files, or modules as given) as codes without repeats (first
+ * rank kept), written to `codes.ranking`; returns its length. The same list as the
+ * definitions' string form.
  */
-function predictedCodes(level: Level, prediction: PredictionTargets | undefined, preset: Preset, codes: ScoringCodes): number {
-  if (!prediction) return 0;
-  if (preset.emptyFilesMeansMiss && prediction.files.length === 0) return 0;
-  const { interner, seen } = codes;
-  const fromModules = level === "module" && prediction.modules !== undefined;
-  const list = level === "file" ? prediction.files : fromModules ? (prediction.modules as readonly string[]) : (prediction.functions ?? []);
+function rankingOfStrings(list: readonly string[], codes: ScoringCodes): number {
   if (list.length > codes.ranking.length) codes.ranking = new Int32Array(2 * list.length);
-  const ranking = codes.ranking;
+  const { interner, seen, ranking } = codes;
   seen.clear();
   let length = 0;
   for (let i = 0; i < list.length; i += 1) {
-    let code = interner.code(list[i] as string);
-    if (level === "module" && !fromModules) code = codes.moduleOf.of(code);
-    else if (level === "function" && codes.functionKeyOf) code = codes.functionKeyOf.of(code);
+    const code = interner.code(list[i] as string);
+    if (seen.has(code)) continue;
+    seen.add(code);
+    ranking[length] = code;
+    length += 1;
+  }
+  return length;
+}
+
+/** A prediction's function ids as codes, in order, repeats kept, into `codes.functionCodes`; returns their number. */
+function codeFunctions(list: readonly string[], codes: ScoringCodes): number {
+  if (list.length > codes.functionCodes.length) codes.functionCodes = new Int32Array(2 * list.length);
+  const { interner, functionCodes } = codes;
+  for (let i = 0; i < list.length; i += 1) functionCodes[i] = interner.code(list[i] as string);
+  return list.length;
+}
+
+/**
+ * Coded function ids as one level's ranking, without repeats (first rank kept), into
+ * `codes.ranking`: each mapped by `derive` (a function's module id; the preset's function
+ * key), or as given when `derive` is undefined. Modules derived from functions thus come in
+ * order of first appearance. Returns the ranking's length.
+ */
+function rankingOfCodes(list: Int32Array, count: number, derive: DerivedCodes | undefined, codes: ScoringCodes): number {
+  if (count > codes.ranking.length) codes.ranking = new Int32Array(2 * count);
+  const { seen, ranking } = codes;
+  seen.clear();
+  let length = 0;
+  for (let i = 0; i < count; i += 1) {
+    const code = derive ? derive.of(list[i] as number) : (list[i] as number);
     if (seen.has(code)) continue;
     seen.add(code);
     ranking[length] = code;
@@ -284,44 +340,53 @@ function rankingValue(code: MetricCode, k: number, profile: RankProfile, rules: 
   }
 }
 
-function scoreSpans(prepared: PreparedGold, predictions: ReadonlyMap<string, PredictionTargets>, into: Record<string, MetricValue>): void {
-  const { preset, instanceIds: ids } = prepared;
-  const goldSpansOf = prepared.spans ?? [];
-  const recall = new Float64Array(ids.length).fill(Number.NaN);
-  const precision = new Float64Array(ids.length).fill(Number.NaN);
-  const tightness = new Float64Array(ids.length).fill(Number.NaN);
-  const pooled = { gold: 0, predicted: 0, overlap: 0, tightSum: 0, tightCount: 0 };
-  let included = 0;
-  let tightIncluded = 0;
-  for (let i = 0; i < ids.length; i += 1) {
-    const goldSpans = goldSpansOf[i];
-    if (!goldSpans) continue;
-    const coded = prepared.codes.goldSpans?.[i];
-    if (!coded) continue;
-    const overlap = prepared.codes.spans.overlap(predictions.get(ids[i] as string)?.locations ?? [], coded);
-    included += 1;
-    recall[i] = spanCoverageRecall(overlap) ?? Number.NaN;
-    precision[i] = spanPrecision(overlap);
+/** The span level's per-instance values and pooled counts, filled one instance at a time. */
+class SpanTotals {
+  readonly recall: Float64Array;
+  readonly precision: Float64Array;
+  readonly tightness: Float64Array;
+  private gold = 0;
+  private predicted = 0;
+  private overlap = 0;
+  private tightSum = 0;
+  private tightCount = 0;
+  private included = 0;
+  private tightIncluded = 0;
+
+  constructor(instances: number) {
+    this.recall = new Float64Array(instances).fill(Number.NaN);
+    this.precision = new Float64Array(instances).fill(Number.NaN);
+    this.tightness = new Float64Array(instances).fill(Number.NaN);
+  }
+
+  add(i: number, overlap: SpanOverlap): void {
+    this.included += 1;
+    this.recall[i] = spanCoverageRecall(overlap) ?? Number.NaN;
+    this.precision[i] = spanPrecision(overlap);
     const tight = spanTightness(overlap);
     if (tight !== undefined) {
-      tightness[i] = tight;
-      tightIncluded += 1;
+      this.tightness[i] = tight;
+      this.tightIncluded += 1;
     }
-    pooled.gold += overlap.goldLines;
-    pooled.predicted += overlap.predictedLines;
-    pooled.overlap += overlap.overlapLines;
-    pooled.tightSum += overlap.tightnessSum;
-    pooled.tightCount += overlap.tightnessCount;
+    this.gold += overlap.goldLines;
+    this.predicted += overlap.predictedLines;
+    this.overlap += overlap.overlapLines;
+    this.tightSum += overlap.tightnessSum;
+    this.tightCount += overlap.tightnessCount;
   }
-  const add = (key: string, definition: string, value: number, n: number, perInstance?: Float64Array) => {
-    into[key] = { key, definition: `${preset.name}: ${definition}`, value, n, excluded: ids.length - n, ...(perInstance ? { perInstance } : {}) };
-  };
-  add("span.coverageRecall", "macro mean of |L(P)∩L(G)|/|L(G)| over instances with gold spans", meanIgnoringNaN(recall), included, recall);
-  add("span.precision", "macro mean of |L(P)∩L(G)|/|L(P)| (0 when P is empty)", meanIgnoringNaN(precision), included, precision);
-  add("span.tightness", "macro mean of per-instance average best IoU over overlapped gold spans (instances with none overlapped excluded)", meanIgnoringNaN(tightness), tightIncluded, tightness);
-  add("span.coverageRecallMicro", "pooled Σ|L(P)∩L(G)| / Σ|L(G)|", pooled.gold === 0 ? 0 : pooled.overlap / pooled.gold, included);
-  add("span.precisionMicro", "pooled Σ|L(P)∩L(G)| / Σ|L(P)|", pooled.predicted === 0 ? 0 : pooled.overlap / pooled.predicted, included);
-  add("span.tightnessMicro", "pooled mean best IoU over all overlapped gold spans", pooled.tightCount === 0 ? 0 : pooled.tightSum / pooled.tightCount, included);
+
+  report(preset: Preset, instances: number, into: Record<string, MetricValue>): void {
+    const { included } = this;
+    const add = (key: string, definition: string, value: number, n: number, perInstance?: Float64Array) => {
+      into[key] = { key, definition: `${preset.name}: ${definition}`, value, n, excluded: instances - n, ...(perInstance ? { perInstance } : {}) };
+    };
+    add("span.coverageRecall", "macro mean of |L(P)∩L(G)|/|L(G)| over instances with gold spans", meanIgnoringNaN(this.recall), included, this.recall);
+    add("span.precision", "macro mean of |L(P)∩L(G)|/|L(P)| (0 when P is empty)", meanIgnoringNaN(this.precision), included, this.precision);
+    add("span.tightness", "macro mean of per-instance average best IoU over overlapped gold spans (instances with none overlapped excluded)", meanIgnoringNaN(this.tightness), this.tightIncluded, this.tightness);
+    add("span.coverageRecallMicro", "pooled Σ|L(P)∩L(G)| / Σ|L(G)|", this.gold === 0 ? 0 : this.overlap / this.gold, included);
+    add("span.precisionMicro", "pooled Σ|L(P)∩L(G)| / Σ|L(P)|", this.predicted === 0 ? 0 : this.overlap / this.predicted, included);
+    add("span.tightnessMicro", "pooled mean best IoU over all overlapped gold spans", this.tightCount === 0 ? 0 : this.tightSum / this.tightCount, included);
+  }
 }
 
 const WORDS: Record<RankingMetric, string> = {

@@ -1,4 +1,4 @@
-import { type ContentPack, textFileAt } from "./content-pack.js";
+import { type ContentPack, packData, textFileAt } from "./content-pack.js";
 
 // Case-insensitive search over a content pack (see Workspace.packFilter): the pack is
 // lower-cased once with a same-length ASCII transform, which finds an ASCII needle exactly
@@ -44,7 +44,8 @@ export function filesLowerCasedExactly(pack: ContentPack): Uint8Array {
   const exact = new Uint8Array(pack.textStarts.length).fill(1);
   for (const special of ASCII_LOWERING_CHARACTERS) {
     const bytes = Buffer.from(special, "utf8");
-    for (let at = pack.data.indexOf(bytes); at >= 0; at = pack.data.indexOf(bytes, at + 1)) {
+    const data = packData(pack);
+    for (let at = data.indexOf(bytes); at >= 0; at = data.indexOf(bytes, at + 1)) {
       exact[textFileAt(pack, at)] = 0;
     }
   }

@@ -1,7 +1,18 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { checkedList } from "./checked-list.js";
+
+/** One entry of a materialized tree: a regular file or a symbolic link, by its path. */
+export interface WorkspaceManifestEntry {
+  path: string;
+  kind: "file" | "symlink";
+}
+const isEntry = (value: unknown): value is WorkspaceManifestEntry => {
+  if (typeof value !== "object" || value === null) return false;
+  const { path, kind } = value as Record<string, unknown>;
+  return typeof path === "string" && (kind === "file" || kind === "symlink");
+};
 
 /** What `manifest.json` beside a materialized tree records. */
 export const workspaceManifestSchema = z.object({
@@ -11,14 +22,18 @@ export const workspaceManifestSchema = z.object({
   commit: z.string(),
   mirror: z.string(),
   createdAt: z.string(),
-  files: z.array(z.object({ path: z.string(), kind: z.enum(["file", "symlink"]) })),
+  files: checkedList(isEntry, '{ path: string, kind: "file" | "symlink" }'),
 });
 export type WorkspaceManifest = z.infer<typeof workspaceManifestSchema>;
 
-/** The manifest of a materialized tree's folder, when it is valid and its `tree/` exists. */
+/**
+ * The manifest of a materialized tree's folder, when it is valid and its `tree/` exists. Read
+ * synchronously: one small file, where the promise API's open, stat, read and close round
+ * trips cost a new process more than the read itself.
+ */
 export async function readManifest(folder: string): Promise<WorkspaceManifest | undefined> {
   try {
-    const parsed = workspaceManifestSchema.safeParse(JSON.parse(await readFile(join(folder, "manifest.json"), "utf8")));
+    const parsed = workspaceManifestSchema.safeParse(JSON.parse(readFileSync(join(folder, "manifest.json"), "utf8")));
     return parsed.success && existsSync(join(folder, "tree")) ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -74,6 +74,27 @@ describe("the content pack of a cached tree", () => {
     expect(byPath).toMatchObject({ source: "git-commit", repo: "acme/repo", commit });
     expect((await searchCode(byPath, { query: "VALUE" })).totalHits).toBe((await searchCode(first, { query: "VALUE" })).totalHits);
     expect(byPath.stats().diskReads).toBe(0);
+  });
+
+  it("reads a file on its own from the pack until a search needs the contents whole, and refuses a pack replaced since it was loaded", async () => {
+    const cacheDir = temporaryDir("loclab-cache-");
+    const packed = await materializeWorkspace({ instance, mirrors, cacheDir });
+    const plain = await openWorkspace({ root: packed.root, files: "walk" });
+    // No search yet: each file is one positioned read of the pack, and the contents stay on disk.
+    expect(await viewFile(packed, { path: "pkg/core.py" })).toEqual(await viewFile(plain, { path: "pkg/core.py" }));
+    expect(await packed.read("README.md")).toEqual(await plain.read("README.md"));
+    expect(packed.stats()).toMatchObject({ packReads: 2, diskReads: 0, packBytes: 0 });
+    // A case-insensitive search scans every file: the contents are read whole, with the same answers.
+    expect(await searchCode(packed, { query: "value", ignoreCase: true, maxHits: 500 })).toEqual(await searchCode(plain, { query: "value", ignoreCase: true, maxHits: 500 }));
+    expect(packed.stats().packBytes).toBeGreaterThan(0);
+    // A pack rebuilt under a workspace that loaded the old one: its offsets no longer hold.
+    const fresh = await materializeWorkspace({ instance, mirrors, cacheDir });
+    expect((await fresh.read("pkg/util.py")).kind).toBe("text");
+    const file = join(workspaceCachePath(cacheDir, "acme/repo", commit), CONTENT_PACK_FILE);
+    const bytes = readFileSync(file);
+    rmSync(file);
+    writeFileSync(file, bytes);
+    await expect(fresh.read("pkg/sub/deep.py")).rejects.toThrow(`${file}: the content pack changed on disk since it was loaded; open the workspace again`);
   });
 
   it("a damaged pack is an error that names the file and says how to rebuild it", async () => {

@@ -1,4 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
+import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { autoCodeRoverInstanceId } from "../formats/autocoderover.js";
 import type { RunFormat } from "./read-trajectory.js";
@@ -30,31 +30,45 @@ const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover">, RegExp> = {
  *
  * Errors: the folder cannot be read.
  */
+/** A file's size, 0 when it cannot be read (gone, a dangling link). */
+function statOrSize0(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
 export async function listTrajectories(dir: string, format: RunFormat): Promise<TrajectoryEntry[]> {
   const found: TrajectoryEntry[] = [];
-  const walk = async (folder: string, depth: number): Promise<void> => {
-    const entries = await readdir(folder, { withFileTypes: true });
+  // Synchronous: a run folder holds thousands of files, and each awaited stat was a round trip
+  // through the thread pool that left the process idle (issue 18's trajectory profile).
+  const statOrUndefined = (path: string) => statSync(path, { throwIfNoEntry: false });
+  const walk = (folder: string, depth: number): void => {
+    const entries = readdirSync(folder, { withFileTypes: true });
     if (format === "autocoderover" && entries.some((e) => !e.isDirectory() && (e.name === "tool_call_sequence.json" || /^conversation_round_\d+\.json$/.test(e.name)))) {
       let bytes = 0;
-      for (const e of entries) if (!e.isDirectory()) bytes += (await stat(join(folder, e.name)).catch(() => ({ size: 0 }))).size;
+      for (const e of entries) if (!e.isDirectory()) bytes += statOrSize0(join(folder, e.name));
       found.push({ path: folder, instanceId: autoCodeRoverInstanceId(folder), bytes });
       return;
     }
     for (const entry of entries) {
       const path = join(folder, entry.name);
       // A symbolic link counts as what it points to (a run assembled from links); depth bounds cycles.
-      const target = entry.isSymbolicLink() ? await stat(path).catch(() => undefined) : entry;
+      const target = entry.isSymbolicLink() ? statOrUndefined(path) : entry;
       if (!target) continue;
       if (target.isDirectory()) {
-        if (depth < MAX_DEPTH) await walk(path, depth + 1);
+        if (depth < MAX_DEPTH) walk(path, depth + 1);
       } else if (target.isFile() && format !== "autocoderover" && FILE_PATTERNS[format].test(entry.name)) {
-        found.push({ path, instanceId: basename(entry.name).replace(FILE_PATTERNS[format], ""), bytes: (await stat(path)).size });
+        found.push({ path, instanceId: basename(entry.name).replace(FILE_PATTERNS[format], ""), bytes: statSync(path).size });
       }
     }
   };
-  await walk(dir, 0).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`cannot read run folder ${dir}: ${error.code ?? error.message}`);
-  });
+  try {
+    walk(dir, 0);
+  } catch (error) {
+    throw new Error(`cannot read run folder ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
   // By file or folder name, then path: an AutoCodeRover instance's later timestamp sorts last.
   const key = (entry: TrajectoryEntry) => `${basename(entry.path)}\u0000${entry.path}`;
   return found.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));

@@ -1,5 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { TopLevelSplitter } from "./top-level-splitter.js";
 
 /** Receives a JSON document's top level one piece at a time, in document order. */
@@ -52,7 +51,8 @@ const BOM = 0xfeff;
  * message says which and where the parser stopped.
  */
 export async function visitJsonDocument(file: string, visitor: JsonDocumentVisitor, options: VisitJsonDocumentOptions): Promise<VisitedDocument> {
-  const { size } = await stat(file);
+  // Synchronous, as the reads below: an awaited stat per file left the process idle.
+  const { size } = statSync(file);
   const limit = options.maxWholeFileBytes ?? DEFAULT_MAX_WHOLE_FILE_BYTES;
   const streamed = new Set(options.streamedArrays);
   const members = new Set(options.members);
@@ -82,20 +82,20 @@ export async function visitJsonDocument(file: string, visitor: JsonDocumentVisit
 }
 
 /** The first byte that is not whitespace (or a byte-order mark), to refuse a top level that is not an object before streaming. */
-async function firstSignificantByte(file: string): Promise<string | undefined> {
-  const handle = await open(file, "r");
+function firstSignificantByte(file: string): string | undefined {
+  const fd = openSync(file, "r");
   try {
     const buffer = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
     const text = buffer.subarray(0, bytesRead).toString("utf8").replace(/^\uFEFF/, "");
     return /\S/.exec(text)?.[0];
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 async function streamDocument(file: string, visitor: JsonDocumentVisitor, streamed: ReadonlySet<string>, members: ReadonlySet<string>): Promise<void> {
-  const first = await firstSignificantByte(file);
+  const first = firstSignificantByte(file);
   if (first === "[") throw new Error("the top level is an array, not an object");
   if (first !== "{") throw new Error(`not valid JSON: the top level must be an object, the file starts with ${JSON.stringify(first ?? "nothing")}`);
   const parse = (bytes: Buffer): unknown => JSON.parse(bytes.toString("utf8"));

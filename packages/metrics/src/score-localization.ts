@@ -167,6 +167,7 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
   const scratch = newRankProfile();
   const { codes } = prepared;
   const spans = prepared.spans ? new SpanTotals(ids.length) : undefined;
+  const marks = codes.gold;
   let missingPredictions = 0;
   for (let i = 0; i < ids.length; i += 1) {
     if (preset.excludedIds.has(ids[i] as string)) continue;
@@ -186,7 +187,6 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
           length = rankingOfCodes(codes.functionCodes, functionLength, level === "module" ? codes.moduleOf : codes.functionKeyOf, codes);
         }
       }
-      const marks = codes.gold;
       marks.clear();
       const goldEnd = goldStart[i + 1] as number;
       for (let g = goldStart[i] as number; g < goldEnd; g += 1) marks.add(goldCodes[g] as number);

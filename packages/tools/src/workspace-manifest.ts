@@ -2,13 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { checkedList } from "./checked-list.js";
+import type { FileEntry } from "./file-listing.js";
 
-/** One entry of a materialized tree: a regular file or a symbolic link, by its path. */
-export interface WorkspaceManifestEntry {
-  path: string;
-  kind: "file" | "symlink";
-}
-const isEntry = (value: unknown): value is WorkspaceManifestEntry => {
+const isEntry = (value: unknown): value is FileEntry => {
   if (typeof value !== "object" || value === null) return false;
   const { path, kind } = value as Record<string, unknown>;
   return typeof path === "string" && (kind === "file" || kind === "symlink");

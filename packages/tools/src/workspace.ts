@@ -31,7 +31,6 @@ interface CachedText {
   cost: number;
 }
 
-/** Memory and cache figures of a workspace, for benchmarks and logs. */
 /**
  * Whether a search reads a pack's contents whole rather than its candidate files (those their
  * signatures leave) one by one: whichever costs less, by two costs measured here on django's
@@ -45,6 +44,7 @@ function readPackWhole(candidates: number, candidateBytes: number, dataLength: n
   return candidates * POSITIONED_READ_MS + candidateBytes * READ_MS_PER_BYTE >= dataLength * READ_MS_PER_BYTE;
 }
 
+/** Memory and cache figures of a workspace, for benchmarks and logs. */
 export interface WorkspaceStats {
   /** Files listed (0 until the list is first needed). */
   files: number;

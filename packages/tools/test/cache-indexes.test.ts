@@ -79,7 +79,10 @@ describe("the content pack of a cached tree", () => {
   it("reads a file on its own from the pack until a search needs the contents whole, and refuses a pack replaced since it was loaded", async () => {
     const cacheDir = temporaryDir("loclab-cache-");
     const packed = await materializeWorkspace({ instance, mirrors, cacheDir });
-    const plain = await openWorkspace({ root: packed.root, files: "walk" });
+    // The reference: a plain copy of the tree, which has no pack (the tree opened by its path would use it).
+    const copy = join(temporaryDir("loclab-copy-"), "repo");
+    cpSync(packed.root, copy, { recursive: true, verbatimSymlinks: true });
+    const plain = await openWorkspace({ root: copy, files: "walk" });
     // No search yet: each file is one positioned read of the pack, and the contents stay on disk.
     expect(await viewFile(packed, { path: "pkg/core.py" })).toEqual(await viewFile(plain, { path: "pkg/core.py" }));
     expect(await packed.read("README.md")).toEqual(await plain.read("README.md"));

@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from "node:fs";
+import { type Stats, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { autoCodeRoverInstanceId } from "../formats/autocoderover.js";
 import type { RunFormat } from "./read-trajectory.js";
@@ -22,6 +22,15 @@ const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover">, RegExp> = {
   "swe-agent": /\.traj$/,
 };
 
+/** What a path points to, undefined when it cannot be read (gone, a dangling link, a loop of links). */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The trajectories of a run folder, sorted by name then path: loclab `<id>.traj.jsonl`, mini-swe-agent
  * `<id>.traj.json` (as in `<id>/<id>.traj.json`), SWE-agent `<id>.traj`, AutoCodeRover
@@ -30,25 +39,15 @@ const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover">, RegExp> = {
  *
  * Errors: the folder cannot be read.
  */
-/** A file's size, 0 when it cannot be read (gone, a dangling link). */
-function statOrSize0(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
 export async function listTrajectories(dir: string, format: RunFormat): Promise<TrajectoryEntry[]> {
   const found: TrajectoryEntry[] = [];
   // Synchronous: a run folder holds thousands of files, and each awaited stat was a round trip
   // through the thread pool that left the process idle (issue 18's trajectory profile).
-  const statOrUndefined = (path: string) => statSync(path, { throwIfNoEntry: false });
   const walk = (folder: string, depth: number): void => {
     const entries = readdirSync(folder, { withFileTypes: true });
     if (format === "autocoderover" && entries.some((e) => !e.isDirectory() && (e.name === "tool_call_sequence.json" || /^conversation_round_\d+\.json$/.test(e.name)))) {
       let bytes = 0;
-      for (const e of entries) if (!e.isDirectory()) bytes += statOrSize0(join(folder, e.name));
+      for (const e of entries) if (!e.isDirectory()) bytes += statOrUndefined(join(folder, e.name))?.size ?? 0;
       found.push({ path: folder, instanceId: autoCodeRoverInstanceId(folder), bytes });
       return;
     }

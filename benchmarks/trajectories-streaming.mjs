@@ -1,8 +1,10 @@
-// Benchmark: @loclab/analysis reading a synthetic 1 GiB set of agent trajectories with bounded
-// memory (issue 8: target at least 50 MB/s and under 500 MB resident here).
-//   The set is generated at benchmark time in a temp folder and deleted afterwards: three runs,
+// Benchmark: @loclab/analysis reading synthetic sets of agent trajectories with bounded memory
+// (issue 8: target at least 50 MB/s and under 500 MB resident here; issue 18: at least Python's
+// json.load, under 200 MB). Two sets by default, one after the other: 201 MB (the issue 18
+// row) and 1 GiB (issue 8's).
+//   Each set is generated at benchmark time in a temp folder and deleted afterwards: three runs,
 //   - mini-swe-agent 2.x: many .traj.json files of 0.1–1.5 MB and three very large ones
-//     (~120 MB each, thousands of steps),
+//     (~120 MB each at 1 GiB, thousands of steps; sizes scale with the set),
 //   - SWE-agent 0.x: .traj files of 0.2–1 MB and one very large (~100 MB; trajectory[] and the
 //     history[] that repeats it),
 //   - loclab JSONL: files of 0.1–0.6 MB and one very large (~60 MB),
@@ -10,12 +12,14 @@
 //   /workspace/src/ paths, five "No such file" observations) and resolved labels, so the
 //   breakdown's counts can be checked against what was planted.
 //   The analysis (readRun + breakdownRuns through the public API, built dist) runs in a child
-//   process, so its peak RSS is its own: that is the figure reported. For comparison, a second
-//   child reads the same runs with every file parsed whole by JSON.parse (no streaming).
+//   process, so its peak RSS (worker threads included) is its own: that is the figure reported,
+//   with readRun's defaults (worker threads for runs of 16 MiB or more). For comparison, a
+//   second child reads the same runs in its main thread only (threads: 1), and a third with
+//   every file parsed whole by JSON.parse (no streaming, main thread).
 // Figures are printed and written to results/bench-trajectories-streaming.json; nothing is asserted.
 //
 //   npm run bench            (from the repository root; builds first)
-//   BENCH_TRAJECTORY_BYTES=200000000 node benchmarks/trajectories-streaming.mjs   (a smaller set)
+//   BENCH_TRAJECTORY_BYTES=200000000 node benchmarks/trajectories-streaming.mjs   (one set; comma-separated for several)
 import { execFileSync } from "node:child_process";
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,7 +34,10 @@ const SELF = fileURLToPath(import.meta.url);
 if (process.argv[2] === "--analyse") {
   const { breakdownRuns, readRun, runInputOf } = await import("@loclab/analysis");
   const root = process.argv[3];
-  const maxWholeFileBytes = process.argv[4] === "whole" ? Number.POSITIVE_INFINITY : undefined;
+  const mode = process.argv[4];
+  // streamed: readRun's defaults (worker threads for runs of 16 MiB or more); one-thread: the
+  // same in the main thread; whole: every file parsed whole by JSON.parse, in the main thread.
+  const readOptions = mode === "whole" ? { maxWholeFileBytes: Number.POSITIVE_INFINITY, threads: 1 } : mode === "one-thread" ? { threads: 1 } : {};
   const specs = [
     { name: "mini", format: "mini-swe-agent", dir: join(root, "mini") },
     { name: "swe", format: "swe-agent", dir: join(root, "swe") },
@@ -45,9 +52,9 @@ if (process.argv[2] === "--analyse") {
   const perRun = [];
   for (const spec of specs) {
     const t0 = performance.now();
-    const read = await readRun(spec, maxWholeFileBytes === undefined ? {} : { maxWholeFileBytes });
+    const read = await readRun(spec, readOptions);
     const seconds = (performance.now() - t0) / 1000;
-    perRun.push({ run: spec.name, files: read.files, bytes: read.bytes, seconds: +seconds.toFixed(2), mbPerSecond: +(read.bytes / 1e6 / seconds).toFixed(1), problems: read.problems.length });
+    perRun.push({ run: spec.name, files: read.files, bytes: read.bytes, threads: read.threads, seconds: +seconds.toFixed(2), mbPerSecond: +(read.bytes / 1e6 / seconds).toFixed(1), problems: read.problems.length });
     reads.push(read);
   }
   const breakdown = breakdownRuns(reads.map((read) => runInputOf(read)));
@@ -69,21 +76,31 @@ if (process.argv[2] === "--analyse") {
     noFile,
   }));
   const maxRssMb = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssMb: Math.max(maxRssMb, peakSampled / 2 ** 20), perRun, rows }));
+  process.stdout.write(JSON.stringify({ bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssMb: Math.max(maxRssMb, peakSampled / 2 ** 20), threads: Math.max(...perRun.map((run) => run.threads)), perRun, rows }));
   process.exit(0);
 }
 
 // ------------------------------------------------------------------ parent: generate, measure, clean up
-const TARGET = Number(process.env.BENCH_TRAJECTORY_BYTES ?? 2 ** 30);
-const scale = TARGET / 2 ** 30;
+// The sets measured, in bytes: the issue's 201 MB set and the 1 GiB set of issue 8. Each is
+// generated from the same seed, so a set is the same whether measured alone or with the other.
+const TARGETS = (process.env.BENCH_TRAJECTORY_BYTES ?? `200000000,${2 ** 30}`).split(",").map((text) => {
+  const bytes = Number(text);
+  if (!Number.isFinite(bytes) || bytes < 1e6) throw new Error(`BENCH_TRAJECTORY_BYTES: ${JSON.stringify(text)} is not a size in bytes of at least 1e6 (comma-separated for several sets)`);
+  return bytes;
+});
+let TARGET = 0;
+let scale = 0;
 
 // The project's one seeded generator (xoshiro128**), so every run of the benchmark uses the same data.
-const random = seededRandom(8);
+let random = seededRandom(8);
 const int = (lo, hi) => lo + random.nextBelow(hi - lo + 1);
 
 // A pool of code-like observation texts (1–12 KB), stringified once.
 const WORDS = ["def", "return", "self", "import", "class", "value", "None", "if", "for", "in", "models", "field", "query", "=", "(", ")", ":", "django", "path", "request"];
-const POOL = Array.from({ length: 64 }, () => {
+// Made again with the generator reseeded for each set (measureSet), so each set's data is the
+// same as when it is measured alone.
+let POOL = [];
+const makePool = () => Array.from({ length: 64 }, () => {
   const lines = [];
   const target = int(1000, 12000);
   let size = 0;
@@ -266,47 +283,64 @@ function analyse(root, mode) {
   return JSON.parse(output);
 }
 
-const root = mkdtempSync(join(tmpdir(), "loclab-bench-trajectories-"));
-try {
-  const t0 = performance.now();
-  const generated = generate(root);
-  const generateSeconds = (performance.now() - t0) / 1000;
-  const streamed = analyse(root, "streamed");
-  const whole = process.env.BENCH_SKIP_WHOLE === "1" ? null : analyse(root, "whole");
-  // The alternative (issue 18): Python's json.load of every file whole, parsing only.
-  const python = JSON.parse(execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), join(root, "mini"), join(root, "swe"), join(root, "loclab")], { encoding: "utf8" }));
-  const checked = generated.rows.map((expected) => {
-    const found = streamed.rows.find((row) => row.run === expected.run);
-    const keys = Object.keys(expected);
-    return { run: expected.run, agrees: keys.every((key) => found[key] === expected[key]), expected, found: Object.fromEntries(keys.map((key) => [key, found[key]])) };
-  });
-  const result = {
-    benchmark: "trajectories-streaming",
-    node: process.version,
-    set: { bytes: streamed.bytes, gib: +(streamed.bytes / 2 ** 30).toFixed(3), files: generated.files, largestFileMb: +(generated.biggest / 1e6).toFixed(1), generateSeconds: +generateSeconds.toFixed(1) },
-    streamed: {
-      seconds: +streamed.seconds.toFixed(2),
-      mbPerSecond: +streamed.mbPerSecond.toFixed(1),
-      targetMbPerSecond: 200,
-      peakRssMb: +streamed.peakRssMb.toFixed(0),
-      targetPeakRssMb: 200,
-      perRun: streamed.perRun,
-    },
-    row: "trajectory breakdown, streamed",
-    loclab: { mbPerSecond: +streamed.mbPerSecond.toFixed(1), peakRssMiB: +streamed.peakRssMb.toFixed(0) },
-    alternative: { name: "Python json.load per file (parse only)", mbPerSecond: python.mbPerSecond, peakRssMiB: python.peakRssMiB, files: python.files, bytes: python.bytes },
-    ratio: +(streamed.mbPerSecond / python.mbPerSecond).toFixed(2),
-    goal: "at least Python's json.load (>= 200 MB/s), peak memory under 200 MB",
-    machine: machine(),
-    wholeFileJsonParse: whole && { seconds: +whole.seconds.toFixed(2), mbPerSecond: +whole.mbPerSecond.toFixed(1), peakRssMb: +whole.peakRssMb.toFixed(0) },
-    plantedCountsAgree: checked.every((c) => c.agrees),
-    planted: checked,
-  };
-  const out = join(dirname(SELF), "..", "results", "bench-trajectories-streaming.json");
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-  console.log(JSON.stringify(result, null, 2));
-  console.log(`wrote ${out}`);
-} finally {
-  rmSync(root, { recursive: true, force: true });
+function measureSet(target) {
+  TARGET = target;
+  scale = TARGET / 2 ** 30;
+  random = seededRandom(8);
+  POOL = makePool();
+  const root = mkdtempSync(join(tmpdir(), "loclab-bench-trajectories-"));
+  try {
+    const t0 = performance.now();
+    const generated = generate(root);
+    const generateSeconds = (performance.now() - t0) / 1000;
+    const machineAtStart = machine();
+    const streamed = analyse(root, "streamed");
+    const oneThread = analyse(root, "one-thread");
+    const whole = process.env.BENCH_SKIP_WHOLE === "1" ? null : analyse(root, "whole");
+    // The alternative (issue 18): Python's json.load of every file whole, parsing only.
+    const python = JSON.parse(execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), join(root, "mini"), join(root, "swe"), join(root, "loclab")], { encoding: "utf8" }));
+    const checked = generated.rows.map((expected) => {
+      const found = streamed.rows.find((row) => row.run === expected.run);
+      const keys = Object.keys(expected);
+      return { run: expected.run, agrees: keys.every((key) => found[key] === expected[key]), expected, found: Object.fromEntries(keys.map((key) => [key, found[key]])) };
+    });
+    return {
+      set: { bytes: streamed.bytes, gib: +(streamed.bytes / 2 ** 30).toFixed(3), files: generated.files, largestFileMb: +(generated.biggest / 1e6).toFixed(1), generateSeconds: +generateSeconds.toFixed(1) },
+      streamed: {
+        seconds: +streamed.seconds.toFixed(2),
+        mbPerSecond: +streamed.mbPerSecond.toFixed(1),
+        targetMbPerSecond: 200,
+        peakRssMb: +streamed.peakRssMb.toFixed(0),
+        targetPeakRssMb: 200,
+        threads: streamed.threads,
+        perRun: streamed.perRun,
+      },
+      // The same reading in the main thread only, in the same run: what the threads gain.
+      oneThread: { seconds: +oneThread.seconds.toFixed(2), mbPerSecond: +oneThread.mbPerSecond.toFixed(1), peakRssMb: +oneThread.peakRssMb.toFixed(0), perRun: oneThread.perRun, sameRows: JSON.stringify(oneThread.rows) === JSON.stringify(streamed.rows) },
+      loclab: { mbPerSecond: +streamed.mbPerSecond.toFixed(1), peakRssMiB: +streamed.peakRssMb.toFixed(0) },
+      alternative: { name: "Python json.load per file (parse only)", mbPerSecond: python.mbPerSecond, peakRssMiB: python.peakRssMiB, files: python.files, bytes: python.bytes },
+      ratio: +(streamed.mbPerSecond / python.mbPerSecond).toFixed(2),
+      machine: machineAtStart,
+      wholeFileJsonParse: whole && { seconds: +whole.seconds.toFixed(2), mbPerSecond: +whole.mbPerSecond.toFixed(1), peakRssMb: +whole.peakRssMb.toFixed(0) },
+      plantedCountsAgree: checked.every((c) => c.agrees),
+      planted: checked,
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
+
+const sets = TARGETS.map(measureSet);
+const result = {
+  benchmark: "trajectories-streaming",
+  row: "trajectory breakdown, streamed",
+  goal: "at least Python's json.load (>= 200 MB/s), peak memory under 200 MB",
+  node: process.version,
+  machine: sets[0].machine,
+  sets,
+};
+const out = join(dirname(SELF), "..", "results", "bench-trajectories-streaming.json");
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+console.log(JSON.stringify(result, null, 2));
+console.log(`wrote ${out}`);

@@ -9,6 +9,8 @@ export * from "./read/visit-json-document.js";
 export * from "./read/file-problem.js";
 export * from "./read/read-trajectory.js";
 export * from "./read/list-trajectories.js";
+export * from "./read/summarize-file.js";
+export * from "./read/summary-pool.js";
 export * from "./read/read-run.js";
 export * from "./read/run-input.js";
 export * from "./read/parse-run-spec.js";

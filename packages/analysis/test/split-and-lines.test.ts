@@ -5,7 +5,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { forEachLineSync } from "../src/read/read-lines.js";
+import { forEachLineSync, LINE_CHUNK_BYTES } from "../src/read/read-lines.js";
 import { TopLevelSplitter } from "../src/read/top-level-splitter.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "loclab-lines-"));
@@ -15,8 +15,9 @@ describe("forEachLineSync", () => {
     const piece = fc.oneof(fc.constantFrom("\n", "\r\n", "\r", "é", "日本", "😀", "{\"a\":1}", " "), fc.string({ maxLength: 30 }));
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 0, max: 3 }), async (pieces, padding) => {
-        // Padding moves the text across the 1 MiB chunk boundary of the reader.
-        const text = "x".repeat(padding === 0 ? 0 : 1024 * 1024 - padding) + pieces.join("");
+        // Padding moves the text across the chunk boundary of the reader (the first chunk all
+        // ASCII, the next with whatever the pieces hold).
+        const text = "x".repeat(padding === 0 ? 0 : LINE_CHUNK_BYTES - padding) + pieces.join("");
         const file = join(scratch, "lines.txt");
         writeFileSync(file, text);
         const ours: [string, number][] = [];

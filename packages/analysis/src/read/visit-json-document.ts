@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { isAscii } from "node:buffer";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { TopLevelSplitter } from "./top-level-splitter.js";
 
 /** Receives a JSON document's top level one piece at a time, in document order. */
@@ -51,13 +52,13 @@ const BOM = 0xfeff;
  * message says which and where the parser stopped.
  */
 export async function visitJsonDocument(file: string, visitor: JsonDocumentVisitor, options: VisitJsonDocumentOptions): Promise<VisitedDocument> {
-  // Synchronous, as the reads below: an awaited stat per file left the process idle.
-  const { size } = statSync(file);
   const limit = options.maxWholeFileBytes ?? DEFAULT_MAX_WHOLE_FILE_BYTES;
   const streamed = new Set(options.streamedArrays);
   const members = new Set(options.members);
-  if (size <= limit) {
-    let text = readFileSync(file, "utf8");
+  // Synchronous, as the reads below: an awaited stat per file left the process idle.
+  const whole = readWholeIfAtMost(file, limit);
+  if (whole.text !== undefined) {
+    let text = whole.text;
     if (text.charCodeAt(0) === BOM) text = text.slice(1);
     let document: unknown;
     try {
@@ -75,10 +76,55 @@ export async function visitJsonDocument(file: string, visitor: JsonDocumentVisit
         for (const item of value) visitor.element(key, item);
       } else if (members.has(key)) visitor.member(key, value);
     }
-    return { bytes: size, streamed: false };
+    return { bytes: whole.bytes, streamed: false };
   }
   await streamDocument(file, visitor, streamed, members);
-  return { bytes: size, streamed: true };
+  return { bytes: whole.bytes, streamed: true };
+}
+
+/**
+ * Under this many bytes, ASCII is decoded as Latin-1: the same text by a plain copy, where
+ * UTF-8 decoding costs about twice as much. From 1,031,913 bytes (Node's EXTERN_APEX) a
+ * Latin-1 string is made external, held outside V8's heap until a collection frees it, which
+ * raised the benchmark's peak memory by about 35 MiB; larger text is decoded as UTF-8.
+ */
+const LATIN1_BELOW_BYTES = 1_000_000;
+
+/** UTF-8 bytes as a string, by the cheaper decoding where both give the same text. */
+function decodeUtf8(bytes: Buffer): string {
+  return bytes.length < LATIN1_BELOW_BYTES && isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+}
+
+/** Files up to this size are read into one kept buffer (readWholeIfAtMost). */
+const KEPT_BUFFER_BYTES = 4 * 2 ** 20;
+/**
+ * The buffer whole files of up to 4 MiB are read into, one per thread, grown to the largest
+ * such file: a new buffer per file costs its allocation and page faults every time.
+ */
+let keptBuffer = Buffer.allocUnsafe(0);
+
+/**
+ * The file's text when it has at most `limit` bytes (and its size either way). Up to 4 MiB
+ * (most trajectories) the file is read into the kept buffer and decoded by decodeUtf8; larger
+ * ones by readFileSync, whose buffer is freed at once.
+ */
+function readWholeIfAtMost(file: string, limit: number): { bytes: number; text?: string } {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size > limit) return { bytes: size };
+    if (size > KEPT_BUFFER_BYTES) return { bytes: size, text: readFileSync(fd, "utf8") };
+    if (keptBuffer.length < size) keptBuffer = Buffer.allocUnsafe(Math.min(Math.max(size, 2 * keptBuffer.length), KEPT_BUFFER_BYTES));
+    let read = 0;
+    while (read < size) {
+      const got = readSync(fd, keptBuffer, read, size - read, read);
+      if (got === 0) break;
+      read += got;
+    }
+    return { bytes: size, text: decodeUtf8(keptBuffer.subarray(0, read)) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The first byte that is not whitespace (or a byte-order mark), to refuse a top level that is not an object before streaming. */
@@ -98,7 +144,7 @@ async function streamDocument(file: string, visitor: JsonDocumentVisitor, stream
   const first = firstSignificantByte(file);
   if (first === "[") throw new Error("the top level is an array, not an object");
   if (first !== "{") throw new Error(`not valid JSON: the top level must be an object, the file starts with ${JSON.stringify(first ?? "nothing")}`);
-  const parse = (bytes: Buffer): unknown => JSON.parse(bytes.toString("utf8"));
+  const parse = (bytes: Buffer): unknown => JSON.parse(decodeUtf8(bytes));
   // What the visitor threw (a schema error), or a streamed name that is no array, is passed
   // on as is, not as a JSON error.
   let refused: { error: unknown } | undefined;

@@ -33,6 +33,7 @@ interface BreakdownCommandOptions {
   callBudget?: string;
   roundLimit: string;
   repoFiles?: string;
+  threads?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -64,12 +65,13 @@ function formatP(p: number): string {
 
 /**
  * `loclab breakdown --run NAME=FORMAT:DIR … [--resolved NAME=FILE …] [--base NAME] [--tasks FILE]
- * [--json]`: the failure breakdown of agent runs from their own logs (docs/definitions.md §8, issue 8).
+ * [--threads N] [--json]`: the failure breakdown of agent runs from their own logs (docs/definitions.md §8, issue 8).
  * FORMAT is loclab, mini-swe-agent (1.x and 2.x told apart per file), swe-agent or
  * autocoderover. Resolved labels are looked for inside DIR where each format keeps them, or
  * given with --resolved (a SWE-bench report / results JSON, a per-instance report folder, or a
  * resolved-matrix CSV whose column is NAME, or FILE.csv#COLUMN). --tasks restricts every run
- * to the instance ids of a file (one per line). --json prints
+ * to the instance ids of a file (one per line). --threads sets the worker threads that read a
+ * run's files (readRun's `threads`; the result does not depend on it). --json prints
  * {"runs": [{"run", "tasks", "solved", "outOfBudget", "wrongPatch", "noPatch", "medianCalls",
  * "loops", "loopsFinishLength", "loopsRepeatedLine", "badPrefix", "noFile", "vsBase":
  * {"baseOnly", "runOnly", "p"} | null}], "base", "overlap": {"runs", "both", "pairs"},
@@ -92,6 +94,7 @@ export function registerBreakdownCommand(program: Command): void {
     .option("--call-budget <n>", "counted calls that exhaust a task's budget (out of budget when reached)")
     .option("--round-limit <n>", "AutoCodeRover's conv_round_limit", "10")
     .option("--repo-files <dir>", "one <instance_id>.txt per task listing the repository's files: paths not in it are bad paths")
+    .option("--threads <n>", "worker threads reading the trajectories (default: the cores, at most 4, for a run of 256 MiB or more, or 16 MiB once they are started; 1 reads in the main thread)")
     .action(async (options: BreakdownCommandOptions) => {
       const specs: RunSpec[] = options.run.map(parseRunSpec);
       const names = specs.map((spec) => spec.name);
@@ -123,11 +126,12 @@ export function registerBreakdownCommand(program: Command): void {
         ...(repositoryFiles ? { repositoryFiles: (id: string) => repositoryFiles.get(id) } : {}),
       };
       const tasks = taskIds ? new Set(taskIds) : undefined;
+      const threads = options.threads === undefined ? undefined : numericOption("threads", options.threads, { integer: true, min: 1 });
       const inputs = [];
       for (const spec of specs) {
-        const read = await readRun(spec, tasks ? { tasks } : {});
+        const read = await readRun(spec, { ...(tasks ? { tasks } : {}), ...(threads === undefined ? {} : { threads }) });
         const sources = read.labels?.sources.map((source) => `${source.kind} ${source.source}`).join("; ") ?? "none";
-        progress(`${spec.name}: ${read.files} trajectories (${(read.bytes / 1e6).toFixed(1)} MB) read from ${spec.dir}; labels: ${sources}; ${read.problems.length} problems`);
+        progress(`${spec.name}: ${read.files} trajectories (${(read.bytes / 1e6).toFixed(1)} MB) read from ${spec.dir}${read.threads > 1 ? ` on ${read.threads} threads` : ""}; labels: ${sources}; ${read.problems.length} problems`);
         for (const problem of read.problems) progress(`${spec.name}: ${problem.path}: ${problem.reason}`);
         inputs.push(runInputOf(read, taskIds ? { taskIds } : {}));
       }

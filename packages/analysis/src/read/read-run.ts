@@ -1,3 +1,4 @@
+import type { ResourceLimits } from "node:worker_threads";
 import type { TrajectoryReadOptions } from "../formats/read-options.js";
 import { findResolvedLabels, readResolvedLabels } from "../labels/read-resolved-labels.js";
 import { labelDisagreements, type ResolvedLabels, resolvedOf } from "../labels/resolved-labels.js";
@@ -7,15 +8,15 @@ import type { FileProblem } from "./file-problem.js";
 import { listTrajectories } from "./list-trajectories.js";
 import type { RunFormat } from "./read-trajectory.js";
 import { type SummaryTask, summarizeFile } from "./summarize-file.js";
-import type { ResourceLimits } from "node:worker_threads";
 import { defaultSummaryThreads, SummaryThreadLost, sharedSummaryPool, sharedSummaryPoolStarted, summaryThreadsAvailable } from "./summary-pool.js";
 
 /**
  * By default a run is read on worker threads from this many bytes, when the process has not
  * started them yet: each thread loads the readers (about 0.1 s of a core) and warms up, which
- * a smaller run does not pay back on two cores. On the benchmark's sets, two cold threads took
- * 0.60 s for a 140 MB run that one thread read in 0.56 s, and 2.05 s for a 752 MB run that
- * took one thread 2.59 s; the lines cross near 220 MB (benchmarks/trajectories-streaming.mjs).
+ * a smaller run does not pay back on two cores. When this was chosen, on the benchmark's sets
+ * (benchmarks/trajectories-streaming.mjs), two cold threads took 0.60 s for a 140 MB run that
+ * one thread read in 0.56 s, and 2.05 s for a 752 MB run that took one thread 2.59 s: the
+ * lines cross near 220 MB.
  */
 export const MIN_THREADED_RUN_BYTES = 256 * 2 ** 20;
 /** Once the threads are started, by default a run is read on them from this many bytes. */
@@ -48,8 +49,8 @@ export interface ReadRunOptions extends SummaryOptions, TrajectoryReadOptions {
    */
   threads?: number;
   /**
-   * Heap limits of each reading thread (default SUMMARY_THREAD_LIMITS, which keep a 1 GiB run
-   * under 200 MB resident). A file that does not fit is read again in the calling thread.
+   * Heap limits of each reading thread (default SUMMARY_THREAD_LIMITS, which kept the benchmark's
+   * 1 GiB set under 200 MiB resident). A file that does not fit is read again in the calling thread.
    */
   threadLimits?: ResourceLimits;
   /** Called after each trajectory, in list order, e.g. for progress. */

@@ -97,6 +97,7 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
       mapOverK: preset.mapRule === "divide-by-k",
       cutoff: rule.cutoff ?? Number.POSITIVE_INFINITY,
       maxK,
+      zeroWithoutHits: rule.ks.every((k) => k > 0),
     };
     const goldStart = new Int32Array(ids.length + 1);
     const goldExcluded = new Uint8Array(ids.length);
@@ -160,7 +161,16 @@ export function scoreLocalization(input: ScoreLocalizationInput): ScoreReport {
  */
 export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<string, PredictionTargets>): ScoreReport {
   const { preset, instanceIds: ids, levels } = prepared;
-  const values = levels.map((level) => level.keys.map(() => new Float64Array(ids.length).fill(Number.NaN)));
+  // Zeros to begin with (a fresh typed array), NaN where a level excludes the instance: an
+  // instance whose ranking misses every gold item then needs no write at all (zeroWithoutHits),
+  // where 60 writes to 60 columns cost a cache miss each.
+  const values = levels.map((level) =>
+    level.keys.map(() => {
+      const column = new Float64Array(ids.length);
+      for (let i = 0; i < ids.length; i += 1) if (level.goldExcluded[i] === 1) column[i] = Number.NaN;
+      return column;
+    }),
+  );
   const sums = levels.map((level) => new Float64Array(level.keys.length));
   const metricCodes = levels.map(({ keys }) => Int32Array.from(keys, (key) => key.code));
   const metricKs = levels.map(({ keys }) => Int32Array.from(keys, (key) => key.k));
@@ -196,6 +206,8 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
       const levelSums = sums[l] as Float64Array;
       const levelCodes = metricCodes[l] as Int32Array;
       const levelKs = metricKs[l] as Int32Array;
+      // Every metric is 0, as the columns already hold.
+      if (profile.firstGoldRank === 0 && rules.zeroWithoutHits) continue;
       for (let m = 0; m < levelCodes.length; m += 1) {
         const value = rankingValue(levelCodes[m] as MetricCode, levelKs[m] as number, profile, rules);
         (levelValues[m] as Float64Array)[i] = value;
@@ -314,6 +326,13 @@ interface ValueRules {
   mapOverK: boolean;
   cutoff: number;
   maxK: number;
+  /**
+   * Every metric of an instance is 0 when its ranking holds no gold item: hit, acc (min(|G|,
+   * k) ≥ 1), recall, precision, MRR and MAP all have a zero numerator then, and a positive
+   * denominator when every k is positive. Most instances of a run miss at some level, and
+   * their values are left at the columns' 0s.
+   */
+  zeroWithoutHits: boolean;
 }
 
 /**

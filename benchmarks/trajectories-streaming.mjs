@@ -13,7 +13,8 @@
 //   breakdown's counts can be checked against what was planted.
 //   The analysis (readRun + breakdownRuns through the public API, built dist) runs in a child
 //   process, so its peak RSS (worker threads included) is its own: that is the figure reported,
-//   with readRun's defaults (worker threads for runs of 16 MiB or more). For comparison, a
+//   with readRun's defaults (worker threads for a run of 256 MiB or more, or of 16 MiB or more
+//   once the process has started them). For comparison, a
 //   second child reads the same runs in its main thread only (threads: 1), and a third with
 //   every file parsed whole by JSON.parse (no streaming, main thread).
 // Figures are printed and written to results/bench-trajectories-streaming.json; nothing is asserted.
@@ -35,7 +36,7 @@ if (process.argv[2] === "--analyse") {
   const { breakdownRuns, readRun, runInputOf } = await import("@loclab/analysis");
   const root = process.argv[3];
   const mode = process.argv[4];
-  // streamed: readRun's defaults (worker threads for runs of 16 MiB or more); one-thread: the
+  // streamed: readRun's defaults (worker threads for large runs, see readRun); one-thread: the
   // same in the main thread; whole: every file parsed whole by JSON.parse, in the main thread.
   const readOptions = mode === "whole" ? { maxWholeFileBytes: Number.POSITIVE_INFINITY, threads: 1 } : mode === "one-thread" ? { threads: 1 } : {};
   const specs = [

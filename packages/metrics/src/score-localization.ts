@@ -65,6 +65,12 @@ interface PreparedLevel {
   goldSizes: Int32Array;
   included: number;
   maxK: number;
+  /**
+   * A metric column before any instance is scored: 0, and NaN where the level excludes the
+   * instance. An instance whose ranking misses every gold item then needs no write at all
+   * (ValueRules.zeroWithoutHits), where 60 writes to 60 columns cost a cache miss each.
+   */
+  blankColumn: Float64Array;
 }
 
 /** Builds the gold sets of `input` under its preset (default: unified). */
@@ -113,7 +119,9 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
       let at = goldStart[i] as number;
       for (const item of set ?? []) goldCodes[at++] = interner.code(item);
     });
-    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldCodes, goldStart, goldExcluded, goldSizes, included, maxK });
+    const blankColumn = new Float64Array(ids.length);
+    for (let i = 0; i < ids.length; i += 1) if (goldExcluded[i] === 1) blankColumn[i] = Number.NaN;
+    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldCodes, goldStart, goldExcluded, goldSizes, included, maxK, blankColumn });
     if (level === "file") fileIncluded = included;
   }
   const spans = preset.spans
@@ -161,16 +169,8 @@ export function scoreLocalization(input: ScoreLocalizationInput): ScoreReport {
  */
 export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<string, PredictionTargets>): ScoreReport {
   const { preset, instanceIds: ids, levels } = prepared;
-  // Zeros to begin with (a fresh typed array), NaN where a level excludes the instance: an
-  // instance whose ranking misses every gold item then needs no write at all (zeroWithoutHits),
-  // where 60 writes to 60 columns cost a cache miss each.
-  const values = levels.map((level) =>
-    level.keys.map(() => {
-      const column = new Float64Array(ids.length);
-      for (let i = 0; i < ids.length; i += 1) if (level.goldExcluded[i] === 1) column[i] = Number.NaN;
-      return column;
-    }),
-  );
+  // Each column starts as a copy of its level's blank column (see PreparedLevel.blankColumn).
+  const values = levels.map((level) => level.keys.map(() => level.blankColumn.slice()));
   const sums = levels.map((level) => new Float64Array(level.keys.length));
   const metricCodes = levels.map(({ keys }) => Int32Array.from(keys, (key) => key.code));
   const metricKs = levels.map(({ keys }) => Int32Array.from(keys, (key) => key.k));
@@ -330,7 +330,7 @@ interface ValueRules {
    * Every metric of an instance is 0 when its ranking holds no gold item: hit, acc (min(|G|,
    * k) ≥ 1), recall, precision, MRR and MAP all have a zero numerator then, and a positive
    * denominator when every k is positive. Most instances of a run miss at some level, and
-   * their values are left at the columns' 0s.
+   * their values are left at the blank column's 0s.
    */
   zeroWithoutHits: boolean;
 }

@@ -1,13 +1,10 @@
 import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
+import { LATIN1_MAX_BYTES } from "./ascii-text.js";
 
-/**
- * Bytes read at a time. Under 1,031,913 bytes (Node's EXTERN_APEX), the size from which Node
- * makes a Latin-1 decoded string external, held outside V8's heap until a collection frees it:
- * with 1 MiB chunks, reading the benchmark's loclab run peaked 18 MiB higher at the same speed.
- */
-export const LINE_CHUNK_BYTES = 1_000_000;
+/** Bytes read at a time: as large as a chunk may be and still be decoded as Latin-1 (ascii-text.ts). */
+export const LINE_CHUNK_BYTES = LATIN1_MAX_BYTES;
 
 /**
  * Calls `line` with each line of a UTF-8 text file and its 1-based number, reading it a chunk
@@ -23,9 +20,9 @@ export function forEachLineSync(file: string, line: (text: string, number: numbe
     const chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
     let carry = "";
     let number = 0;
-    // ASCII bytes read as Latin-1 are the same text, and that is a plain copy where UTF-8
-    // decoding costs about twice as much; until a chunk holds other bytes, the decoder (which
-    // keeps a character cut at a chunk's end for the next) has nothing pending.
+    // ASCII chunks as Latin-1 (decodeUtf8's reason). Until a chunk holds other bytes, the
+    // decoder (which keeps a character cut at a chunk's end for the next) has nothing pending;
+    // from then on it decodes every chunk.
     let decoding = false;
     for (;;) {
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);

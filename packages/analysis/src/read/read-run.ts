@@ -8,7 +8,7 @@ import type { FileProblem } from "./file-problem.js";
 import { listTrajectories } from "./list-trajectories.js";
 import type { RunFormat } from "./read-trajectory.js";
 import { type SummaryTask, summarizeFile } from "./summarize-file.js";
-import { defaultSummaryThreads, SummaryThreadLost, sharedSummaryPool, sharedSummaryPoolStarted, summaryThreadsAvailable } from "./summary-pool.js";
+import { checkThreadCount, defaultSummaryThreads, SummaryThreadLost, sharedSummaryPool, sharedSummaryPoolStarted, summaryThreadsAvailable } from "./summary-pool.js";
 
 /**
  * By default a run is read on worker threads from this many bytes, when the process has not
@@ -92,7 +92,7 @@ export interface RunRead {
  * whole number ≥ 1.
  */
 export async function readRun(spec: RunSpec, options: ReadRunOptions = {}): Promise<RunRead> {
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw new Error(`threads: ${options.threads} is not a whole number ≥ 1`);
+  if (options.threads !== undefined) checkThreadCount(options.threads);
   const entries = (await listTrajectories(spec.dir, spec.format)).filter((entry) => !options.tasks || options.tasks.has(entry.instanceId));
   const problems: FileProblem[] = [];
   const byInstance = new Map<string, TaskSummary>();

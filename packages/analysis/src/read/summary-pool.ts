@@ -34,6 +34,11 @@ export function defaultSummaryThreads(): number {
   return Math.max(1, Math.min(MAX_DEFAULT_THREADS, availableParallelism()));
 }
 
+/** Refuses a number of threads that is not a whole number ≥ 1, naming it. */
+export function checkThreadCount(threads: number): void {
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads: ${threads} is not a whole number ≥ 1`);
+}
+
 /** The thread reading a file stopped (out of memory, killed): the file itself may be fine. */
 export class SummaryThreadLost extends Error {
   override name = "SummaryThreadLost";
@@ -71,7 +76,7 @@ export class SummaryPool {
   private nextId = 0;
 
   constructor(options: SummaryPoolOptions) {
-    if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error(`threads: ${options.threads} is not a whole number ≥ 1`);
+    checkThreadCount(options.threads);
     this.threads = options.threads;
     this.resourceLimits = options.resourceLimits ?? SUMMARY_THREAD_LIMITS;
   }

@@ -1,5 +1,5 @@
-import { isAscii } from "node:buffer";
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { decodeUtf8 } from "./ascii-text.js";
 import { TopLevelSplitter } from "./top-level-splitter.js";
 
 /** Receives a JSON document's top level one piece at a time, in document order. */
@@ -80,19 +80,6 @@ export async function visitJsonDocument(file: string, visitor: JsonDocumentVisit
   }
   await streamDocument(file, visitor, streamed, members);
   return { bytes: whole.bytes, streamed: true };
-}
-
-/**
- * Under this many bytes, ASCII is decoded as Latin-1: the same text by a plain copy, where
- * UTF-8 decoding costs about twice as much. From 1,031,913 bytes (Node's EXTERN_APEX) a
- * Latin-1 string is made external, held outside V8's heap until a collection frees it, which
- * raised the benchmark's peak memory by about 35 MiB; larger text is decoded as UTF-8.
- */
-const LATIN1_BELOW_BYTES = 1_000_000;
-
-/** UTF-8 bytes as a string, by the cheaper decoding where both give the same text. */
-function decodeUtf8(bytes: Buffer): string {
-  return bytes.length < LATIN1_BELOW_BYTES && isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
 }
 
 /** Files up to this size are read into one kept buffer (readWholeIfAtMost). */

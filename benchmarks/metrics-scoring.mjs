@@ -5,7 +5,8 @@
 // definition taken literally — is timed on the same data in the same run for the ratio.
 // The alternative of issue 18, numpy from the same strings (benchmarks/lib/numpy_scoring.py,
 // in a virtual environment with numpy made on first use), is timed on the same runs, and its
-// metric means are compared with loclab's.
+// metric means are compared with loclab's. Two floors of any scorer from these strings are
+// timed on fresh copies of the same runs (touchEveryString, codeEveryString).
 // Figures are printed and written to results/bench-metrics-scoring.json; nothing is asserted.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,6 +16,7 @@ import { seededRandom } from "@loclab/statistics";
 import { machine, numpyPython } from "./lib/measure.mjs";
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
 import { tmpdir } from "node:os";
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 10_000);
@@ -55,28 +57,86 @@ function makeRun() {
   }
   // A run reaches the scorer from its JSONL file: flat strings, never hashed before. Built
   // with template literals instead, they would be rope strings that every lookup flattens.
-  return new Map(JSON.parse(JSON.stringify([...predictions])));
+  return JSON.stringify([...predictions]);
 }
+/** A run's objects, parsed from its text: each parse is a fresh copy, its strings never hashed. */
+const parseRun = (text) => new Map(JSON.parse(text));
 
 // Warm up the JIT on one run, then time everything: gold prepared once (as scoreRuns does),
 // each run scored against it, then the aggregation across runs.
-scoreLocalization({ instanceIds, gold, predictions: makeRun() });
+scoreLocalization({ instanceIds, gold, predictions: parseRun(makeRun()) });
 const reports = [];
 const prepareStart = performance.now();
 const prepared = prepareGold({ instanceIds, gold });
 let loclabMs = performance.now() - prepareStart;
 let lastRun;
 const allRuns = [];
+// Two floors, each timed on its own fresh copy of every run (parsed from the same text, so
+// that, like the scorer, it meets the run's objects and strings for the first time): reading
+// every string a run hands the scorer (files, function ids, span paths) and nothing else; and
+// coding every one of them through one Map kept across the runs, as the scorer's interner
+// does. No scorer from these strings can be faster than the first, nor one that factorizes
+// them by hashing than the second.
+let touchMs = 0;
+let codeEveryStringMs = 0;
+const floorCodes = new Map();
+let floorSink = 0;
 for (let run = 0; run < RUNS; run += 1) {
-  const predictions = makeRun();
+  const text = makeRun();
+  const predictions = parseRun(text);
+  const touchCopy = parseRun(text);
+  const codeCopy = parseRun(text);
   allRuns.push(predictions);
   // Collect the generator's garbage before the clock starts (node --expose-gc), so that
   // scoring is not charged for it; scoring's own garbage is still collected on the clock.
+  // The pause lets the collector's concurrent work on that garbage (sweeping after a forced
+  // collection, idle-time tasks otherwise) finish before the clock starts, instead of taking
+  // the second core from scoring. Measured here (2 cores) over the 20 runs: with --expose-gc,
+  // 1.44 s without the pause and 0.84–0.86 s with it (a gc PerformanceObserver saw no
+  // collection inside the timed calls: the sweeper threads were what slowed them, more the
+  // more runs were kept); without --expose-gc (as npm run bench runs it), 0.69–0.73 s and
+  // 0.64–0.67 s.
   globalThis.gc?.();
+  await delay(100);
   const started = performance.now();
   reports.push(scorePrepared(prepared, predictions));
   loclabMs += performance.now() - started;
   lastRun = predictions;
+  const touchStart = performance.now();
+  floorSink += touchEveryString(touchCopy);
+  touchMs += performance.now() - touchStart;
+  const codeStart = performance.now();
+  floorSink += codeEveryString(codeCopy, floorCodes);
+  codeEveryStringMs += performance.now() - codeStart;
+}
+
+/** The last character of every string of a run, summed: each string fetched, none compared. */
+function touchEveryString(predictions) {
+  let sum = 0;
+  for (const id of instanceIds) {
+    const prediction = predictions.get(id);
+    for (const file of prediction.files) sum += file.charCodeAt(file.length - 1);
+    for (const id of prediction.functions) sum += id.charCodeAt(id.length - 1);
+    for (const span of prediction.locations) sum += span.path.charCodeAt(span.path.length - 1) + span.startLine;
+  }
+  return sum;
+}
+
+/** Every string of a run given its integer code from `codes` (a new one on first sight). */
+function codeEveryString(predictions, codes) {
+  const code = (value) => {
+    let found = codes.get(value);
+    if (found === undefined) codes.set(value, (found = codes.size));
+    return found;
+  };
+  let sum = 0;
+  for (const id of instanceIds) {
+    const prediction = predictions.get(id);
+    for (const file of prediction.files) sum += code(file);
+    for (const id of prediction.functions) sum += code(id);
+    for (const span of prediction.locations) sum += code(span.path) + span.startLine;
+  }
+  return sum;
 }
 const aggregateStart = performance.now();
 const aggregate = aggregateRuns(reports);
@@ -123,6 +183,9 @@ const result = {
   loclab: { ms: +loclabMs.toFixed(1) },
   alternative: numpy ? { name: "numpy from strings", ms: numpy.ms, metrics: numpy.metrics, largestDifferenceOfMeans: numpyDifference } : { name: "numpy from strings", ms: null, unavailable: "numpy could not be installed" },
   ratio: numpy ? +(loclabMs / numpy.ms).toFixed(2) : null,
+  // The floors of any scorer from these strings (see touchEveryString, codeEveryString), over
+  // the same 20 runs; prepareGold and the aggregation are not in them.
+  floor: { touchEveryStringMs: +touchMs.toFixed(1), codeEveryStringMs: +codeEveryStringMs.toFixed(1), ratioToCoding: +(loclabMs / codeEveryStringMs).toFixed(2), checksum: floorSink },
   goal: "under 400 ms, at least as fast as numpy from strings",
   machine: machine(),
   node: process.version,

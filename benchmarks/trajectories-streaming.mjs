@@ -16,7 +16,8 @@
 //   with readRun's defaults (worker threads for a run of 256 MiB or more, or of 16 MiB or more
 //   once the process has started them). For comparison, a
 //   second child reads the same runs in its main thread only (threads: 1), and a third with
-//   every file parsed whole by JSON.parse (no streaming, main thread).
+//   every file parsed whole by JSON.parse (no streaming, main thread). A fourth does what
+//   Python's side does, in Node: JSON.parse of every file and nothing else (--parse-only).
 // Figures are printed and written to results/bench-trajectories-streaming.json; nothing is asserted.
 //
 //   npm run bench            (from the repository root; builds first)
@@ -30,6 +31,35 @@ import { seededRandom } from "@loclab/statistics";
 import { machine, pythonExecutable } from "./lib/measure.mjs";
 
 const SELF = fileURLToPath(import.meta.url);
+
+// ------------------------------------------------------------------ child: V8's JSON.parse alone
+// What Python's side does (benchmarks/lib/python_json_load.py), in Node: every file of the
+// three runs read whole and parsed by JSON.parse (a JSONL file line by line), in one thread,
+// nothing done with the documents. The floor of any reader built on JSON.parse in one thread.
+if (process.argv[2] === "--parse-only") {
+  const { readdirSync, readFileSync, statSync } = await import("node:fs");
+  const files = [];
+  const walk = (folder) => {
+    for (const name of readdirSync(folder).sort()) {
+      const path = join(folder, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.(jsonl|json|traj)$/.test(name)) files.push(path);
+    }
+  };
+  for (const run of ["mini", "swe", "loclab"]) walk(join(process.argv[3], run));
+  const start = performance.now();
+  let bytes = 0;
+  for (const path of files) {
+    const text = readFileSync(path, "utf8");
+    bytes += Buffer.byteLength(text);
+    if (path.endsWith(".jsonl")) {
+      for (const line of text.split("\n")) if (line.trim()) JSON.parse(line);
+    } else JSON.parse(text);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  process.stdout.write(JSON.stringify({ files: files.length, bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+  process.exit(0);
+}
 
 // ------------------------------------------------------------------ child: the analysis
 if (process.argv[2] === "--analyse") {
@@ -298,6 +328,7 @@ function measureSet(target) {
     const streamed = analyse(root, "streamed");
     const oneThread = analyse(root, "one-thread");
     const whole = process.env.BENCH_SKIP_WHOLE === "1" ? null : analyse(root, "whole");
+    const parseOnly = JSON.parse(execFileSync(process.execPath, [SELF, "--parse-only", root], { encoding: "utf8" }));
     // The alternative (issue 18): Python's json.load of every file whole, parsing only.
     const python = JSON.parse(execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), join(root, "mini"), join(root, "swe"), join(root, "loclab")], { encoding: "utf8" }));
     const checked = generated.rows.map((expected) => {
@@ -322,6 +353,8 @@ function measureSet(target) {
       alternative: { name: "Python json.load per file (parse only)", mbPerSecond: python.mbPerSecond, peakRssMiB: python.peakRssMiB, files: python.files, bytes: python.bytes },
       ratio: +(streamed.mbPerSecond / python.mbPerSecond).toFixed(2),
       machine: machineAtStart,
+      // V8's JSON.parse alone on the same files, as Python's side (see --parse-only).
+      v8ParseOnly: { mbPerSecond: +parseOnly.mbPerSecond.toFixed(1), peakRssMiB: +parseOnly.peakRssMb.toFixed(0), ratioToPython: +(parseOnly.mbPerSecond / python.mbPerSecond).toFixed(2), files: parseOnly.files, bytes: parseOnly.bytes },
       wholeFileJsonParse: whole && { seconds: +whole.seconds.toFixed(2), mbPerSecond: +whole.mbPerSecond.toFixed(1), peakRssMb: +whole.peakRssMb.toFixed(0) },
       plantedCountsAgree: checked.every((c) => c.agrees),
       planted: checked,

@@ -34,7 +34,12 @@ const ROWS = [
   },
   {
     name: "metrics-scoring",
-    row: (r) => [`scoring 10,000 instances × 20 runs, 60 metrics`, ms(r.loclab.ms), `${r.alternative.name} ${ms(r.alternative.ms)}`, ratio(r.ratio)],
+    row: (r) => [
+      `scoring 10,000 instances × 20 runs, 60 metrics`,
+      ms(r.loclab.ms),
+      `${r.alternative.name} ${ms(r.alternative.ms)}${r.floor ? `; floors: coding every string through a Map ${ms(r.floor.codeEveryStringMs)}, reading every string ${ms(r.floor.touchEveryStringMs)}` : ""}`,
+      `${ratio(r.ratio)}${r.floor ? `; ${ratio(r.floor.ratioToCoding)} coding` : ""}`,
+    ],
   },
   {
     name: "agent-turn",
@@ -51,8 +56,8 @@ const ROWS = [
       r.sets.map((set) => [
         `trajectory breakdown, ${Math.round(set.set.bytes / 1e6)} MB: defaults (main thread only)`,
         `${set.loclab.mbPerSecond} MB/s, ${set.loclab.peakRssMiB} MiB, ${set.streamed.threads === 1 ? "1 thread" : `${set.streamed.threads} threads`} (${set.oneThread.mbPerSecond} MB/s, ${set.oneThread.peakRssMb} MiB)`,
-        `Python \`json.load\` per file ${set.alternative.mbPerSecond} MB/s, ${set.alternative.peakRssMiB} MiB`,
-        ratio(set.ratio),
+        `Python \`json.load\` per file ${set.alternative.mbPerSecond} MB/s, ${set.alternative.peakRssMiB} MiB${set.v8ParseOnly ? `; Node \`JSON.parse\` alone ${set.v8ParseOnly.mbPerSecond} MB/s` : ""}`,
+        `${ratio(set.ratio)}${set.v8ParseOnly ? ` (\`JSON.parse\` alone ${ratio(set.v8ParseOnly.ratioToPython)})` : ""}`,
       ]),
   },
 ];

@@ -47,7 +47,12 @@ const ROWS = [
   },
   {
     name: "import-graph",
-    row: (r) => [`django import graph: cold build (warm load)`, `${ms(r.loclab.ms)}, ${r.loclab.peakRssMiB} MiB (${ms(r.loclab.warmLoadMs)})`, `CPython \`ast\` ${ms(r.alternative.ms)}, ${r.alternative.peakRssMiB} MiB`, ratio(r.ratio)],
+    row: (r) => [
+      `django import graph: cold build (warm load)`,
+      `${ms(r.loclab.ms)}, ${r.loclab.peakRssMiB} MiB${r.loclab.parseThreads ? `, ${r.loclab.parseThreads} threads` : ""} (${ms(r.loclab.warmLoadMs)})${r.loclab.oneThreadMs ? `; one thread ${ms(r.loclab.oneThreadMs)}` : ""}`,
+      `CPython \`ast\` ${ms(r.alternative.ms)}, ${r.alternative.peakRssMiB} MiB`,
+      `${ratio(r.ratio)}${r.loclab.oneThreadMs ? ` (one thread ${ratio(r.loclab.oneThreadMs / r.alternative.ms)})` : ""}`,
+    ],
   },
   {
     name: "trajectories-streaming",

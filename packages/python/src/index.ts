@@ -2,6 +2,7 @@ export * from "./load-python-language.js";
 export * from "./python-parsers.js";
 export * from "./module-path.js";
 export * from "./python-imports.js";
+export * from "./import-parse-pool.js";
 export * from "./python-source-facts.js";
 export * from "./python-source-text.js";
 export * from "./python-module-index.js";

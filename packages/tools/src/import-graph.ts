@@ -6,14 +6,30 @@ import { z } from "zod";
 import { comparePaths } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
 import {
+  BATCHES_IN_FLIGHT_PER_THREAD,
+  defaultImportParseThreads,
+  type ImportParsePool,
+  ImportParseThreadLost,
   importParserFingerprint,
+  importParseThreadsAvailable,
   loadPythonImportParser,
   MODULE_SUFFIXES,
   type PythonImport,
   type PythonImportParser,
+  type PythonImportsResult,
   PythonModuleIndex,
   pythonImports,
+  sharedImportParsePool,
 } from "@loclab/python";
+
+/**
+ * The complete graph is parsed on worker threads beside the calling thread when at least this
+ * many files are left to parse: a thread costs about 60 ms of a core to start and load the
+ * grammar (measured on this machine), which a few hundred files of django's size pay back.
+ */
+export const MIN_THREADED_PARSE_FILES = 256;
+/** Files a worker thread is handed at a time: about 10 ms of parsing, so the work stays balanced to the end. */
+const PARSE_BATCH_FILES = 16;
 
 /**
  * What the import index reads: the source root (its folder name is the root package's name
@@ -39,6 +55,8 @@ export interface ImportGraphStats {
   /** `.py` files not parsed: binary, over `maxFileBytes`, unreadable or outside the root. */
   skippedFiles: string[];
   buildMs: number;
+  /** Threads the build parsed on, the calling one included (see `PythonImportIndex`). */
+  parseThreads: number;
 }
 
 /** The imports of one module file, resolved: repository files and external names, each sorted. */
@@ -160,11 +178,24 @@ export class PythonImportIndex {
   private graphPromise: Promise<ImportGraph> | undefined;
   private builtGraph: ImportGraph | undefined;
 
+  private readonly parseThreads: number;
+
+  /**
+   * `graph`: a complete graph stored for this tree (see `loadImportGraph`), which then answers
+   * everything. `parseThreads`: threads the complete graph is parsed on, this one included
+   * (default `defaultImportParseThreads()`: the cores, at most 4; 1 parses in this thread
+   * only). Threads are used from MIN_THREADED_PARSE_FILES files left to parse, and only where
+   * the compiled worker exists; the graph is the same either way.
+   */
   constructor(
     private readonly workspace: ModuleSource,
     paths: readonly string[],
-    options: { graph?: ImportGraph } = {},
+    options: { graph?: ImportGraph; parseThreads?: number } = {},
   ) {
+    if (options.parseThreads !== undefined && (!Number.isInteger(options.parseThreads) || options.parseThreads < 1)) {
+      throw new Error(`parseThreads: ${options.parseThreads} is not a whole number ≥ 1`);
+    }
+    this.parseThreads = options.parseThreads ?? defaultImportParseThreads();
     this.moduleFiles = moduleFilesOf(paths);
     this.moduleSet = new Set(this.moduleFiles);
     this.rootPackage = basename(workspace.root);
@@ -238,6 +269,13 @@ export class PythonImportIndex {
     const externals = new Map<string, string[]>();
     let edgeCount = 0;
     const sources = this.moduleFiles.filter((path) => path.endsWith(".py"));
+    const todo = sources.filter((path) => !this.parsed.has(path));
+    let parseThreads = 1;
+    if (this.parseThreads > 1 && todo.length >= MIN_THREADED_PARSE_FILES && importParseThreadsAvailable()) {
+      const pool = sharedImportParsePool(this.parseThreads - 1);
+      parseThreads = pool.threads + 1;
+      await this.parseOnThreads(todo, pool);
+    }
     // Reads run ahead of parsing (at most 16 at a time), so the disk and the parser overlap.
     const ahead = new Map<string, Promise<unknown>>();
     const prefetch = (i: number) => {
@@ -263,11 +301,91 @@ export class PythonImportIndex {
       filesWithErrors: [...this.errors].sort(comparePaths),
       skippedFiles: [...this.skipped].sort(comparePaths),
       buildMs: performance.now() - started,
+      parseThreads,
     });
     return this.builtGraph;
   }
 
+  /**
+   * Parses `todo` (files not parsed yet) on this thread and the pool's at once: this thread
+   * takes files from the front, each thread of the pool batches of PARSE_BATCH_FILES from the
+   * back, until they meet. Every file's answer is kept in `parsed` as soon as it is claimed,
+   * so that `importsOf` shares it. A lost thread's files are parsed here, and the pool is not
+   * used again in this build.
+   */
+  private async parseOnThreads(todo: readonly string[], pool: ImportParsePool): Promise<void> {
+    let front = 0;
+    let back = todo.length;
+    let lost = false;
+    const claim = (path: string, imports: Promise<FileImports>) => {
+      this.parsed.set(path, imports);
+      // Awaited later, in order, by buildGraph, which reports the first failure; this keeps
+      // a failure of another file from surfacing as an unhandled rejection meanwhile.
+      imports.catch(() => undefined);
+    };
+    const own = async () => {
+      for (let parsedHere = 0; front < back; parsedHere += 1) {
+        const path = todo[front++] as string;
+        if (!this.parsed.has(path)) {
+          const imports = this.parse(path);
+          claim(path, imports);
+          await imports.catch(() => undefined);
+        }
+        // Parsing is synchronous: let the threads' answers in now and then, so they get their next batch.
+        if (parsedHere % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const helper = async () => {
+      while (!lost && back - front > PARSE_BATCH_FILES) {
+        const paths = todo.slice(back - PARSE_BATCH_FILES, back).filter((path) => !this.parsed.has(path));
+        back -= PARSE_BATCH_FILES;
+        const answers = this.parseBatch(paths, pool).then((batch) => {
+          if (batch.lost) lost = true;
+          return batch.answers;
+        });
+        paths.forEach((path, i) => claim(path, answers.then((list) => list[i] as Promise<FileImports>)));
+        await answers.catch(() => undefined);
+      }
+    };
+    await Promise.all([own(), ...Array.from({ length: pool.threads * BATCHES_IN_FLIGHT_PER_THREAD }, helper)]);
+  }
+
+  /** One batch parsed on the pool: each file's answer (sources without an import need no thread); on a lost thread, parsed here. */
+  private async parseBatch(paths: readonly string[], pool: ImportParsePool): Promise<{ answers: Promise<FileImports>[]; lost: boolean }> {
+    const sources = await Promise.all(paths.map((path) => this.sourceOf(path)));
+    const texts = sources.filter((source): source is string => typeof source === "string");
+    let results: Awaited<ReturnType<ImportParsePool["parse"]>> | undefined;
+    let lost = false;
+    if (texts.length > 0) {
+      try {
+        results = await pool.parse(texts);
+      } catch (error) {
+        if (!(error instanceof ImportParseThreadLost)) throw error;
+        lost = true;
+      }
+    }
+    let next = 0;
+    const answers = paths.map(async (path, i): Promise<FileImports> => {
+      const source = sources[i] as string | FileImports;
+      if (typeof source !== "string") return source;
+      const result = results?.[next++];
+      if (result === undefined) return this.parseHere(path, source);
+      if ("error" in result) throw new Error(`${path}: ${result.error}`);
+      return this.resolved(path, result);
+    });
+    return { answers, lost };
+  }
+
   private async parse(path: string): Promise<FileImports> {
+    const source = await this.sourceOf(path);
+    return typeof source === "string" ? this.parseHere(path, source) : source;
+  }
+
+  /**
+   * A module file's text when it is to be parsed; else its (empty) imports: not a `.py` module
+   * file, unreadable or binary (skipped), or without the word `import`. Counts parsed files.
+   */
+  private async sourceOf(path: string): Promise<string | FileImports> {
     if (!path.endsWith(".py") || !this.moduleSet.has(path)) return { targets: [], external: [] };
     let read;
     try {
@@ -282,8 +400,15 @@ export class PythonImportIndex {
     }
     this.parsedCount += 1;
     if (read.bytes.indexOf("import") < 0) return { targets: [], external: [] };
+    return read.bytes.toString("utf8");
+  }
+
+  private async parseHere(path: string, source: string): Promise<FileImports> {
     this.parser ??= await loadPythonImportParser();
-    const { imports, hasError } = pythonImports(read.bytes.toString("utf8"), this.parser);
+    return this.resolved(path, pythonImports(source, this.parser));
+  }
+
+  private resolved(path: string, { imports, hasError }: PythonImportsResult): FileImports {
     if (hasError) this.errors.add(path);
     return resolveAll(this.resolver, path, imports);
   }
@@ -320,6 +445,7 @@ export const storedImportGraphSchema = z.object({
     filesWithErrors: z.array(z.string()),
     skippedFiles: z.array(z.string()),
     buildMs: z.number().nonnegative(),
+    parseThreads: z.number().int().positive(),
   }),
 });
 export type StoredImportGraph = z.infer<typeof storedImportGraphSchema>;

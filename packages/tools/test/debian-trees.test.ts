@@ -8,7 +8,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type SearchHit, type Workspace, openWorkspace, searchCode } from "../src/index.js";
+import { sharedImportParsePool } from "@loclab/python";
+import { type ImportGraph, PythonImportIndex, type SearchHit, type Workspace, openWorkspace, searchCode } from "../src/index.js";
 import { DJANGO_TREE, SYMPY_TREE, findPython, findRipgrep } from "./helpers.js";
 
 const rg = await findRipgrep();
@@ -52,14 +53,14 @@ function ourHits(hits: SearchHit[]): Map<string, string> {
   return new Map(hits.map((hit) => [`${hit.path}:${hit.line}`, hit.clipped ? "<clipped>" : hit.text]));
 }
 
-async function compareImports(tree: string): Promise<{ files: number; edges: number; external: number }> {
+async function compareImports(tree: string, graphOf: (workspace: Workspace) => Promise<ImportGraph> = (workspace) => workspace.importGraph()): Promise<{ files: number; edges: number; external: number }> {
   const reference = JSON.parse(execFileSync(python as string, [REFERENCE, tree], { encoding: "utf8", maxBuffer: 1 << 30 })) as {
     files: Record<string, { targets: string[]; external: string[] }>;
     syntaxErrors: string[];
     parsed: number;
   };
   const workspace: Workspace = await openWorkspace({ root: tree });
-  const graph = await workspace.importGraph();
+  const graph = await graphOf(workspace);
   const sources = graph.files.filter((path) => path.endsWith(".py"));
   expect(reference.syntaxErrors).toEqual([]);
   expect(graph.stats.filesWithErrors).toEqual([]);
@@ -118,6 +119,45 @@ describe.skipIf(!hasDjango || !python)(`connected_tree agrees with Python's ast 
     const figures = await compareImports(DJANGO_TREE);
     expect(figures.files).toBeGreaterThan(800);
     expect(figures.edges).toBeGreaterThan(2500);
+  });
+
+  // The complete graph parsed on worker threads beside this one (the compiled worker of
+  // @loclab/python's dist): the same imports as ast, and the same stored graph as one thread.
+  const graphOn = async (workspace: Workspace, parseThreads: number) => new PythonImportIndex(workspace, await workspace.paths(), { parseThreads }).graph();
+  const storedWithoutCosts = (graph: ImportGraph) => {
+    const stored = graph.toStored();
+    return { ...stored, stats: { ...stored.stats, buildMs: 0, parseThreads: 0 } };
+  };
+
+  it("parsed on three threads: the same imports as ast, and the same graph as on one thread", async () => {
+    let threaded: ImportGraph | undefined;
+    await compareImports(DJANGO_TREE, async (workspace) => (threaded = await graphOn(workspace, 3)));
+    expect(threaded?.stats.parseThreads).toBe(3);
+    const single = await graphOn(await openWorkspace({ root: DJANGO_TREE }), 1);
+    expect(single.stats.parseThreads).toBe(1);
+    expect(storedWithoutCosts(threaded as ImportGraph)).toEqual(storedWithoutCosts(single));
+  });
+
+  it("a thread that stops mid-build: its files are parsed in this thread, and the graph is the same", async () => {
+    const workspace = await openWorkspace({ root: DJANGO_TREE });
+    const paths = await workspace.paths();
+    const building = new PythonImportIndex(workspace, paths, { parseThreads: 2 }).graph();
+    let built = false;
+    void building.then(() => (built = true));
+    // The build's pool (one worker thread beside this one) is closed while its first batches
+    // are in flight: 30 ms in, its thread has not even loaded the grammar.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await sharedImportParsePool(1).close();
+    expect(built).toBe(false);
+    const graph = await building;
+    expect(graph.stats.parseThreads).toBe(2);
+    const single = await graphOn(await openWorkspace({ root: DJANGO_TREE }), 1);
+    expect(storedWithoutCosts(graph)).toEqual(storedWithoutCosts(single));
+  });
+
+  it("refuses a thread count that is not a whole number ≥ 1", async () => {
+    const workspace = await openWorkspace({ root: DJANGO_TREE });
+    expect(() => new PythonImportIndex(workspace, [], { parseThreads: 0 })).toThrow("parseThreads: 0 is not a whole number ≥ 1");
   });
 });
 

@@ -14,6 +14,7 @@ import {
   importParseThreadsAvailable,
   loadPythonImportParser,
   MODULE_SUFFIXES,
+  type ParsedSource,
   type PythonImport,
   type PythonImportParser,
   type PythonImportsResult,
@@ -21,6 +22,7 @@ import {
   pythonImports,
   sharedImportParsePool,
 } from "@loclab/python";
+import { checkThreadCount } from "@loclab/threads";
 
 /**
  * The complete graph is parsed on worker threads beside the calling thread when at least this
@@ -192,9 +194,7 @@ export class PythonImportIndex {
     paths: readonly string[],
     options: { graph?: ImportGraph; parseThreads?: number } = {},
   ) {
-    if (options.parseThreads !== undefined && (!Number.isInteger(options.parseThreads) || options.parseThreads < 1)) {
-      throw new Error(`parseThreads: ${options.parseThreads} is not a whole number ≥ 1`);
-    }
+    if (options.parseThreads !== undefined) checkThreadCount(options.parseThreads, "parseThreads");
     this.parseThreads = options.parseThreads ?? defaultImportParseThreads();
     this.moduleFiles = moduleFilesOf(paths);
     this.moduleSet = new Set(this.moduleFiles);
@@ -354,7 +354,7 @@ export class PythonImportIndex {
   private async parseBatch(paths: readonly string[], pool: ImportParsePool): Promise<{ answers: Promise<FileImports>[]; lost: boolean }> {
     const sources = await Promise.all(paths.map((path) => this.sourceOf(path)));
     const texts = sources.filter((source): source is string => typeof source === "string");
-    let results: Awaited<ReturnType<ImportParsePool["parse"]>> | undefined;
+    let results: ParsedSource[] | undefined;
     let lost = false;
     if (texts.length > 0) {
       try {

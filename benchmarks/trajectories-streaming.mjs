@@ -18,6 +18,12 @@
 //   second child reads the same runs in its main thread only (threads: 1), and a third with
 //   every file parsed whole by JSON.parse (no streaming, main thread). A fourth does what
 //   Python's side does, in Node: JSON.parse of every file and nothing else (--parse-only).
+//   Then the real runs of the shared data (trajectories/: two mini-swe-agent runs, SWE-agent,
+//   AutoCodeRover; $LOCLAB_DATA_DIR or shared/data found as the tests find it; skipped with a
+//   note when absent, BENCH_SKIP_REAL=1 to skip): each run read by readRun (main thread, as its
+//   size gives) in a fresh child, against Python's json.load and Node's JSON.parse alone on
+//   the same folders, interleaved, medians of 5. Real logs hold more, smaller messages than
+//   the synthetic ones, so the per-message work weighs more: this is the row users feel.
 // Figures are printed and written to results/bench-trajectories-streaming.json; nothing is asserted.
 //
 //   npm run bench            (from the repository root; builds first)
@@ -28,7 +34,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { seededRandom } from "@loclab/statistics";
-import { machine, pythonExecutable } from "./lib/measure.mjs";
+import { machine, median, pythonExecutable } from "./lib/measure.mjs";
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -46,7 +52,9 @@ if (process.argv[2] === "--parse-only") {
       else if (/\.(jsonl|json|traj)$/.test(name)) files.push(path);
     }
   };
-  for (const run of ["mini", "swe", "loclab"]) walk(join(process.argv[3], run));
+  // The synthetic set's three runs, or (--folders) the folders given, as python_json_load.py.
+  const folders = process.argv[3] === "--folders" ? process.argv.slice(4) : ["mini", "swe", "loclab"].map((run) => join(process.argv[3], run));
+  for (const folder of folders) walk(folder);
   const start = performance.now();
   let bytes = 0;
   for (const path of files) {
@@ -58,6 +66,19 @@ if (process.argv[2] === "--parse-only") {
   }
   const seconds = (performance.now() - start) / 1000;
   process.stdout.write(JSON.stringify({ files: files.length, bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+  process.exit(0);
+}
+
+// ------------------------------------------------------------------ child: one real run
+// readRun of one real run folder with its defaults, once, in a fresh process (as `loclab
+// breakdown` reads it): seconds, bytes read (trajectories and label files), tasks.
+if (process.argv[2] === "--real") {
+  const { readRun } = await import("@loclab/analysis");
+  const [dir, format] = [process.argv[3], process.argv[4]];
+  const start = performance.now();
+  const read = await readRun({ name: "real", format, dir });
+  const seconds = (performance.now() - start) / 1000;
+  process.stdout.write(JSON.stringify({ seconds, tasks: read.summaries.length, files: read.files, problems: read.problems.length, labels: read.labels !== null }));
   process.exit(0);
 }
 
@@ -364,7 +385,60 @@ function measureSet(target) {
   }
 }
 
+/**
+ * The real runs of shared/data/trajectories: per run, `rounds` interleaved rounds of a fresh
+ * loclab child (readRun), Python's json.load of the folder's JSON files, and Node's JSON.parse
+ * alone on the same files; medians. The bytes are those Python parsed (the trajectories and
+ * the label files readRun reads as well).
+ */
+async function measureReal(rounds = 5) {
+  if (process.env.BENCH_SKIP_REAL === "1") return { skipped: "BENCH_SKIP_REAL=1" };
+  const { REAL_TRAJECTORY_RUNS } = await import("@loclab/analysis");
+  const { resolveDataDir } = await import("@loclab/datasets");
+  let dataDir;
+  try {
+    dataDir = resolveDataDir();
+  } catch (error) {
+    return { skipped: error.message };
+  }
+  const machineAtStart = machine();
+  const runs = REAL_TRAJECTORY_RUNS.map((spec) => ({ ...spec, dir: join(dataDir, "trajectories", spec.name), loclab: [], python: [], parseOnly: [] }));
+  for (let round = 0; round < rounds + 1; round += 1) {
+    for (const run of runs) {
+      const loclab = JSON.parse(execFileSync(process.execPath, [SELF, "--real", run.dir, run.format], { encoding: "utf8" }));
+      const python = JSON.parse(execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), run.dir], { encoding: "utf8" }));
+      const parseOnly = JSON.parse(execFileSync(process.execPath, [SELF, "--parse-only", "--folders", run.dir], { encoding: "utf8" }));
+      run.bytes = python.bytes;
+      run.answer = { tasks: loclab.tasks, files: loclab.files, problems: loclab.problems, labels: loclab.labels };
+      // The first round warms the page cache and is not counted.
+      if (round === 0) continue;
+      run.loclab.push(loclab.seconds);
+      run.python.push(python.seconds);
+      run.parseOnly.push(parseOnly.seconds);
+    }
+  }
+  const mb = (bytes, seconds) => +(bytes / 1e6 / seconds).toFixed(1);
+  const perRun = runs.map((run) => {
+    const [loclab, python, parseOnly] = [median(run.loclab), median(run.python), median(run.parseOnly)];
+    return { run: run.name, format: run.format, bytes: run.bytes, ...run.answer, loclabMs: +(loclab * 1000).toFixed(1), pythonMs: +(python * 1000).toFixed(1), v8ParseOnlyMs: +(parseOnly * 1000).toFixed(1), ratio: +(python / loclab).toFixed(2) };
+  });
+  const total = (key) => perRun.reduce((sum, run) => sum + run[key], 0);
+  const bytes = total("bytes");
+  return {
+    dataDir,
+    rounds,
+    bytes,
+    loclab: { mbPerSecond: mb(bytes, total("loclabMs") / 1000), ms: +total("loclabMs").toFixed(1) },
+    alternative: { name: "Python json.load per file (parse only)", mbPerSecond: mb(bytes, total("pythonMs") / 1000), ms: +total("pythonMs").toFixed(1) },
+    v8ParseOnly: { mbPerSecond: mb(bytes, total("v8ParseOnlyMs") / 1000), ms: +total("v8ParseOnlyMs").toFixed(1), ratioToPython: +(total("pythonMs") / total("v8ParseOnlyMs")).toFixed(2) },
+    ratio: +(total("pythonMs") / total("loclabMs")).toFixed(2),
+    perRun,
+    machine: machineAtStart,
+  };
+}
+
 const sets = TARGETS.map(measureSet);
+const real = await measureReal();
 const result = {
   benchmark: "trajectories-streaming",
   row: "trajectory breakdown, streamed",
@@ -372,6 +446,7 @@ const result = {
   node: process.version,
   machine: sets[0].machine,
   sets,
+  real,
 };
 const out = join(dirname(SELF), "..", "results", "bench-trajectories-streaming.json");
 mkdirSync(dirname(out), { recursive: true });

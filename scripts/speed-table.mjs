@@ -63,7 +63,19 @@ const ROWS = [
         `${set.loclab.mbPerSecond} MB/s, ${set.loclab.peakRssMiB} MiB, ${set.streamed.threads === 1 ? "1 thread" : `${set.streamed.threads} threads`} (${set.oneThread.mbPerSecond} MB/s, ${set.oneThread.peakRssMb} MiB)`,
         `Python \`json.load\` per file ${set.alternative.mbPerSecond} MB/s, ${set.alternative.peakRssMiB} MiB${set.v8ParseOnly ? `; Node \`JSON.parse\` alone ${set.v8ParseOnly.mbPerSecond} MB/s` : ""}`,
         `${ratio(set.ratio)}${set.v8ParseOnly ? ` (\`JSON.parse\` alone ${ratio(set.v8ParseOnly.ratioToPython)})` : ""}`,
-      ]),
+      ]).concat(
+        // The real runs of the shared data, when the script found them.
+        r.real && !r.real.skipped
+          ? [
+              [
+                `trajectory breakdown, the ${r.real.perRun.length} real runs of the shared data (${Math.round(r.real.bytes / 1e6)} MB): each in a fresh process`,
+                `${r.real.loclab.mbPerSecond} MB/s (${r.real.perRun.map((run) => `${run.run.split("_")[0]} ${ms(run.loclabMs)}`).join(", ")})`,
+                `Python \`json.load\` per file ${r.real.alternative.mbPerSecond} MB/s (${r.real.perRun.map((run) => ms(run.pythonMs)).join(", ")}); Node \`JSON.parse\` alone ${r.real.v8ParseOnly.mbPerSecond} MB/s`,
+                `${ratio(r.real.ratio)} (\`JSON.parse\` alone ${ratio(r.real.v8ParseOnly.ratioToPython)})`,
+              ],
+            ]
+          : [],
+      ),
   },
 ];
 

@@ -34,7 +34,7 @@ def main(folders):
                 files += 1
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"bytes": total, "files": files, "seconds": round(seconds, 3), "mbPerSecond": round(total / 1e6 / seconds, 1), "peakRssMiB": round(peak, 1)}))
+    print(json.dumps({"bytes": total, "files": files, "seconds": round(seconds, 5), "mbPerSecond": round(total / 1e6 / seconds, 1), "peakRssMiB": round(peak, 1)}))
 
 
 if __name__ == "__main__":

@@ -20,9 +20,10 @@
 //   Python's side does, in Node: JSON.parse of every file and nothing else (--parse-only).
 //   Then the real runs of the shared data (trajectories/: two mini-swe-agent runs, SWE-agent,
 //   AutoCodeRover; $LOCLAB_DATA_DIR or shared/data found as the tests find it; skipped with a
-//   note when absent, BENCH_SKIP_REAL=1 to skip): each run read by readRun (main thread, as its
-//   size gives) in a fresh child, against Python's json.load and Node's JSON.parse alone on
-//   the same folders, interleaved, medians of 5. Real logs hold more, smaller messages than
+//   note when absent, BENCH_SKIP_REAL=1 to skip): the four read by readRun with its defaults,
+//   one after another in a fresh child (as `loclab breakdown` reads the runs it is given),
+//   against Python's json.load and Node's JSON.parse alone on each folder, interleaved,
+//   medians of 5. Real logs hold more, smaller messages than
 //   the synthetic ones, so the per-message work weighs more: this is the row users feel.
 // Figures are printed and written to results/bench-trajectories-streaming.json; nothing is asserted.
 //
@@ -69,16 +70,22 @@ if (process.argv[2] === "--parse-only") {
   process.exit(0);
 }
 
-// ------------------------------------------------------------------ child: one real run
-// readRun of one real run folder with its defaults, once, in a fresh process (as `loclab
-// breakdown` reads it): seconds, bytes read (trajectories and label files), tasks.
+// ------------------------------------------------------------------ child: the real runs
+// readRun of each real run folder given (FORMAT=DIR), with its defaults, one after another in
+// one fresh process, as `loclab breakdown` reads the runs it is given: per run, the seconds,
+// tasks, files read and problems.
 if (process.argv[2] === "--real") {
   const { readRun } = await import("@loclab/analysis");
-  const [dir, format] = [process.argv[3], process.argv[4]];
-  const start = performance.now();
-  const read = await readRun({ name: "real", format, dir });
-  const seconds = (performance.now() - start) / 1000;
-  process.stdout.write(JSON.stringify({ seconds, tasks: read.summaries.length, files: read.files, problems: read.problems.length, labels: read.labels !== null }));
+  const answers = [];
+  for (const pair of process.argv.slice(3)) {
+    const at = pair.indexOf("=");
+    const [format, dir] = [pair.slice(0, at), pair.slice(at + 1)];
+    const start = performance.now();
+    const read = await readRun({ name: "real", format, dir });
+    const seconds = (performance.now() - start) / 1000;
+    answers.push({ seconds, tasks: read.summaries.length, files: read.files, problems: read.problems.length, labels: read.labels !== null });
+  }
+  process.stdout.write(JSON.stringify(answers));
   process.exit(0);
 }
 
@@ -386,9 +393,9 @@ function measureSet(target) {
 }
 
 /**
- * The real runs of shared/data/trajectories: per run, `rounds` interleaved rounds of a fresh
- * loclab child (readRun), Python's json.load of the folder's JSON files, and Node's JSON.parse
- * alone on the same files; medians. The bytes are those Python parsed (the trajectories and
+ * The real runs of shared/data/trajectories: `rounds` rounds of a fresh loclab child reading
+ * the four (readRun) and, per run, Python's json.load of the folder's JSON files and Node's
+ * JSON.parse alone on the same files; medians per run. The bytes are those Python parsed (the trajectories and
  * the label files readRun reads as well).
  */
 async function measureReal(rounds = 5) {
@@ -404,18 +411,19 @@ async function measureReal(rounds = 5) {
   const machineAtStart = machine();
   const runs = REAL_TRAJECTORY_RUNS.map((spec) => ({ ...spec, dir: join(dataDir, "trajectories", spec.name), loclab: [], python: [], parseOnly: [] }));
   for (let round = 0; round < rounds + 1; round += 1) {
-    for (const run of runs) {
-      const loclab = JSON.parse(execFileSync(process.execPath, [SELF, "--real", run.dir, run.format], { encoding: "utf8" }));
+    const loclab = JSON.parse(execFileSync(process.execPath, [SELF, "--real", ...runs.map((run) => `${run.format}=${run.dir}`)], { encoding: "utf8" }));
+    runs.forEach((run, i) => {
       const python = JSON.parse(execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), run.dir], { encoding: "utf8" }));
       const parseOnly = JSON.parse(execFileSync(process.execPath, [SELF, "--parse-only", "--folders", run.dir], { encoding: "utf8" }));
+      const { seconds, ...answer } = loclab[i];
       run.bytes = python.bytes;
-      run.answer = { tasks: loclab.tasks, files: loclab.files, problems: loclab.problems, labels: loclab.labels };
+      run.answer = answer;
       // The first round warms the page cache and is not counted.
-      if (round === 0) continue;
-      run.loclab.push(loclab.seconds);
+      if (round === 0) return;
+      run.loclab.push(seconds);
       run.python.push(python.seconds);
       run.parseOnly.push(parseOnly.seconds);
-    }
+    });
   }
   const mb = (bytes, seconds) => +(bytes / 1e6 / seconds).toFixed(1);
   const perRun = runs.map((run) => {

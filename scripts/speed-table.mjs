@@ -68,8 +68,8 @@ const ROWS = [
         r.real && !r.real.skipped
           ? [
               [
-                `trajectory breakdown, the ${r.real.perRun.length} real runs of the shared data (${Math.round(r.real.bytes / 1e6)} MB): each in a fresh process`,
-                `${r.real.loclab.mbPerSecond} MB/s (${r.real.perRun.map((run) => `${run.run.split("_")[0]} ${ms(run.loclabMs)}`).join(", ")})`,
+                `trajectory breakdown, the ${r.real.perRun.length} real runs of the shared data (${Math.round(r.real.bytes / 1e6)} MB), one after another in a fresh process`,
+                `${r.real.loclab.mbPerSecond} MB/s (${r.real.perRun.map((run) => `${run.run.replace(/_(lite|verified)$/, "")} ${ms(run.loclabMs)}`).join(", ")})`,
                 `Python \`json.load\` per file ${r.real.alternative.mbPerSecond} MB/s (${r.real.perRun.map((run) => ms(run.pythonMs)).join(", ")}); Node \`JSON.parse\` alone ${r.real.v8ParseOnly.mbPerSecond} MB/s`,
                 `${ratio(r.real.ratio)} (\`JSON.parse\` alone ${ratio(r.real.v8ParseOnly.ratioToPython)})`,
               ],

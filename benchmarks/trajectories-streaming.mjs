@@ -23,8 +23,8 @@
 //   note when absent, BENCH_SKIP_REAL=1 to skip): the four read by readRun with its defaults,
 //   one after another in a fresh child (as `loclab breakdown` reads the runs it is given),
 //   against Python's json.load and Node's JSON.parse alone on each folder, interleaved,
-//   medians of 5. Real logs hold more, smaller messages than
-//   the synthetic ones, so the per-message work weighs more: this is the row users feel.
+//   medians of 5. Real logs hold more, smaller messages than the synthetic ones, so the
+//   per-message work weighs more: this is the row users feel.
 // Figures are printed and written to results/bench-trajectories-streaming.json; nothing is asserted.
 //
 //   npm run bench            (from the repository root; builds first)
@@ -395,8 +395,8 @@ function measureSet(target) {
 /**
  * The real runs of shared/data/trajectories: `rounds` rounds of a fresh loclab child reading
  * the four (readRun) and, per run, Python's json.load of the folder's JSON files and Node's
- * JSON.parse alone on the same files; medians per run. The bytes are those Python parsed (the trajectories and
- * the label files readRun reads as well).
+ * JSON.parse alone on the same files; medians per run. The bytes are those Python parsed (the
+ * trajectories and the label files readRun reads as well).
  */
 async function measureReal(rounds = 5) {
   if (process.env.BENCH_SKIP_REAL === "1") return { skipped: "BENCH_SKIP_REAL=1" };

@@ -56,28 +56,30 @@ const ROWS = [
   },
   {
     name: "trajectories-streaming",
-    // One row per set the script measured (201 MB and 1 GiB by default).
-    rows: (r) =>
-      r.sets.map((set) => [
+    // One row per set the script measured (201 MB and 1 GiB by default), then the real runs of
+    // the shared data when the script found them.
+    rows: (r) => [
+      ...r.sets.map((set) => [
         `trajectory breakdown, ${Math.round(set.set.bytes / 1e6)} MB: defaults (main thread only)`,
         `${set.loclab.mbPerSecond} MB/s, ${set.loclab.peakRssMiB} MiB, ${set.streamed.threads === 1 ? "1 thread" : `${set.streamed.threads} threads`} (${set.oneThread.mbPerSecond} MB/s, ${set.oneThread.peakRssMb} MiB)`,
         `Python \`json.load\` per file ${set.alternative.mbPerSecond} MB/s, ${set.alternative.peakRssMiB} MiB${set.v8ParseOnly ? `; Node \`JSON.parse\` alone ${set.v8ParseOnly.mbPerSecond} MB/s` : ""}`,
         `${ratio(set.ratio)}${set.v8ParseOnly ? ` (\`JSON.parse\` alone ${ratio(set.v8ParseOnly.ratioToPython)})` : ""}`,
-      ]).concat(
-        // The real runs of the shared data, when the script found them.
-        r.real && !r.real.skipped
-          ? [
-              [
-                `trajectory breakdown, the ${r.real.perRun.length} real runs of the shared data (${Math.round(r.real.bytes / 1e6)} MB), one after another in a fresh process`,
-                `${r.real.loclab.mbPerSecond} MB/s (${r.real.perRun.map((run) => `${run.run.replace(/_(lite|verified)$/, "")} ${ms(run.loclabMs)}`).join(", ")})`,
-                `Python \`json.load\` per file ${r.real.alternative.mbPerSecond} MB/s (${r.real.perRun.map((run) => ms(run.pythonMs)).join(", ")}); Node \`JSON.parse\` alone ${r.real.v8ParseOnly.mbPerSecond} MB/s`,
-                `${ratio(r.real.ratio)} (\`JSON.parse\` alone ${ratio(r.real.v8ParseOnly.ratioToPython)})`,
-              ],
-            ]
-          : [],
-      ),
+      ]),
+      ...(r.real && !r.real.skipped ? [realRow(r.real)] : []),
+    ],
   },
 ];
+
+/** The row of the real runs (benchmarks/trajectories-streaming.mjs, `real`). */
+function realRow(real) {
+  const name = (run) => run.run.replace(/_(lite|verified)$/, "");
+  return [
+    `trajectory breakdown, the ${real.perRun.length} real runs of the shared data (${Math.round(real.bytes / 1e6)} MB), one after another in a fresh process`,
+    `${real.loclab.mbPerSecond} MB/s (${real.perRun.map((run) => `${name(run)} ${ms(run.loclabMs)}`).join(", ")})`,
+    `Python \`json.load\` per file ${real.alternative.mbPerSecond} MB/s (${real.perRun.map((run) => ms(run.pythonMs)).join(", ")}); Node \`JSON.parse\` alone ${real.v8ParseOnly.mbPerSecond} MB/s`,
+    `${ratio(real.ratio)} (\`JSON.parse\` alone ${ratio(real.v8ParseOnly.ratioToPython)})`,
+  ];
+}
 
 const lines = ["| work | loclab | alternative | ratio |", "|---|---|---|---|"];
 const loads = [];

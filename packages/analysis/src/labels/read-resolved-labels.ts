@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import { parseResolvedMatrix } from "@loclab/statistics";
 import type { FileProblem } from "../read/file-problem.js";
+import { statOrUndefined } from "../read/stat-or-undefined.js";
 import { combineResolvedLabels, type ResolvedLabels, type ResolvedLabelSource, resolvedLabelSourceFromJson, resolvedLabelSourceFromMatrix } from "./resolved-labels.js";
 
 /** Label files are small; anything larger is not one and is not read. */
@@ -11,15 +12,6 @@ const MAX_LABEL_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_DEPTH = 3;
 /** Files that are never label files: trajectories and the per-instance files of the agents. */
 const NOT_LABELS = /(\.traj|\.traj\.json|\.traj\.jsonl)$|^(preds|tool_call_sequence|cost|extract_status|meta|stats)\.json$|^conversation_round_\d+\.json$/;
-
-/** What a path points to, undefined when it cannot be read (gone, a dangling link). */
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
 
 /** What was found: the labels (null when no label file was found) and the files that could not be read. */
 export interface FoundResolvedLabels {

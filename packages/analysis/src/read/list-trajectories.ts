@@ -1,7 +1,8 @@
-import { type Stats, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { autoCodeRoverInstanceId } from "../formats/autocoderover.js";
 import type { RunFormat } from "./read-trajectory.js";
+import { statOrUndefined } from "./stat-or-undefined.js";
 
 /** One trajectory of a run folder, before it is read. */
 export interface TrajectoryEntry {
@@ -21,15 +22,6 @@ const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover">, RegExp> = {
   "mini-swe-agent": /\.traj\.json$/,
   "swe-agent": /\.traj$/,
 };
-
-/** What a path points to, undefined when it cannot be read (gone, a dangling link, a loop of links). */
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The trajectories of a run folder, sorted by name then path: loclab `<id>.traj.jsonl`, mini-swe-agent

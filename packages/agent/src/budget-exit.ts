@@ -1,7 +1,7 @@
 import type { TrajectoryExit } from "@loclab/schemas";
 
 /** Which budget ended a run. */
-export type LoopBudget = "turns" | "tokens" | "wall_time";
+export type LoopBudget = "turns" | "tokens" | "wall_time" | "context";
 
 /** Where the loop stands when it checks its budgets, before a model call. */
 export interface BudgetState {

@@ -8,6 +8,9 @@ import { submitLocalizationTool } from "./submit-localization.js";
 import type { RetryRecord } from "./model-errors.js";
 import { type LoopState, type ModelErrorKind, type Recovery, takeTurn, type TurnEnd, type TurnSetup } from "./take-turn.js";
 import { toolProtocol, type ToolMode } from "./tool-protocol.js";
+import { PromptEstimator } from "./context-truncation.js";
+import type { ChatMessage } from "./chat-message.js";
+import { createHash } from "node:crypto";
 import { openTrajectory, type TrajectoryExit, type TrajectoryUsage } from "./trajectory-writer.js";
 
 /** How a localization run ended. */
@@ -15,6 +18,12 @@ export type LocalizeOutcome = "finished" | "forced_final" | "budget_exhausted" |
 
 export interface LocalizeInstanceOptions {
   instance: { instance_id: string; problem_statement: string };
+  /**
+   * What the prompt calls the task (the user template's `{{taskLabel}}`). The instance id is
+   * never shown: it names the repository and the upstream issue, the very knowledge the controls
+   * remove. Default `task-` and 8 hex digits of the id's sha256; runs pass a label of their own.
+   */
+  taskLabel?: string;
   workspace: Workspace;
   client: ModelClient;
   /** `<dir>/<instance_id>.traj.jsonl`, the loclab trajectory format. */
@@ -23,11 +32,21 @@ export interface LocalizeInstanceOptions {
   maxTurns?: number;
   /** Total tokens (prompt + completion, summed over calls) after which no call is made. */
   maxTotalTokens?: number;
-  /** Wall time after which no call is made, measured with `now`. */
+  /**
+   * The attempt's wall budget: no call is made after it (checked with `now`), and, with the
+   * real clock (no `now` given), a timer cancels the model call or tool call in flight when it
+   * runs out; the attempt then ends with exit `time_limit`, its steps kept.
+   */
   maxWallMs?: number;
   /** Most locations a submission may have. Default 8 (FGL). */
   maxLocations?: number;
-  /** Estimated prompt tokens above which the oldest observations are cut to a stub. */
+  /**
+   * Prompt tokens above which the oldest observations are cut to a stub, estimated from the
+   * characters sent and calibrated on the server's own counts (`PromptEstimator`); a prompt
+   * that still does not fit is not sent: the attempt ends with exit `context_limit`, as it does
+   * when the server refuses a prompt as too long. Runs default it to the server's window
+   * (`max_model_len`) less the output budget.
+   */
   contextLimitTokens?: number;
   /**
    * `native` (default): tools go in the request's `tools` field and come back as tool calls.
@@ -69,6 +88,8 @@ export interface LocalizeResult {
   retries: RetryRecord[];
   /** Wall time inside answered model calls; the rest of an attempt's time is the harness's (tools, prompts, logging). */
   modelMs: number;
+  /** The first system and user messages as sent (what a leak audit reads). */
+  initialMessages: ChatMessage[];
 }
 
 /**
@@ -99,7 +120,8 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   const readPromptTemplate = async (name: PromptName) => options.prompts?.[name] ?? shippedPrompt(name);
   const allTools: ToolDefinition[] = [...toolDefinitions().map(({ function: tool }) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), submitTool];
   const system = fillTemplate(await readPromptTemplate(protocol.systemTemplate), { tools: protocol.describeTools(allTools), maxTurns: String(limits.maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(limits) });
-  const user = fillTemplate(await readPromptTemplate("user"), { instanceId: instance.instance_id, problemStatement: instance.problem_statement });
+  const taskLabel = options.taskLabel ?? `task-${createHash("sha256").update(instance.instance_id).digest("hex").slice(0, 8)}`;
+  const user = fillTemplate(await readPromptTemplate("user"), { taskLabel, problemStatement: instance.problem_statement });
   const trajectory = await openTrajectory(options.trajectoryPath, {
     instanceId: instance.instance_id,
     model: client.model,
@@ -112,13 +134,20 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     prompts: { forcedFinal: await readPromptTemplate("forced-final"), repair: await readPromptTemplate("final-repair") },
     ...(options.contextLimitTokens !== undefined ? { contextLimitTokens: options.contextLimitTokens } : {}),
   };
+  // The wall budget as a timer on the real clock: it cancels what is in flight (an injected
+  // clock keeps only the check between turns, so tests of it do not race real time).
+  const deadline = new AbortController();
+  const timer = limits.maxWallMs !== undefined && options.now === undefined ? setTimeout(() => deadline.abort(), Math.max(0, limits.maxWallMs - (now() - startedMs))) : undefined;
+  if (timer) setup.signal = deadline.signal;
   const state: LoopState = {
     messages: [{ role: "system", content: system }, { role: "user", content: user }],
-    turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false, retries: [], modelMs: 0,
+    turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false, retries: [], modelMs: 0, lastRequest: [], estimator: new PromptEstimator(),
   };
-  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries" | "modelMs" | "exit"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
+  const initialMessages = state.messages.slice(0, 2);
+  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries" | "modelMs" | "exit" | "initialMessages"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
     await trajectory.finish({ exit, usage: state.usage, endedAt: iso() });
-    return { droppedPaths: [], ...result, exit, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries, modelMs: state.modelMs };
+    clearTimeout(timer);
+    return { droppedPaths: [], ...result, exit, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries, modelMs: state.modelMs, initialMessages };
   };
 
   for (;;) {
@@ -128,12 +157,13 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     try {
       ended = await takeTurn(setup, state);
     } catch (error) {
+      clearTimeout(timer);
       await trajectory.finish({ exit: "error", usage: state.usage, endedAt: iso() });
       throw error;
     }
     if (!ended) continue;
     if (ended.exit === "submitted") return end("submitted", { outcome: state.forcedAsked ? "forced_final" : "finished", prediction: ended.prediction, droppedPaths: ended.droppedPaths });
-    return end(ended.exit, { outcome: ended.outcome, ...(ended.outcome === "budget_exhausted" ? { budget: "turns" as const } : {}), ...(ended.error !== undefined ? { error: ended.error } : {}), ...(ended.errorKind ? { errorKind: ended.errorKind } : {}) });
+    return end(ended.exit, { outcome: ended.outcome, ...(ended.outcome === "budget_exhausted" ? { budget: ended.budget ?? ("turns" as const) } : {}), ...(ended.error !== undefined ? { error: ended.error } : {}), ...(ended.errorKind ? { errorKind: ended.errorKind } : {}) });
   }
 }
 

@@ -47,6 +47,12 @@ export type ModelProgress =
 export interface CompleteRequest {
   messages: readonly ChatMessage[];
   tools?: readonly ToolDefinition[];
+  /**
+   * Cancels the call (the attempt's wall budget): the HTTP request in flight is aborted, so the
+   * server sees its client go and can stop generating, and a retry wait is cut short. The call
+   * then rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Completion {
@@ -126,7 +132,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     const retries: RetryRecord[] = [];
     for (let attempt = 1; ; attempt++) {
       const budget = Math.min(requestTimeoutMs, callDeadlineMs - elapsed());
-      const signal = AbortSignal.timeout(Math.max(1, Math.ceil(budget)));
+      if (request.signal?.aborted) throw abortReason(request.signal);
+      const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(budget)));
+      const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
       const ticker = options.onProgress ? setInterval(() => options.onProgress?.({ kind: "waiting", attempt, elapsedMs: Math.round(elapsed()) }), progressEveryMs) : undefined;
       ticker?.unref();
       try {
@@ -135,6 +143,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         const parsed = fromWireCompletion(chatCompletionResponseSchema.parse(raw));
         return { ...redactCompletion(parsed, redact), retries, latencyMs: elapsed() };
       } catch (error) {
+        if (request.signal?.aborted) throw abortReason(request.signal);
         const classified = classifyModelError(error);
         if (classified.kind === "unknown") throw error;
         if (classified.kind === "request") {
@@ -151,7 +160,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         const retry = { attempt, error: errorClass, message, waitedMs };
         retries.push(retry);
         options.onProgress?.({ kind: "retrying", retry });
-        await new Promise((resolve) => setTimeout(resolve, waitedMs));
+        await abortableWait(waitedMs, request.signal);
       } finally {
         if (ticker) clearInterval(ticker);
       }
@@ -159,6 +168,23 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   }
 
   return { model: options.model, baseURL, complete };
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : Object.assign(new Error("the model call was cancelled"), { name: "AbortError" });
+}
+
+/** Waits `ms`, or less when `signal` aborts (the caller checks the signal next). */
+function abortableWait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** The answer with every secret removed from its text and its tool calls' arguments. */

@@ -233,7 +233,8 @@ function completionFor(request: ChatCompletionRequest, index: number, reply: Scr
     function: { name: call.name, arguments: call.arguments },
   }));
   const content = reply.content ?? null;
-  const promptTokens = reply.usage?.promptTokens ?? roughTokens(JSON.stringify(request.messages));
+  // A real server renders the tool schemas into the prompt: they count as prompt tokens here too.
+  const promptTokens = reply.usage?.promptTokens ?? roughTokens(JSON.stringify(request.messages) + (request.tools ? JSON.stringify(request.tools) : ""));
   const completionTokens =
     reply.usage?.completionTokens ??
     roughTokens((content ?? "") + toolCalls.map((call) => call.function.name + call.function.arguments).join(""));

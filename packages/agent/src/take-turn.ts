@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
-import type { Prediction, TrajectoryExit } from "@loclab/schemas";
+import { messagesDigest, type Prediction, requestDelta, type TrajectoryExit } from "@loclab/schemas";
 import type { Workspace } from "@loclab/tools";
 import type { ChatMessage, ChatToolCall, ToolDefinition } from "./chat-message.js";
-import { truncateOldObservations } from "./context-truncation.js";
+import { PromptEstimator, messageChars, truncateOldObservations } from "./context-truncation.js";
+import type { LoopBudget } from "./budget-exit.js";
 import { argumentsRecord, dispatchCall } from "./dispatch-call.js";
 import type { Completion, ModelClient } from "./model-client.js";
 import { ModelRequestError, ModelTransportError, type RetryRecord } from "./model-errors.js";
@@ -34,6 +34,8 @@ export interface TurnSetup {
   prompts: { forcedFinal: string; repair: string };
   trajectory: TrajectoryWriter;
   iso: () => string;
+  /** Aborted when the attempt's wall budget runs out: the model call in flight is cancelled and the turn ends. */
+  signal?: AbortSignal;
 }
 
 /** What a run carries from turn to turn; the conversation is the only state the model sees. */
@@ -49,12 +51,19 @@ export interface LoopState {
   retries: RetryRecord[];
   /** Wall time spent inside model calls (waits and retries included), summed. */
   modelMs: number;
+  /** The messages of the last request sent (the trajectory records each request as a change of it). */
+  lastRequest: ChatMessage[];
+  /** Prompt sizes, calibrated on the server's counts (context truncation). */
+  estimator: PromptEstimator;
 }
 
 /** How a turn ended the run, if it did. */
 export type TurnEnd =
   | { exit: "submitted"; prediction: Prediction; droppedPaths: string[] }
-  | { exit: Exclude<TrajectoryExit, "submitted">; outcome: "model_error" | "invalid_final" | "budget_exhausted"; error?: string; errorKind?: ModelErrorKind };
+  | { exit: Exclude<TrajectoryExit, "submitted">; outcome: "model_error" | "invalid_final" | "budget_exhausted"; error?: string; errorKind?: ModelErrorKind; budget?: LoopBudget };
+
+/** A 400 whose text says the prompt did not fit the window (vLLM's and `loclab serve`'s wording, OpenAI's). */
+const CONTEXT_OVERFLOW = /maximum context length|context length exceeded|context_length_exceeded|max_model_len/i;
 
 /** Why a model call failed: the transport (the server or network, after retries) or the request (a 4xx refusal). */
 export type ModelErrorKind = "transport" | "request";
@@ -74,21 +83,42 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
     state.recoveries.push({ kind, turn, detail });
     notes.push(`${kind}: ${detail}`);
   };
-  const { forced, offered } = prepareTurn(setup, state, recover);
-  const step: TrajectoryStep = { toolCalls: [], startedAt: setup.iso(), messagesDigest: createHash("sha256").update(JSON.stringify(state.messages)).digest("hex") };
+  const { forced, offered, estimatedTokens } = prepareTurn(setup, state, recover);
+  // The request's messages as a change of the last request's, so the trajectory holds exactly what the model saw.
+  const step: TrajectoryStep = {
+    toolCalls: [],
+    startedAt: setup.iso(),
+    messagesDigest: messagesDigest(state.messages),
+    request: { ...requestDelta(state.lastRequest, state.messages), tools: offered.map((tool) => tool.name) },
+  };
+  state.lastRequest = [...state.messages];
   let retries: readonly RetryRecord[] = [];
   try {
+    if (setup.contextLimitTokens !== undefined && estimatedTokens > setup.contextLimitTokens) {
+      // Nothing old is left to cut: a request the server must refuse is not sent.
+      notes.push(`context: the prompt (about ${estimatedTokens} tokens) does not fit the limit of ${setup.contextLimitTokens} even with every old observation cut`);
+      return { exit: "context_limit", outcome: "budget_exhausted", budget: "context" };
+    }
     let completion: Completion;
+    const request = setup.protocol.request(state.messages, offered);
     try {
-      completion = await setup.client.complete(setup.protocol.request(state.messages, offered));
+      completion = await setup.client.complete(setup.signal ? { ...request, signal: setup.signal } : request);
     } catch (error) {
+      if (setup.signal?.aborted) {
+        notes.push("wall budget: the attempt's wall budget ran out during the model call, which was cancelled");
+        return { exit: "time_limit", outcome: "budget_exhausted", budget: "wall_time" };
+      }
       if (!(error instanceof ModelTransportError || error instanceof ModelRequestError)) throw error;
       retries = error.retries;
       notes.push(`model error: ${error.message}`);
+      if (error instanceof ModelRequestError && error.status === 400 && CONTEXT_OVERFLOW.test(error.message)) {
+        return { exit: "context_limit", outcome: "budget_exhausted", budget: "context", error: error.message };
+      }
       return { exit: "error", outcome: "model_error", error: error.message, errorKind: error instanceof ModelTransportError ? "transport" : "request" };
     }
     retries = completion.retries;
     state.modelMs += completion.latencyMs;
+    if (completion.usage) state.estimator.calibrate(messageChars(request.messages) + toolChars(request.tools), completion.usage.promptTokens);
     state.turns += 1;
     countUsage(state.usage, completion);
     const { message } = completion;
@@ -96,6 +126,10 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
     const { calls, problem } = setup.protocol.readCalls(message, turn);
     state.messages.push(setup.protocol.assistantMessage(message, calls));
     const ran = await runCalls(setup, state, calls, offered, step, recover);
+    if (setup.signal?.aborted && !ran.accepted) {
+      notes.push("wall budget: the attempt's wall budget ran out during the tool calls");
+      return { exit: "time_limit", outcome: "budget_exhausted", budget: "wall_time" };
+    }
     if (problem?.kind === "malformed" || (problem && !forced && !repairing)) {
       state.messages.push({ role: "user", content: setup.protocol.nudge(problem) });
       recover(problem.kind === "malformed" ? "malformed_call" : "no_tool_call", problem.problem);
@@ -130,21 +164,29 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
  * Before the model call: on the last turn the forced-final prompt (only submit_localization
  * offered, as in a repair turn), then context truncation when a limit is set.
  */
-function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: RecoveryKind, detail: string) => void): { forced: boolean; offered: readonly ToolDefinition[] } {
+function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: RecoveryKind, detail: string) => void): { forced: boolean; offered: readonly ToolDefinition[]; estimatedTokens: number } {
   const forced = !state.repairPending && state.turns === setup.maxTurns - 1;
   if (forced) {
     state.forcedAsked = true;
     state.messages.push({ role: "user", content: setup.prompts.forcedFinal });
     recover("forced_final", "last turn: only submit_localization offered");
   }
+  const offered = forced || state.repairPending ? [setup.submitTool] : setup.allTools;
+  const extra = toolChars(setup.protocol.request([], offered).tools);
+  const estimate = (messages: readonly ChatMessage[]) => state.estimator.estimate(messages, extra);
   if (setup.contextLimitTokens !== undefined) {
-    const cut = truncateOldObservations(state.messages, { limitTokens: setup.contextLimitTokens });
+    const cut = truncateOldObservations(state.messages, { limitTokens: setup.contextLimitTokens, estimate });
     if (cut.truncated > 0) {
       state.messages.splice(0, state.messages.length, ...cut.messages);
       recover("context_truncated", `${cut.truncated} oldest observation(s) cut to a stub`);
     }
   }
-  return { forced, offered: forced || state.repairPending ? [setup.submitTool] : setup.allTools };
+  return { forced, offered, estimatedTokens: estimate(state.messages) };
+}
+
+/** The characters the tool schemas add to a request (native tool calling sends them beside the messages). */
+function toolChars(tools: readonly ToolDefinition[] | undefined): number {
+  return tools && tools.length > 0 ? JSON.stringify(tools).length : 0;
 }
 
 /** Runs an answer's calls in order, recording each in the step; a valid submission stops the rest. */
@@ -155,7 +197,9 @@ async function runCalls(setup: TurnSetup, state: LoopState, calls: readonly Chat
   let rejected: string | undefined;
   try {
     for (const call of calls) {
-      const outcome = await dispatchCall(context, call);
+      if (setup.signal?.aborted) break;
+      const outcome = await untilAborted(dispatchCall(context, call), setup.signal);
+      if (outcome === undefined) break;
       if (outcome.recovery) recover(outcome.recovery.kind, outcome.recovery.detail);
       keys.add(callKey(call));
       state.messages.push(setup.protocol.observationMessage(call, outcome.observation));
@@ -170,6 +214,26 @@ async function runCalls(setup: TurnSetup, state: LoopState, calls: readonly Chat
     state.previousCalls = keys;
   }
   return { accepted, rejected };
+}
+
+/**
+ * The tool call's outcome, or undefined when `signal` aborts first: the attempt stops waiting.
+ * In-process tools cannot be interrupted mid-computation, so the call is abandoned, not killed;
+ * its result is dropped.
+ */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (!signal) return work;
+  if (signal.aborted) return undefined;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
 }
 
 function countUsage(usage: TrajectoryUsage, completion: Completion): void {

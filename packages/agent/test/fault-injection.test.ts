@@ -42,7 +42,7 @@ const finding = {
 /** The good answer for where the conversation is: search, view, submit. */
 function goodTurn(request: ChatCompletionRequest): ScriptTurn {
   const step = request.messages.filter((message) => message.role === "assistant").length;
-  const id = /instance `([^`]+)`/.exec(String(request.messages[1]?.content))?.[1] ?? "?";
+  const id = /task `label-([^`]+)`/.exec(String(request.messages[1]?.content))?.[1] ?? "?";
   const calls = [
     { name: "search_code", arguments: JSON.stringify({ query: "def average" }) },
     { name: "view_file", arguments: JSON.stringify({ path: "calc/ops.py" }) },
@@ -73,7 +73,7 @@ describe("fault injection", () => {
     const predictionsPath = join(repo.runs, "predictions.jsonl");
 
     for (const id of ids) {
-      const result = await localizeInstance({ instance: { ...FIXTURE_ISSUE, instance_id: id }, workspace, client, trajectoryPath: join(repo.runs, `${id}.traj.jsonl`) });
+      const result = await localizeInstance({ instance: { ...FIXTURE_ISSUE, instance_id: id }, taskLabel: `label-${id}`, workspace, client, trajectoryPath: join(repo.runs, `${id}.traj.jsonl`) });
       expect(result.outcome, id).toBe("finished");
       await appendFile(predictionsPath, `${JSON.stringify(stampRecord(result.prediction!))}\n`, "utf8");
     }

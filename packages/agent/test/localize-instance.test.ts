@@ -167,7 +167,17 @@ describe("localizeInstance: recovery branches", () => {
 
   it("context truncation: over the limit, the oldest observations become stubs; system prompt, issue and the last 2 turns stay", async () => {
     const views = [1, 4, 8].map((start) => call("view_file", { path: "calc/ops.py", start, end: start + 3 }));
-    const { result, requests } = await run([call("repo_tree", {}), ...views, submit()], { contextLimitTokens: 700 });
+    const script = [call("repo_tree", {}), ...views, submit()];
+    // A dry run without a limit gives the server's prompt-token count of each request. The limit
+    // goes a little below the last one's, so that request must be cut (the estimator is
+    // calibrated on those counts, within a few tens of tokens), while the first request, estimated
+    // before any count at 0.3 tokens a character (about 90 tokens above its count here), fits.
+    const dry = await run(script);
+    expect(dry.result.outcome).toBe("finished");
+    const dryUsage = (await readTrajectoryFile(trajectoryPath)).steps.map((step) => step.usage?.promptTokens ?? 0);
+    await server?.close();
+    const limit = (dryUsage[4] as number) - 65;
+    const { result, requests } = await run(script, { contextLimitTokens: limit });
     expect(result.outcome).toBe("finished");
     const untouched = requests[0]?.messages ?? [];
     const last = requests[4]?.messages ?? [];

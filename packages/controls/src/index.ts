@@ -15,3 +15,5 @@ export * from "./shuffle/text-edits.js";
 export * from "./shuffle/python-import-rewrites.js";
 export * from "./mask/file-name-mentions.js";
 export * from "./shuffle/plan-repository-shuffle.js";
+export * from "./shuffle/project-names.js";
+export * from "./audit/leak-audit.js";

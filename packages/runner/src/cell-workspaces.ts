@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, unmapPredictions } from "@loclab/controls";
+import { mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, topLevelPackageNames, unmapPredictions } from "@loclab/controls";
 import type { Prediction } from "@loclab/schemas";
 import { DEFAULT_TOOL_LIMITS, materializeWorkspace, shuffleRepository, writeContentPack, walkCheckout, type Workspace, workspaceCachePath, workspaceFromFiles } from "@loclab/tools";
 import type { PlannedAttempt } from "./run-plan.js";
@@ -14,6 +14,8 @@ export interface PreparedAttempt {
   problemStatement: string;
   /** The prediction in the original repository's names (shuffled: mapped back; others: as given). */
   toOriginal(prediction: Prediction): { prediction: Prediction; unmappedPaths: number };
+  /** The task's own repository's top-level packages at its base commit (what the leak audit looks for). */
+  packages: string[];
 }
 
 /**
@@ -25,7 +27,8 @@ export interface PreparedAttempt {
  *   file list (as `loclab mask --repos` does);
  * - `shuffled`: a shuffled copy of the tree (`<cacheDir>/shuffled/seed-<s>/<owner>__<name>/<commit>/tree`,
  *   its mapping beside it, outside the tree: the model's tools cannot reach it), the issue mapped
- *   through the same renaming, predictions mapped back (`unmapPredictions`, unknown paths marked);
+ *   through the same renaming (under the control's text policy: by default the project's names
+ *   too), predictions mapped back (`unmapPredictions`, unknown paths marked);
  * - `mismatch`: the snapshot of the paired instance's repository, the issue as written.
  *
  * Workspaces are kept for the run (`tree`), so their file caches serve every cell.
@@ -42,9 +45,10 @@ export class CellWorkspaces {
     const { instance, cell } = attempt;
     const asGiven = (prediction: Prediction) => ({ prediction, unmappedPaths: 0 });
     const { control } = cell;
+    const own = async () => topLevelPackageNames(await (await this.tree(instance.repo, instance.base_commit)).paths());
     switch (control.kind) {
       case "plain":
-        return { workspace: await this.tree(instance.repo, instance.base_commit), problemStatement: instance.problem_statement, toOriginal: asGiven };
+        return { workspace: await this.tree(instance.repo, instance.base_commit), problemStatement: instance.problem_statement, toOriginal: asGiven, packages: await own() };
       case "masked": {
         // The base commit's full file list: only mentions of files that exist there are masked
         // (docs/definitions.md §4), not names the patches merely suggest.
@@ -53,17 +57,20 @@ export class CellWorkspaces {
           workspace,
           problemStatement: maskIssuePaths(instance.problem_statement, { knownFiles: { files: await workspace.paths() }, level: control.level }).text,
           toOriginal: asGiven,
+          packages: await own(),
         };
       }
       case "mismatch": {
         if (!attempt.mismatch) throw new Error(`${instance.instance_id}: no mismatch pairing for seed ${control.seed}`);
-        return { workspace: await this.tree(attempt.mismatch.snapshotRepo, attempt.mismatch.snapshotCommit), problemStatement: instance.problem_statement, toOriginal: asGiven };
+        return { workspace: await this.tree(attempt.mismatch.snapshotRepo, attempt.mismatch.snapshotCommit), problemStatement: instance.problem_statement, toOriginal: asGiven, packages: await own() };
       }
       case "shuffled": {
         const { workspace, mapping } = await this.shuffled(instance.repo, instance.base_commit, control.seed);
         return {
           workspace,
-          problemStatement: mapIssueText(mapping, instance.problem_statement).text,
+          packages: topLevelPackageNames(Object.keys(mapping.files)),
+          // The default `names` policy also renames the project's owner, name and packages as words.
+          problemStatement: mapIssueText(mapping, instance.problem_statement, { policy: control.textPolicy, repo: instance.repo }).text,
           toOriginal: (prediction) => {
             const mapped = unmapPredictions(mapping, [prediction]);
             return { prediction: mapped.predictions[0] as Prediction, unmappedPaths: mapped.unmapped.length };

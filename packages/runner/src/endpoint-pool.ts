@@ -270,16 +270,28 @@ export class EndpointPool {
     );
   }
 
+  /**
+   * The pause has run out: every endpoint is probed once more before the run gives up, since
+   * the backoff between probes may have left a restarted server unseen for up to a minute.
+   */
+  private async lastChance(): Promise<void> {
+    const probes = await Promise.all(this.states.map((state) => this.probe(state.spec)));
+    if (this.stopped) return;
+    probes.forEach((probe, index) => {
+      if (probe.ok) this.apply(this.states[index] as State, probe);
+    });
+    if (this.anyUp) return;
+    this.pauseExpired = true;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new PoolUnavailableError(`every endpoint has been down for ${Math.round(this.options.pauseMs / 1000)} s (and failed a last probe)`));
+  }
+
   private updatePause(): void {
     if (this.stopped || !this.running) return;
     const down = !this.anyUp;
     if (down && !this.paused) {
       this.paused = true;
       this.options.onEvent?.({ type: "paused", reason: this.states.map((state) => `${state.baseURL}: ${state.problem ?? "down"}`).join("; ") });
-      this.pauseTimer = setTimeout(() => {
-        this.pauseExpired = true;
-        for (const waiter of this.waiters.splice(0)) waiter.reject(new PoolUnavailableError(`every endpoint has been down for ${Math.round(this.options.pauseMs / 1000)} s`));
-      }, this.options.pauseMs);
+      this.pauseTimer = setTimeout(() => void this.lastChance(), this.options.pauseMs);
     } else if (!down && this.paused) {
       this.paused = false;
       this.pauseExpired = false;

@@ -5,11 +5,14 @@ import { relative } from "node:path";
 import { type Completion, type CompleteRequest, createModelClient, localizeInstance, type ModelClient, ModelTransportError, urlWithoutCredentials } from "@loclab/agent";
 import { cellLabel, controlLabel, isFinalOutcome, type Prediction, PredictionRecordSchema, RUN_RECORD_KIND, type RunRecord, RunRecordSchema, SCHEMA_VERSION, stampRecord } from "@loclab/schemas";
 import { canonicalJson } from "./attempt-key.js";
+import { leakAudit } from "@loclab/controls";
+import { goldFromPatch } from "@loclab/gold";
+import { contextLimitFor, serverWindow } from "./context-window.js";
 import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { CellWorkspaces } from "./cell-workspaces.js";
 import { type EndpointLease, EndpointPool, PoolUnavailableError } from "./endpoint-pool.js";
 import { JsonlAppender, keyHistories, type KeyHistory, readLedger, readOwnJsonl } from "./ledger.js";
-import { parseRunSpec } from "./load-run-spec.js";
+import { parseRunSpec, RunSpecError } from "./load-run-spec.js";
 import { environmentFacts, firstDifference, readRunManifest, RUN_MANIFEST_KIND, RUNNER_VERSION, type RunManifest, runIdentity, storedSpec, writeRunManifest } from "./run-manifest.js";
 import type { RunEvent, RunStopReason, RunSummary } from "./run-events.js";
 import { runLayout } from "./run-layout.js";
@@ -95,6 +98,8 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
       if (existsSync(`${dir}/${old}`)) throw new RunFolderError(`${dir} holds ${old} from an older loclab localize and no manifest.json; choose another "out"`);
     }
   }
+  // The cache may hold every tree, but a spec that names a folder that is not there is not true.
+  if (!existsSync(spec.repos)) throw new RunSpecError("$.repos", `${spec.repos} does not exist (the folder of git mirrors, one per repository: <owner>__<name>[.git])`);
   await mkdir(dir, { recursive: true });
   const lock = await acquireRunLock(dir, options.command ?? `loclab run ${dir}`);
   if (lock.tookOver) emit({ type: "note", message: `${dir}: ${lock.tookOver}` });
@@ -144,7 +149,9 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
     }
     // Each session's own spec: endpoints, retries and the run's budget may differ from the first.
     await new JsonlAppender(runLayout.sessions(dir)).append({ startedAt, pid: process.pid, host: hostname(), resumed: existing !== undefined, command: options.command ?? null, spec: stored, endpoints: endpointFacts, ...environment });
-    return await dispatchRun(plan, pool, { emit, resumed: existing !== undefined, ...(options.signal ? { signal: options.signal } : {}) });
+    // Each endpoint's window (`max_model_len` of /v1/models), for the default context limit.
+    const windows = probes.map((probe, i) => serverWindow(probe.models, spec.endpoints[i]?.model ?? ""));
+    return await dispatchRun(plan, pool, { emit, resumed: existing !== undefined, windows, ...(options.signal ? { signal: options.signal } : {}) });
   } finally {
     pool.stop();
     await lock.release();
@@ -157,7 +164,7 @@ interface QueueItem {
   avoid?: number;
 }
 
-async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (event: RunEvent) => void; resumed: boolean; signal?: AbortSignal }): Promise<RunSummary> {
+async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (event: RunEvent) => void; resumed: boolean; windows: readonly (number | undefined)[]; signal?: AbortSignal }): Promise<RunSummary> {
   const { spec } = plan;
   const { emit } = context;
   const dir = spec.out;
@@ -251,7 +258,7 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
     attemptsThisSession += 1;
     triesThisSession.set(attempt.key, (triesThisSession.get(attempt.key) ?? 0) + 1);
     emit({ type: "attempt-start", key: attempt.key, cell: attempt.cellLabel, instanceId: attempt.instance.instance_id, attempt: n, endpoint: lease.index });
-    const record = await runAttempt(plan, attempt, n, lease, pool, workspaces, (retry) => {
+    const record = await runAttempt(plan, attempt, n, lease, pool, workspaces, context.windows[lease.index], (retry) => {
       retriesThisSession += 1;
       emit({ type: "retry", cell: attempt.cellLabel, instanceId: attempt.instance.instance_id, endpoint: lease.index, retry });
     });
@@ -350,6 +357,7 @@ async function runAttempt(
   lease: EndpointLease,
   pool: EndpointPool,
   workspaces: CellWorkspaces,
+  window: number | undefined,
   onRetry: (retry: import("@loclab/agent").RetryRecord) => void,
 ): Promise<RunRecord> {
   const { spec } = plan;
@@ -395,14 +403,17 @@ async function runAttempt(
         }
       },
     };
+    const contextLimitTokens = contextLimitFor({ ...(localizer.contextLimitTokens !== undefined ? { spec: localizer.contextLimitTokens } : {}), ...(window !== undefined ? { window } : {}), ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}) });
     const result = await localizeInstance({
       instance: { instance_id: attempt.instance.instance_id, problem_statement: prepared.problemStatement },
+      // Opaque: the key's first digits name neither the repository nor the issue, and differ per cell.
+      taskLabel: `task-${attempt.key.slice(0, 8)}`,
       workspace: prepared.workspace,
       client,
       maxTurns: localizer.maxTurns,
       maxLocations: localizer.maxLocations,
       toolMode: localizer.toolMode,
-      ...(localizer.contextLimitTokens !== undefined ? { contextLimitTokens: localizer.contextLimitTokens } : {}),
+      ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
       ...(spec.budgets.instance.tokens !== undefined ? { maxTotalTokens: spec.budgets.instance.tokens } : {}),
       ...(spec.budgets.instance.wallSeconds !== undefined ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 } : {}),
       prompts: plan.prompts,
@@ -420,6 +431,15 @@ async function runAttempt(
       prediction = { ...prepared.toOriginal(result.prediction).prediction, seed: attempt.cell.seed, control: attempt.cell.control };
     }
     const outcome = result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome;
+    const gold = goldOf(attempt.instance);
+    const leaks = leakAudit({
+      text: result.initialMessages.map((message) => message.content ?? "").join("\n"),
+      instanceId: attempt.instance.instance_id,
+      repo: attempt.instance.repo,
+      packages: prepared.packages,
+      goldFiles: gold.files,
+      goldSymbols: gold.symbols,
+    });
     return {
       ...base,
       outcome,
@@ -432,6 +452,8 @@ async function runAttempt(
       trajectory: relative(spec.out, trajectoryPath),
       ...(prediction ? { prediction } : {}),
       ...(result.error ? { error: result.error } : {}),
+      leaks,
+      ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
       endedAt: new Date().toISOString(),
     };
   } catch (error) {
@@ -442,6 +464,17 @@ async function runAttempt(
       error: error instanceof Error ? error.message : String(error),
       endedAt: new Date().toISOString(),
     };
+  }
+}
+
+/** The gold files and symbol names of an instance's patch, for the leak audit (none when the patch does not parse). */
+function goldOf(instance: { instance_id: string; patch?: string }): { files: string[]; symbols: string[] } {
+  if (!instance.patch) return { files: [], symbols: [] };
+  try {
+    const gold = goldFromPatch(instance.patch, { instanceId: instance.instance_id });
+    return { files: gold.files, symbols: [...new Set(gold.symbols.map((symbol) => symbol.name))] };
+  } catch {
+    return { files: [], symbols: [] };
   }
 }
 

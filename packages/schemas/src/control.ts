@@ -8,17 +8,24 @@ export const CONTROL_MASK_LEVELS = ["paths-only", "modules", "symbols"] as const
 export type ControlMaskLevel = (typeof CONTROL_MASK_LEVELS)[number];
 
 /**
+ * How much of the issue a shuffled cell rewrites (docs/definitions.md §4): `names` (default) the
+ * layout and the project's names (owner, repository, top-level packages) wherever they stand as
+ * a word; `layout-only` the layout alone. @loclab/controls has the same list; a test holds them equal.
+ */
+export const SHUFFLE_TEXT_POLICIES = ["names", "layout-only"] as const;
+
+/**
  * The control an attempt ran under (docs/definitions.md §4), as run specs, run records and
  * predictions carry it: `plain` (the issue and repository as they are); `masked` (the issue
  * text masked at `level`; default `modules`, which masks dotted module paths too);
- * `shuffled` (the repository shuffled with `seed`, the issue mapped through the same renaming,
- * predictions mapped back); `mismatch` (the issue paired with another repository's snapshot by
+ * `shuffled` (the repository shuffled with `seed`, the issue mapped through the same renaming
+ * under `textPolicy`, predictions mapped back); `mismatch` (the issue paired with another repository's snapshot by
  * the pairing seeded with `seed`).
  */
 export const ControlSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("plain") }),
   z.strictObject({ kind: z.literal("masked"), level: z.enum(CONTROL_MASK_LEVELS).default("modules") }),
-  z.strictObject({ kind: z.literal("shuffled"), seed: z.number().int().nonnegative().max(2 ** 32 - 1) }),
+  z.strictObject({ kind: z.literal("shuffled"), seed: z.number().int().nonnegative().max(2 ** 32 - 1), textPolicy: z.enum(SHUFFLE_TEXT_POLICIES).default("names") }),
   z.strictObject({ kind: z.literal("mismatch"), seed: z.number().int().nonnegative().max(2 ** 32 - 1) }),
 ]);
 export type Control = z.output<typeof ControlSchema>;
@@ -34,6 +41,7 @@ export function controlLabel(control: Control): string {
     case "masked":
       return `masked:${control.level}`;
     case "shuffled":
+      return control.textPolicy === "layout-only" ? `shuffled:${control.seed}:layout-only` : `shuffled:${control.seed}`;
     case "mismatch":
       return `${control.kind}:${control.seed}`;
   }
@@ -51,5 +59,5 @@ export type RunCell = z.output<typeof RunCellSchema>;
 
 /** `seed-1/masked-modules`: a cell as a folder name (file-system safe) and a table label. */
 export function cellLabel(cell: RunCell): string {
-  return `seed-${cell.seed ?? "none"}/${controlLabel(cell.control).replace(":", "-")}`;
+  return `seed-${cell.seed ?? "none"}/${controlLabel(cell.control).replaceAll(":", "-")}`;
 }

@@ -13,3 +13,4 @@ export * from "./run-record.js";
 export * from "./jsonl.js";
 export * from "./line-repeats.js";
 export * from "./read-text-file.js";
+export * from "./trajectory-requests.js";

@@ -27,6 +27,25 @@ export function isFinalOutcome(outcome: RunAttemptOutcome): boolean {
 }
 
 /**
+ * The leak audit of an attempt (docs/definitions.md §4): occurrences, in the text the model was
+ * first given, of the instance id, the repository's owner and name, its top-level packages and
+ * the gold (paths, dotted modules, bare file names, symbols), each counted once; `found` names
+ * what was found (`kind:term`).
+ */
+export const LeakAuditRecordSchema = z.strictObject({
+  instanceId: z.number().int().nonnegative(),
+  owner: z.number().int().nonnegative(),
+  repository: z.number().int().nonnegative(),
+  packages: z.number().int().nonnegative(),
+  goldPaths: z.number().int().nonnegative(),
+  goldModules: z.number().int().nonnegative(),
+  goldFileNames: z.number().int().nonnegative(),
+  goldSymbols: z.number().int().nonnegative(),
+  found: z.array(z.string()),
+});
+export type LeakAuditRecord = z.infer<typeof LeakAuditRecordSchema>;
+
+/**
  * One line of a run's attempt ledger (`attempts.jsonl`): one attempt at one attempt key
  * (instance × seed × control × localizer settings, hashed: `key`), appended when the attempt
  * ends, never rewritten. A key is done when it has a record with a final outcome
@@ -63,6 +82,10 @@ export const RunRecordSchema = z.strictObject({
    */
   prediction: PredictionSchema.optional(),
   error: z.string().optional(),
+  /** What the first prompt held of the task's identity and gold (every attempt whose prompt was built). */
+  leaks: LeakAuditRecordSchema.optional(),
+  /** The prompt-token limit the attempt ran with (the spec's, or the server's window less the output budget), when there was one. */
+  contextLimitTokens: z.number().int().positive().optional(),
   startedAt: z.iso.datetime({ offset: true }),
   endedAt: z.iso.datetime({ offset: true }),
 });

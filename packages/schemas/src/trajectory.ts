@@ -95,6 +95,34 @@ export const TrajectoryToolCallSchema = z.strictObject({
 });
 export type TrajectoryToolCallLine = z.infer<typeof TrajectoryToolCallSchema>;
 
+/** One chat message as the model was sent it (the agent's `ChatMessage`). */
+export const TrajectoryMessageSchema = z.discriminatedUnion("role", [
+  z.strictObject({ role: z.literal("system"), content: z.string() }),
+  z.strictObject({ role: z.literal("user"), content: z.string() }),
+  z.strictObject({
+    role: z.literal("assistant"),
+    content: z.string().nullable(),
+    toolCalls: z.array(z.strictObject({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+  }),
+  z.strictObject({ role: z.literal("tool"), toolCallId: z.string(), content: z.string() }),
+]);
+export type TrajectoryMessage = z.infer<typeof TrajectoryMessageSchema>;
+
+/**
+ * The messages of a step's request, as a change of the previous step's: its first `keep`
+ * messages, then `add` (step 0: `keep` 0 and the system and user messages in full). A step
+ * usually adds the last answer and its observations; when context truncation rewrote an old
+ * observation, `keep` stops before it and `add` carries the rest. `tools`: the names of the
+ * tools offered. `rebuildRequests` (@loclab/analysis) rebuilds every request and checks it
+ * against `messagesDigest`.
+ */
+export const TrajectoryRequestSchema = z.strictObject({
+  keep: Count,
+  add: z.array(TrajectoryMessageSchema),
+  tools: z.array(z.string()).optional(),
+});
+export type TrajectoryRequest = z.infer<typeof TrajectoryRequestSchema>;
+
 /** Lines 2…: one step each, `step` counting from 0 without gaps; `error` carries harness notes. */
 export const TrajectoryStepSchema = z.strictObject({
   step: Count,
@@ -107,6 +135,8 @@ export const TrajectoryStepSchema = z.strictObject({
   error: z.string().optional(),
   /** SHA-256 (hex) of the messages sent for this step: ties the step to its exact request. */
   messagesDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  /** The request's messages, so that the exact request can be rebuilt (see `TrajectoryRequestSchema`). */
+  request: TrajectoryRequestSchema.optional(),
   retries: z.array(TrajectoryRetrySchema).optional(),
 });
 export type TrajectoryStepLine = z.infer<typeof TrajectoryStepSchema>;

@@ -6,6 +6,7 @@ import { pathMentions } from "../mask/path-mentions.js";
 import type { ShuffleMapping } from "./shuffle-mapping.js";
 import { shuffleLookup, type ShuffleDirection, type ShuffleLookup } from "./shuffle-paths.js";
 import { urlSpans } from "../mask/url-spans.js";
+import { type ProjectNameReport, projectNames, renameProjectNames, type ShuffleTextPolicy } from "./project-names.js";
 
 /**
  * What a rewritten mention was: a file path (`django/db/models/query.py`, an absolute or
@@ -53,6 +54,15 @@ export interface IssueTextReport {
 export interface MappedIssueText {
   text: string;
   report: IssueTextReport;
+  /** Under the `names` policy: the project's names renamed, and what was left inside identifiers. */
+  names?: ProjectNameReport;
+}
+
+export interface MapIssueTextOptions {
+  /** Default `layout-only` (this function's behaviour before policies); runs default to `names`. */
+  policy?: ShuffleTextPolicy;
+  /** `owner/name`: with the `names` policy, the owner and the repository's name are renamed too. */
+  repo?: string;
 }
 
 interface Candidate {
@@ -91,15 +101,24 @@ const indexes = new WeakMap<ShuffleMapping, Partial<Record<ShuffleDirection, Tex
  * Left as written (and listed in `report.left` when found): a mention that fits several
  * files with different new names; a bare name shared by several files (not a mention at
  * all); a lone top-level package name (`django` as a word: a module path needs two parts);
- * symbols. So the text can still name the project: the control hides its layout.
+ * symbols. So the text can still name the project: the control hides its layout. That is the
+ * `layout-only` policy; the `names` policy (`options.policy`, the default of runs) then renames
+ * the project's names wherever they stand as a word (`renameProjectNames`): the owner and name
+ * of `options.repo` and the top-level packages, in prose, paths, egg names, commands and URLs.
+ * `report`'s offsets are in `text`; those of `names` in the text after the layout rewrite.
  *
- * Pure. `unmapIssueText(m, mapIssueText(m, t).text).text === t` when every mention was
+ * Pure. Under `layout-only`, `unmapIssueText(m, mapIssueText(m, t).text).text === t` when every mention was
  * rewritten (rewritten mentions are unique shuffled names, found again on the way back).
  *
  * @example mapIssueText(mapping, "see django/db/models/query.py").text // "see d_k3x9q2/d_0hq7re/d_p1m4xa/m_p8w1z0.py"
  */
-export function mapIssueText(mapping: ShuffleMapping, text: string): MappedIssueText {
-  return rewriteMentions(textIndex(mapping, "map"), text, "map");
+export function mapIssueText(mapping: ShuffleMapping, text: string, options: MapIssueTextOptions = {}): MappedIssueText {
+  const layout = rewriteMentions(textIndex(mapping, "map"), text, "map");
+  if ((options.policy ?? "layout-only") === "layout-only") return layout;
+  // Names after the layout: paths are already in shuffled names, and what is left of the
+  // project (a lone package name, an egg folder, the repository in a URL, prose) goes now.
+  const renamed = renameProjectNames(layout.text, projectNames(options.repo ?? "", mapping));
+  return { text: renamed.text, report: layout.report, names: renamed.report };
 }
 
 /**

@@ -26,7 +26,8 @@ export interface ScriptedReply {
  * - `cut-connection`: destroy the socket without writing a response;
  * - `invalid-json`: status 200, `content-type: application/json`, a body that does not parse;
  * - `http-429`: rate limited, with `Retry-After: <retryAfter>` seconds when given (also on `http-503`);
- * - `http-400`: the request is refused (a client error: not retried);
+ * - `http-400`: the request is refused (a client error: not retried), with `message` if given
+ *   (e.g. vLLM's words for a prompt longer than the window);
  * - `trickle`: status 200 and one byte of a never-ending JSON body every `everyMs`, so only a
  *   timeout that covers the body (not just the headers) ends the wait.
  */
@@ -34,7 +35,7 @@ export type ScriptedFault =
   | { fault: "http-500" }
   | { fault: "http-503"; retryAfter?: number }
   | { fault: "http-429"; retryAfter?: number }
-  | { fault: "http-400" }
+  | { fault: "http-400"; message?: string }
   | { fault: "trickle"; everyMs: number }
   | { fault: "delay"; ms: number; then?: ScriptedReply }
   | { fault: "cut-connection" }

@@ -16,6 +16,8 @@ export interface ReceivedRequest {
   turn?: number;
   /** The status the server answered with; absent when the connection was cut. */
   status?: number;
+  /** The client closed the connection while a `delay` turn was still waiting (it gave up, or was cancelled). */
+  clientClosed?: boolean;
 }
 
 export interface ScriptedModelServerOptions {
@@ -24,6 +26,8 @@ export interface ScriptedModelServerOptions {
   port?: number;
   /** The models `GET /v1/models` lists, as vLLM does for its served model names. Default `["scripted"]`. */
   models?: readonly string[];
+  /** The context window `GET /v1/models` advertises for each model (vLLM's `max_model_len`); absent when not given. */
+  maxModelLen?: number;
 }
 
 export interface ScriptedModelServer {
@@ -121,7 +125,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     }
     if (path === "/v1/models") {
       record.status = 200;
-      sendJson(res, 200, { object: "list", data: (options.models ?? ["scripted"]).map((id) => ({ id, object: "model", created: 1_767_225_600, owned_by: "loclab" })) });
+      sendJson(res, 200, { object: "list", data: (options.models ?? ["scripted"]).map((id) => ({ id, object: "model", created: 1_767_225_600, owned_by: "loclab", ...(options.maxModelLen !== undefined ? { max_model_len: options.maxModelLen } : {}) })) });
       return true;
     }
     if (path === "/metrics") {
@@ -144,9 +148,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   }
 
   /** Keeps a timer until the response closes (or the server does), whichever comes first. */
-  function untilClosed(res: ServerResponse, timer: NodeJS.Timeout): void {
+  function untilClosed(res: ServerResponse, timer: NodeJS.Timeout, record: ReceivedRequest): void {
     timers.add(timer);
     res.on("close", () => {
+      if (timers.has(timer)) record.clientClosed = true;
       clearTimeout(timer);
       timers.delete(timer);
     });
@@ -173,13 +178,13 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         return;
       case "http-400":
         record.status = 400;
-        sendError(res, 400, "scripted fault: bad request", "invalid_request_error");
+        sendError(res, 400, turn.message ?? "scripted fault: bad request", "invalid_request_error");
         return;
       case "trickle": {
         record.status = 200;
         res.writeHead(200, { "content-type": "application/json" });
         res.write("{");
-        untilClosed(res, setInterval(() => res.destroyed || res.write(" "), turn.everyMs));
+        untilClosed(res, setInterval(() => res.destroyed || res.write(" "), turn.everyMs), record);
         return;
       }
       case "cut-connection":
@@ -201,7 +206,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
           answer(record, res, request, index, turn.then);
         }, turn.ms);
         // The client may give up first; then there is no one left to answer.
-        untilClosed(res, timer);
+        untilClosed(res, timer, record);
         return;
       }
     }

@@ -18,3 +18,4 @@ export * from "./progress-display.js";
 export * from "./run-status.js";
 export * from "./csv.js";
 export * from "./score-run.js";
+export * from "./context-window.js";

@@ -6,7 +6,7 @@ import { type Completion, type CompleteRequest, createModelClient, localizeInsta
 import { cellLabel, controlLabel, isFinalOutcome, type Prediction, PredictionRecordSchema, RUN_RECORD_KIND, type RunRecord, RunRecordSchema, SCHEMA_VERSION, stampRecord } from "@loclab/schemas";
 import { canonicalJson } from "./attempt-key.js";
 import { leakAudit } from "@loclab/controls";
-import { goldFromPatch } from "@loclab/gold";
+import { goldAtBaseCommit } from "@loclab/checkouts";
 import { contextLimitFor, serverWindow } from "./context-window.js";
 import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { CellWorkspaces } from "./cell-workspaces.js";
@@ -231,6 +231,7 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
   emit({ type: "start", dir, resumed: context.resumed, keys: plan.attempts.length, done: doneKeys(), cells: cellCounts, endpoints: pool.snapshot() });
 
   const queue: QueueItem[] = plan.attempts.filter((attempt) => !histories.get(attempt.key)?.final).map((attempt) => ({ attempt }));
+  const goldTerms = await leakAuditGold(plan, queue);
   const workspaces = new CellWorkspaces({ mirrors: spec.repos, cacheDir: spec.cacheDir ?? defaultWorkspaceCacheDir() });
   const sessionStarted = Date.now();
   let tokensSpent = ledgerRead.records.reduce((sum, record) => sum + (record.usage.totalTokens ?? 0), 0);
@@ -258,7 +259,7 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
     attemptsThisSession += 1;
     triesThisSession.set(attempt.key, (triesThisSession.get(attempt.key) ?? 0) + 1);
     emit({ type: "attempt-start", key: attempt.key, cell: attempt.cellLabel, instanceId: attempt.instance.instance_id, attempt: n, endpoint: lease.index });
-    const record = await runAttempt(plan, attempt, n, lease, pool, workspaces, context.windows[lease.index], (retry) => {
+    const record = await runAttempt(plan, attempt, n, lease, pool, workspaces, context.windows[lease.index], goldTerms.get(attempt.instance.instance_id) ?? { files: [], symbols: [] }, (retry) => {
       retriesThisSession += 1;
       emit({ type: "retry", cell: attempt.cellLabel, instanceId: attempt.instance.instance_id, endpoint: lease.index, retry });
     });
@@ -358,6 +359,7 @@ async function runAttempt(
   pool: EndpointPool,
   workspaces: CellWorkspaces,
   window: number | undefined,
+  gold: GoldTerms,
   onRetry: (retry: import("@loclab/agent").RetryRecord) => void,
 ): Promise<RunRecord> {
   const { spec } = plan;
@@ -431,7 +433,6 @@ async function runAttempt(
       prediction = { ...prepared.toOriginal(result.prediction).prediction, seed: attempt.cell.seed, control: attempt.cell.control };
     }
     const outcome = result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome;
-    const gold = goldOf(attempt.instance);
     const leaks = leakAudit({
       text: result.initialMessages.map((message) => message.content ?? "").join("\n"),
       instanceId: attempt.instance.instance_id,
@@ -467,15 +468,27 @@ async function runAttempt(
   }
 }
 
-/** The gold files and symbol names of an instance's patch, for the leak audit (none when the patch does not parse). */
-function goldOf(instance: { instance_id: string; patch?: string }): { files: string[]; symbols: string[] } {
-  if (!instance.patch) return { files: [], symbols: [] };
-  try {
-    const gold = goldFromPatch(instance.patch, { instanceId: instance.instance_id });
-    return { files: gold.files, symbols: [...new Set(gold.symbols.map((symbol) => symbol.name))] };
-  } catch {
-    return { files: [], symbols: [] };
-  }
+/** What the leak audit looks for of an instance's gold. */
+interface GoldTerms {
+  files: string[];
+  symbols: string[];
+}
+
+/**
+ * The gold files and symbol names of the instances still to run, for the leak audit: exact
+ * symbols from the pre-images at base commit (read from the mirrors once, at the start), the
+ * patch's hunk-header names besides; an instance whose patch does not parse has none.
+ */
+async function leakAuditGold(plan: RunPlan, queue: readonly QueueItem[]): Promise<Map<string, GoldTerms>> {
+  const instances = [...new Map(queue.map(({ attempt }) => [attempt.instance.instance_id, attempt.instance])).values()];
+  const terms = new Map<string, GoldTerms>();
+  if (instances.length === 0) return terms;
+  const { golds } = await goldAtBaseCommit({ instances, mirrors: plan.spec.repos });
+  golds.forEach((gold) => {
+    const names = [...(gold.exact?.symbols ?? []).map((symbol) => symbol.name), ...gold.symbols.map((symbol) => symbol.name)];
+    terms.set(gold.instanceId, { files: gold.files, symbols: [...new Set(names)] });
+  });
+  return terms;
 }
 
 /** The summary over the plan's keys from the ledger's histories. Pure. */

@@ -60,6 +60,8 @@ export interface SampleResult {
   finishReason: "stop" | "length" | "abort";
   /** The stop string that ended it, if any. */
   stoppedBy?: string;
+  /** For an abort during the prompt's evaluation: the prompt tokens evaluated (or reused) by then, fewer than the prompt's. */
+  promptTokensEvaluated?: number;
 }
 
 /** Prompt evaluation block, in tokens: the unit of prefix reuse (see `resetTo`). */
@@ -242,7 +244,9 @@ export class LlamaEngine {
    * the longest prefix it already holds and evaluates only the rest.
    */
   async sample(sequence: LlamaContextSequence, prompt: readonly number[], options: SampleOptions): Promise<SampleResult> {
-    await this.resetTo(sequence, prompt);
+    // A client that goes away during the prompt's evaluation frees the sequence at the next block.
+    const reached = await this.resetTo(sequence, prompt, options.signal);
+    if (reached !== true) return { tokens: [], finishReason: "abort", promptTokensEvaluated: reached };
     const kept = sequence.nextTokenIndex;
     const generated: number[] = [];
     const room = this.contextSize - prompt.length;
@@ -292,9 +296,10 @@ export class LlamaEngine {
    * themselves evaluated as such blocks. llama.cpp's numbers depend on how tokens are split into
    * batches; evaluated this way the split never depends on earlier requests, so the same seed
    * gives the same tokens with and without prefix caching (tokens generated one by one, or
-   * evaluated by a logprobs pass, are never reused).
+   * evaluated by a logprobs pass, are never reused). Checks `signal` between blocks: true when done; when
+   * it aborted, the prompt tokens reached by then (the blocks evaluated so far stay a clean prefix).
    */
-  private async resetTo(sequence: LlamaContextSequence, prompt: readonly number[]): Promise<void> {
+  private async resetTo(sequence: LlamaContextSequence, prompt: readonly number[], signal?: AbortSignal): Promise<true | number> {
     const clean = this.options.prefixCaching ? (this.cleanPrefix.get(sequence) ?? 0) : 0;
     const reusable = Math.min(commonPrefix(sequence.contextTokens as number[], prompt), clean, prompt.length - 1);
     const keep = Math.floor(reusable / BLOCK) * BLOCK;
@@ -303,10 +308,15 @@ export class LlamaEngine {
     let boundary = keep;
     // The last prompt token is left for the sampling call, which needs its logits.
     while (boundary + BLOCK <= prompt.length - 1) {
+      if (signal?.aborted) {
+        this.cleanPrefix.set(sequence, boundary);
+        return boundary;
+      }
       await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(boundary, boundary + BLOCK) as Token[]);
       boundary += BLOCK;
     }
     this.cleanPrefix.set(sequence, boundary);
+    return true;
   }
 
   async close(): Promise<void> {

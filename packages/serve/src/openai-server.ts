@@ -317,7 +317,8 @@ class RequestHandler {
       lease.release();
     }
     if (result.finishReason === "abort") {
-      this.metrics.finished({ promptTokens: prompt.length, generationTokens: result.tokens.length, seconds: (performance.now() - started) / 1000, reason: "abort" });
+      // As vLLM counts prefill tokens processed: an abort during the prompt's evaluation counts only what was evaluated.
+      this.metrics.finished({ promptTokens: result.promptTokensEvaluated ?? prompt.length, generationTokens: result.tokens.length, seconds: (performance.now() - started) / 1000, reason: "abort" });
       throw Object.assign(new Error("aborted"), { name: "AbortError" });
     }
     return { generated: result.tokens, finish: result.finishReason, ...(result.stoppedBy !== undefined ? { stoppedBy: result.stoppedBy } : {}), positions };

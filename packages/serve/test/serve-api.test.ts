@@ -270,6 +270,35 @@ describe("loclab serve: tokenizer, metrics, queue, model file", () => {
     }
   });
 
+  it("a client that goes away while its prompt is evaluated frees the sequence: the request ends as abort with only part of the prompt evaluated", async () => {
+    // A prompt of about 900 tokens, unique to this test (no cached prefix): its evaluation takes
+    // seconds on CPU. The client aborts once the server reports the request running; the
+    // prompt's evaluation must stop at the next 64-token block, so the prefill tokens counted
+    // for it (vLLM's vllm:prompt_tokens_total counts prefill tokens processed) fall short of the
+    // prompt. Before the fix the whole prompt was evaluated (and the sequence held) regardless.
+    const words = Array.from({ length: 220 }, (_, i) => `w${(i * 7919) % 1009}`).join(" ");
+    const prompt = `Unique prompt ${Date.now()}: ${words}`;
+    const { count } = (await post("/tokenize", { model: "smol", prompt })).body as { count: number };
+    expect(count).toBeGreaterThan(512);
+    expect(count).toBeLessThan(1024 - 50);
+    const before = await metricValues();
+    const abort = new AbortController();
+    const request = fetch(`${server.baseURL}/completions`, { method: "POST", body: JSON.stringify({ model: "smol", prompt, max_tokens: 50, temperature: 0 }), signal: abort.signal }).catch((error: Error) => error);
+    while (((await metricValues()).get('vllm:num_requests_running{model_name="smol"}') ?? 0) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    abort.abort();
+    expect(await request).toBeInstanceOf(Error);
+    const aborted = 'vllm:request_success_total{model_name="smol",finished_reason="abort"}';
+    let after = await metricValues();
+    while ((after.get(aborted) ?? 0) === (before.get(aborted) ?? 0)) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await metricValues();
+    }
+    const prefill = (after.get('vllm:prompt_tokens_total{model_name="smol"}') ?? 0) - (before.get('vllm:prompt_tokens_total{model_name="smol"}') ?? 0);
+    expect(prefill).toBeLessThan(count);
+    expect((after.get('vllm:generation_tokens_total{model_name="smol"}') ?? 0) - (before.get('vllm:generation_tokens_total{model_name="smol"}') ?? 0)).toBe(0);
+    expect(after.get('vllm:num_requests_running{model_name="smol"}')).toBe(0);
+  });
+
   it("a missing or non-GGUF model file fails at start with its name", async () => {
     await expect(startModelServer({ modelPath: "/nonexistent/model.gguf", port: 0 })).rejects.toThrow(new ModelFileError("/nonexistent/model.gguf", "no such file"));
     await expect(startModelServer({ modelPath: new URL(import.meta.url).pathname, port: 0 })).rejects.toThrow(/not a GGUF model/);

@@ -46,22 +46,59 @@ export function observationStub(chars: number): string {
 /**
  * Context truncation: while the estimated prompt exceeds `limitTokens`, the oldest tool
  * observation is shortened to a stub. The system prompt and the issue (the first two
- * messages) and everything from the last `keepTurns` assistant turns on are never touched.
- * Returns the new list (the input is not changed) and how many observations were cut; it may
- * still exceed the limit when nothing old is left to cut.
+ * messages) are never touched, and the observations of the last `keepTurns` assistant turns
+ * only when cutting every older one was not enough: then those too, oldest first, except the
+ * newest observation, which as a last resort keeps only its beginning (`cutObservation`), so
+ * that one large file view cannot overflow the window. Returns the new list (the input is not
+ * changed), how many observations were cut or shortened; it may still exceed the limit when
+ * the system prompt and the issue alone do.
  */
-export function truncateOldObservations(messages: readonly ChatMessage[], options: { limitTokens: number; keepTurns?: number; estimate?: (messages: readonly ChatMessage[]) => number }): { messages: ChatMessage[]; truncated: number } {
+export function truncateOldObservations(
+  messages: readonly ChatMessage[],
+  options: { limitTokens: number; keepTurns?: number; estimate?: (messages: readonly ChatMessage[]) => number; isObservation?: (message: ChatMessage) => boolean },
+): { messages: ChatMessage[]; truncated: number } {
   const estimate = options.estimate ?? estimateTokens;
+  // Native tool calling returns observations as tool messages; text tool calling as user messages (the protocol says which).
+  const isObservation = options.isObservation ?? ((message: ChatMessage) => message.role === "tool");
+  const over = () => estimate(out) > options.limitTokens;
   const out = [...messages];
   const keepTurns = options.keepTurns ?? 2;
   const assistantIndexes = out.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
   const protectedFrom = assistantIndexes.length >= keepTurns ? (assistantIndexes[assistantIndexes.length - keepTurns] ?? out.length) : 0;
+  const tools = out.flatMap((message, index) => (index >= 2 && isObservation(message) && !(message.content ?? "").startsWith("[observation of ") ? [index] : []));
   let truncated = 0;
-  for (let index = 2; index < protectedFrom && estimate(out) > options.limitTokens; index++) {
-    const message = out[index];
-    if (message?.role !== "tool" || message.content.startsWith("[observation of ")) continue;
+  const stub = (index: number) => {
+    const message = out[index] as Extract<ChatMessage, { role: "tool" | "user" }>;
     out[index] = { ...message, content: observationStub(message.content.length) };
+    truncated += 1;
+  };
+  for (const index of tools) {
+    if (!over()) break;
+    if (index < protectedFrom) stub(index);
+  }
+  const newest = tools.at(-1);
+  for (const index of tools) {
+    if (!over()) break;
+    if (index >= protectedFrom && index !== newest) stub(index);
+  }
+  if (newest !== undefined && over()) {
+    const message = out[newest] as Extract<ChatMessage, { role: "tool" | "user" }>;
+    // The longest beginning that fits, found by bisection over the kept characters.
+    let low = 0;
+    let high = message.content.length;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      out[newest] = { ...message, content: cutObservation(message.content, middle) };
+      if (over()) high = middle - 1;
+      else low = middle;
+    }
+    out[newest] = { ...message, content: cutObservation(message.content, low) };
     truncated += 1;
   }
   return { messages: out, truncated };
+}
+
+/** An observation's first `keep` characters and a note of how many were cut. */
+export function cutObservation(content: string, keep: number): string {
+  return `${content.slice(0, keep)}\n[… ${content.length - keep} more characters of this observation cut to fit the context window]`;
 }

@@ -42,9 +42,10 @@ export interface LocalizeInstanceOptions {
   maxLocations?: number;
   /**
    * Prompt tokens above which the oldest observations are cut to a stub, estimated from the
-   * characters sent and calibrated on the server's own counts (`PromptEstimator`); a prompt
-   * that still does not fit is not sent: the attempt ends with exit `context_limit`, as it does
-   * when the server refuses a prompt as too long. Runs default it to the server's window
+   * characters sent and calibrated on the server's own counts (`PromptEstimator`). The limit
+   * keeps room for the answer and the estimate is rough, so a prompt still over it is sent and
+   * the server decides: when it refuses the prompt as too long (HTTP 400), the attempt ends
+   * with exit `context_limit`, not as a model error. Runs default it to the server's window
    * (`max_model_len`) less the output budget.
    */
   contextLimitTokens?: number;

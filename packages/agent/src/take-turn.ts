@@ -94,11 +94,9 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
   state.lastRequest = [...state.messages];
   let retries: readonly RetryRecord[] = [];
   try {
-    if (setup.contextLimitTokens !== undefined && estimatedTokens > setup.contextLimitTokens) {
-      // Nothing old is left to cut: a request the server must refuse is not sent.
-      notes.push(`context: the prompt (about ${estimatedTokens} tokens) does not fit the limit of ${setup.contextLimitTokens} even with every old observation cut`);
-      return { exit: "context_limit", outcome: "budget_exhausted", budget: "context" };
-    }
+    // Over the limit with nothing old left to cut (the estimate is rough; the limit keeps room
+    // for the answer): sent anyway, the server decides; a refusal as too long ends the attempt.
+    if (setup.contextLimitTokens !== undefined && estimatedTokens > setup.contextLimitTokens) notes.push(`context: the prompt (about ${estimatedTokens} tokens) is over the limit of ${setup.contextLimitTokens} with every old observation cut`);
     let completion: Completion;
     const request = setup.protocol.request(state.messages, offered);
     try {
@@ -175,7 +173,7 @@ function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: Recover
   const extra = toolChars(setup.protocol.request([], offered).tools);
   const estimate = (messages: readonly ChatMessage[]) => state.estimator.estimate(messages, extra);
   if (setup.contextLimitTokens !== undefined) {
-    const cut = truncateOldObservations(state.messages, { limitTokens: setup.contextLimitTokens, estimate });
+    const cut = truncateOldObservations(state.messages, { limitTokens: setup.contextLimitTokens, estimate, isObservation: setup.protocol.isObservation });
     if (cut.truncated > 0) {
       state.messages.splice(0, state.messages.length, ...cut.messages);
       recover("context_truncated", `${cut.truncated} oldest observation(s) cut to a stub`);

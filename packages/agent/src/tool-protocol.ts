@@ -26,6 +26,8 @@ export interface ToolProtocol {
   assistantMessage(message: AssistantMessage, calls: readonly ChatToolCall[]): ChatMessage;
   /** A tool's result as it goes into the conversation. */
   observationMessage(call: ChatToolCall, observation: string): ChatMessage;
+  /** Whether a message of the conversation is a tool's result (what context truncation may cut). */
+  isObservation(message: ChatMessage): boolean;
   /** The nudge after an answer whose calls were missing or malformed. */
   nudge(problem: CallProblem): string;
 }
@@ -41,6 +43,7 @@ export const NATIVE_PROTOCOL: ToolProtocol = {
   readCalls: (message) => (message.toolCalls.length > 0 ? { calls: message.toolCalls } : { calls: [], problem: { kind: "missing", problem: "the answer called no tool" } }),
   assistantMessage: (message, calls) => ({ role: "assistant", content: message.content, ...(calls.length > 0 ? { toolCalls: [...calls] } : {}) }),
   observationMessage: (call, observation) => ({ role: "tool", toolCallId: call.id, content: observation }),
+  isObservation: (message) => message.role === "tool",
   nudge: () => `Error: your answer called no tool. ${EVERY_TURN}: explore with the tools, or hand in the answer with submit_localization.`,
 };
 
@@ -50,6 +53,7 @@ export const NATIVE_PROTOCOL: ToolProtocol = {
  * ```json block `{"tool", "arguments"}` per turn; results come back as user messages. Native
  * calls a server sends anyway are ignored.
  */
+const TEXT_RESULT_PREFIX = "Result of ";
 export const TEXT_PROTOCOL: ToolProtocol = {
   mode: "text",
   systemTemplate: "system-text",
@@ -60,7 +64,8 @@ export const TEXT_PROTOCOL: ToolProtocol = {
     return parsed.ok ? { calls: [{ id: `text_${turn}`, name: parsed.name, arguments: parsed.arguments }] } : { calls: [], problem: { kind: parsed.kind, problem: parsed.problem } };
   },
   assistantMessage: (message) => ({ role: "assistant", content: message.content ?? "" }),
-  observationMessage: (call, observation) => ({ role: "user", content: `Result of ${call.name}:\n${observation}` }),
+  observationMessage: (call, observation) => ({ role: "user", content: `${TEXT_RESULT_PREFIX}${call.name}:\n${observation}` }),
+  isObservation: (message) => message.role === "user" && (message.content.startsWith(TEXT_RESULT_PREFIX) || message.content.startsWith("[observation of ")),
   nudge: (problem) =>
     problem.kind === "malformed"
       ? `Error: your tool call could not be read: ${problem.problem}. Write exactly one \`\`\`json block holding {"tool": "<name>", "arguments": {...}}.`

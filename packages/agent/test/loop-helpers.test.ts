@@ -29,7 +29,7 @@ describe("truncateOldObservations", () => {
   ];
   const messages: ChatMessage[] = [{ role: "system", content: "s".repeat(400) }, { role: "user", content: "u".repeat(400) }, ...turn(1), ...turn(2), ...turn(3), ...turn(4)];
 
-  it("cuts the oldest observations first, only as far as needed, never the first two messages or the last 2 turns", () => {
+  it("cuts the oldest observations first, only as far as needed, the last 2 turns only when that is not enough, never the first two messages", () => {
     expect(estimateTokens(messages)).toBe(611); // (800 + 4 × (9 + 2 + 400)) / 4, rounded up
     const { messages: cut, truncated } = truncateOldObservations(messages, { limitTokens: 550 });
     expect(truncated).toBe(1);
@@ -37,10 +37,25 @@ describe("truncateOldObservations", () => {
     expect(cut[5]?.content).toBe("x".repeat(400));
     expect(messages[3]?.content).toBe("x".repeat(400)); // the input is not changed
 
+    // Cutting the two old observations is enough for 450 (611 − 2 × 334 / 4): the last 2 turns stay whole.
+    const old = truncateOldObservations(messages, { limitTokens: 450 });
+    expect(old.truncated).toBe(2);
+    expect(old.messages.slice(0, 2)).toEqual(messages.slice(0, 2));
+    expect(old.messages.slice(6)).toEqual(messages.slice(6));
+
+    // 350 is not reached that way: turn 3's observation goes too, and the newest keeps only its beginning.
+    const tight = truncateOldObservations(messages, { limitTokens: 350 });
+    expect(tight.truncated).toBe(4);
+    expect(tight.messages.slice(0, 2)).toEqual(messages.slice(0, 2));
+    expect(tight.messages[7]?.content).toBe("[observation of 400 characters removed to fit the context window]");
+    const newest = tight.messages[9]?.content as string;
+    expect(newest).toMatch(/^x+\n\[… \d+ more characters of this observation cut to fit the context window\]$/);
+    expect(estimateTokens(tight.messages)).toBeLessThanOrEqual(350);
+
+    // Nothing left to cut but the first two messages: still over, and they stay.
     const all = truncateOldObservations(messages, { limitTokens: 10 });
-    expect(all.truncated).toBe(2);
     expect(all.messages.slice(0, 2)).toEqual(messages.slice(0, 2));
-    expect(all.messages.slice(6)).toEqual(messages.slice(6));
+    expect(estimateTokens(all.messages)).toBeGreaterThan(10);
   });
 });
 

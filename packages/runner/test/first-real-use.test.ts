@@ -131,20 +131,31 @@ describe("first real use: budgets", () => {
     expect(steps[1]?.error).toContain("wall budget");
   });
 
-  it("the context limit defaults to the server's window less the output budget; a prompt that cannot fit ends as context_limit, never sent", async () => {
+  it("the context limit defaults to the server's window less the output budget", async () => {
     expect(serverWindow({ data: [{ id: "m", max_model_len: 2048 }] }, "m")).toBe(2048);
     expect(serverWindow({ data: [{ id: "m" }] }, "m")).toBeUndefined();
     expect(contextLimitFor({ window: 2048 })).toBe(1536);
     expect(contextLimitFor({ window: 2048, maxOutputTokens: 256 })).toBe(1792);
     expect(contextLimitFor({ window: 2048, spec: 900 })).toBe(900);
     expect(contextLimitFor({})).toBeUndefined();
-    // A server whose window is smaller than the system prompt and tool schemas alone.
-    scripted = await startScriptedModelServer({ models: ["tiny"], maxModelLen: 512, script: [{ content: "never asked" }] });
-    const spec = await specFor({ instances: [toy.rows[0]?.instance_id as string], controls: [{ kind: "plain" }], endpoints: [{ baseURL: scripted.url, model: "tiny" }] });
+    // A server that advertises a 3,000-token window: the attempt runs with 3,000 − 750, and with
+    // observations over it the oldest are cut (the policy server reads whole files).
+    scripted = await startScriptedModelServer({
+      models: ["windowed"],
+      maxModelLen: 3000,
+      script: [
+        { content: "tree", toolCalls: [{ name: "repo_tree", arguments: "{}" }] },
+        ...["abacus/core/parse.py", "abacus/core/render.py", "abacus/core/store.py", "abacus/core/route.py"].map((path) => ({ content: "view", toolCalls: [{ name: "view_file", arguments: JSON.stringify({ path }) }] })),
+        { content: "done", toolCalls: [{ name: "submit_localization", arguments: JSON.stringify({ locations: [{ path: "abacus/core/parse.py", startLine: 1, endLine: 2, role: "edit" }], finding: { locationExplanation: "a", rootCause: "b", solutionIdea: "c", dependencies: "d", testingImpact: "e" } }) }] },
+      ],
+    });
+    const spec = await specFor({ instances: [toy.rows[0]?.instance_id as string], controls: [{ kind: "plain" }], endpoints: [{ baseURL: scripted.url, model: "windowed" }] });
     await startRun(spec);
     const [record] = ledger(spec.out);
-    expect(record).toMatchObject({ outcome: "budget_exhausted", exit: "context_limit", contextLimitTokens: 384 });
-    expect(scripted.requests.filter((request) => request.path.endsWith("/chat/completions"))).toHaveLength(0);
+    expect(record).toMatchObject({ outcome: "finished", contextLimitTokens: 2250 });
+    const { steps } = readSteps(join(spec.out, record?.trajectory as string));
+    const last = rebuildRequests(steps).at(-1)?.messages ?? [];
+    expect(last.some((message) => message.role === "tool" && message.content.startsWith("[observation of "))).toBe(true);
   });
 
   it("a server that refuses a prompt as too long (HTTP 400, vLLM's words) ends the attempt as context_limit, not model_error", async () => {

@@ -17,7 +17,7 @@ export const COMMAND_SUMMARIES = {
   shuffle: "write a seeded, renamed copy of a checkout with every Python import rewritten, and the mapping",
   unshuffle: "map a loclab predictions file made on a shuffled tree back to the original names",
   tool: "run one of the localizer's tools (view, search, tree, imports) on a local checkout",
-  breakdown: "per-run failure breakdown of agent trajectories, with paired tests against a base (docs/definitions.md §8)",
+  breakdown: "failure breakdown of agent trajectories with paired tests against a base (§8), or of a loclab localization run by exit (loclab breakdown RUN_DIR, §10)",
   localize: "run the localizer over a benchmark against one model endpoint: a one-cell loclab run (docs/definitions.md §1, §8)",
   run: "run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §10)",
   status: "the state of a run, finished or not: per cell done / predicted / outcomes, per endpoint attempts and tokens, the runner holding it",

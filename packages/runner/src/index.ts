@@ -19,3 +19,5 @@ export * from "./run-status.js";
 export * from "./csv.js";
 export * from "./score-run.js";
 export * from "./context-window.js";
+export * from "./attempt-tables.js";
+export * from "./localization-breakdown.js";

@@ -12,6 +12,8 @@ import { parseRunSpec } from "./load-run-spec.js";
 import { runLayout } from "./run-layout.js";
 import { readRunManifest } from "./run-manifest.js";
 import { planRun } from "./run-plan.js";
+import { attemptsByCell, type CellAttempts } from "./attempt-tables.js";
+import { keyHistories, readLedger } from "./ledger.js";
 
 /** The metrics a run's tables show by default (docs/definitions.md §3, unified preset). */
 export const RUN_TABLE_METRICS = ["file.acc@1", "file.acc@5", "file.recall@5", "module.acc@5", "function.acc@5", "span.coverageRecall", "span.precision"] as const;
@@ -86,6 +88,8 @@ export interface RunScore {
   cells: CellScore[];
   acrossSeeds: AcrossSeeds[];
   comparisons: ControlComparison[];
+  /** Per cell: how the keys ended, and the leak audits of their prompts (from the ledger). */
+  attempts: CellAttempts[];
   /** Files written, relative to the run folder. */
   written: string[];
 }
@@ -102,7 +106,7 @@ const percent = (value: number) => (100 * value).toFixed(2);
  * results/per-instance.csv, results/across-seeds.csv, results/comparisons.csv and
  * results/score.json, and per cell export/<seed>-<control>.jsonl in LocAgent's
  * `loc_outputs` form (`instance_id`, `found_files`, `found_modules`, `found_entities`) for the
- * next tool.
+ * next tool. `attempts`: per cell, how the keys ended and the summed leak audits (from the ledger).
  */
 export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Promise<RunScore> {
   const manifest = await readRunManifest(dir);
@@ -122,6 +126,8 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
     ...(existsSync(spec.repos) ? { repos: spec.repos } : {}),
   });
   const pairedMetric = options.pairedMetric ?? "file.acc@1";
+  const ledger = existsSync(runLayout.ledger(dir)) ? await readLedger(runLayout.ledger(dir), { repair: false }) : { records: [] };
+  const attempts = attemptsByCell(plan.attempts, keyHistories(ledger.records));
   const cells: CellScore[] = [];
   const exports: { cell: string; rows: object[] }[] = [];
   for (const cell of plan.cells) {
@@ -218,7 +224,7 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
     await put("per-instance.csv", toCsv(cells.flatMap((cell) => instanceIds.map((id, i) => ({ cell: cell.cell, seed: cell.seed ?? "", control: cell.control, instance_id: id, ...Object.fromEntries(Object.entries(cell.perInstance).map(([key, values]) => [key, values[i]])) })))));
     await put("across-seeds.csv", toCsv(acrossSeeds.map(({ values, ...row }) => ({ ...row, sd: row.sd ?? "", values: values.join(" ") }))));
     await put("comparisons.csv", toCsv(comparisons.map((row) => ({ ...row, seed: row.seed ?? "" }))));
-    const score = { dir, benchmark: plan.benchmarkName, goldSource: built.source, instanceIds, metrics: metricKeys, cells, acrossSeeds, comparisons };
+    const score = { dir, benchmark: plan.benchmarkName, goldSource: built.source, instanceIds, metrics: metricKeys, cells, acrossSeeds, comparisons, attempts };
     await put("score.json", `${JSON.stringify(score, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2)}\n`);
     const exportDir = runLayout.export(dir);
     await mkdir(exportDir, { recursive: true });
@@ -228,5 +234,5 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
       written.push(`export/${name}`);
     }
   }
-  return { dir, benchmark: plan.benchmarkName, goldSource: built.source, instanceIds, metrics: metricKeys, cells, acrossSeeds, comparisons, written };
+  return { dir, benchmark: plan.benchmarkName, goldSource: built.source, instanceIds, metrics: metricKeys, cells, acrossSeeds, comparisons, attempts, written };
 }

@@ -21,7 +21,8 @@ import { printTable } from "../table.js";
 import { summaryOf } from "../command-summaries.js";
 
 interface BreakdownCommandOptions {
-  run: string[];
+  run?: string[];
+  pairedMetric: string;
   resolved: string[];
   base?: string;
   tasks?: string;
@@ -82,7 +83,8 @@ export function registerBreakdownCommand(program: Command): void {
   program
     .command("breakdown")
     .description(summaryOf("breakdown"))
-    .requiredOption("--run <NAME=FORMAT:DIR>", "a run: its name, format (loclab, mini-swe-agent, swe-agent, autocoderover) and folder; repeat for more runs", collect)
+    .argument("[runDir]", "a loclab run folder (loclab run's out): its localization breakdown by exit, per cell, with paired tests between cells; no --run then")
+    .option("--run <NAME=FORMAT:DIR>", "a run: its name, format (loclab, mini-swe-agent, swe-agent, autocoderover) and folder; repeat for more runs", collect)
     .option("--resolved <NAME=FILE>", "resolved labels for run NAME (report JSON, folder, or resolved-matrix CSV[#column]); repeatable", collect, [])
     .option("--base <name>", "the run the others are compared with (vs. base: base only, run only, exact McNemar p)")
     .option("--tasks <file>", "instance ids, one per line: every run is restricted to them")
@@ -95,7 +97,14 @@ export function registerBreakdownCommand(program: Command): void {
     .option("--round-limit <n>", "AutoCodeRover's conv_round_limit", "10")
     .option("--repo-files <dir>", "one <instance_id>.txt per task listing the repository's files: paths not in it are bad paths")
     .option("--threads <n>", "worker threads reading the trajectories (default: the cores, at most 4, for a run of 256 MiB or more, or 16 MiB once they are started; 1 reads in the main thread)")
-    .action(async (options: BreakdownCommandOptions) => {
+    .option("--paired-metric <key>", "with a run folder: the binary metric of the paired tests", "file.acc@1")
+    .action(async (runDir: string | undefined, options: BreakdownCommandOptions) => {
+      if (runDir !== undefined) {
+        if (options.run !== undefined) throw new Error("give a run folder (loclab breakdown DIR) or --run NAME=FORMAT:DIR, not both");
+        await printLocalizationBreakdown(runDir, { json: options.json ?? false, pairedMetric: options.pairedMetric, repeatedLine: numericOption("repeated-line", options.repeatedLine, { integer: true, min: 3 }) });
+        return;
+      }
+      if (options.run === undefined) throw new Error("give a run folder (loclab breakdown DIR) or at least one --run NAME=FORMAT:DIR");
       const specs: RunSpec[] = options.run.map(parseRunSpec);
       const names = specs.map((spec) => spec.name);
       for (const text of options.resolved) {
@@ -155,4 +164,24 @@ export function registerBreakdownCommand(program: Command): void {
       process.stdout.write("pairwise (exact McNemar on the shared tasks, Holm-adjusted over the pairs):\n");
       printTable(breakdown.overlap.pairs.map((pair) => ({ a: pair.a, b: pair.b, n: pair.n, both: pair.both, aOnly: pair.aOnly, bOnly: pair.bOnly, p: formatP(pair.p), pHolm: formatP(pair.pHolm) })));
     });
+}
+
+/**
+ * `loclab breakdown RUN_DIR`: a localization run's own breakdown (docs/definitions.md §10): per
+ * cell how the attempt keys ended (finished, forced final, invalid final, step limit, wall
+ * budget, context limit, token budget, model error, open), loops and paths that do not exist,
+ * then each control against plain on the paired metric (exact McNemar).
+ */
+async function printLocalizationBreakdown(dir: string, options: { json: boolean; pairedMetric: string; repeatedLine: number }): Promise<void> {
+  const { localizationBreakdown } = await import("@loclab/runner");
+  const breakdown = await localizationBreakdown(dir, { pairedMetric: options.pairedMetric, repeatedLine: options.repeatedLine });
+  for (const problem of breakdown.problems) progress(problem);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(breakdown, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value))}\n`);
+    return;
+  }
+  printTable(breakdown.rows.map(({ seed: _seed, control: _control, ...row }) => ({ ...row, medianTurns: row.medianTurns ?? "" })));
+  process.stdout.write(`\neach control against plain on ${breakdown.pairedMetric} (exact McNemar; b: only plain right, c: only the control right):\n`);
+  const metric = breakdown.pairedMetric;
+  printTable(breakdown.comparisons.map((row) => ({ control: row.control, seed: row.seed ?? "none", pairs: row.pairs, [`${metric} plain`]: row.plain.toFixed(3), [`${metric} control`]: row.other.toFixed(3), b: row.b, c: row.c, p: Number.isFinite(row.p) ? formatP(row.p) : "n/a" })));
 }

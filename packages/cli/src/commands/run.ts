@@ -1,6 +1,7 @@
-import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
+import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunScore, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
 import type { Command } from "commander";
 import { summaryOf } from "../command-summaries.js";
+import { printTable } from "../table.js";
 
 /** What a run's end says on stderr and what the exit code is: 0 only when every attempt key has a final outcome. */
 export function reportRunEnd(summary: RunSummary, options: { allowPartial?: boolean } = {}): void {
@@ -75,20 +76,7 @@ export function registerRunCommands(program: Command): void {
         process.stdout.write(`${JSON.stringify(score, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2)}\n`);
         return;
       }
-      const lines: string[] = [`${score.benchmark}: ${score.instanceIds.length} instances; gold: ${score.goldSource}`, "", "per control, across seeds (percent, mean ± sample sd):"];
-      const metrics = score.metrics;
-      const controls = [...new Set(score.acrossSeeds.map((row) => row.control))];
-      const width = Math.max(8, ...controls.map((control) => control.length));
-      lines.push(`  ${"control".padEnd(width)}  ${metrics.map((metric) => metric.padStart(18)).join("")}`);
-      for (const control of controls) {
-        lines.push(`  ${control.padEnd(width)}  ${metrics.map((metric) => (score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? "").padStart(18)).join("")}`);
-      }
-      lines.push("", `each control against plain on ${options.pairedMetric} (difference = control − plain):`);
-      for (const row of score.comparisons) {
-        lines.push(`  ${row.control.padEnd(width)}  seed ${String(row.seed ?? "none").padEnd(6)}  ${(row.difference >= 0 ? "+" : "") + (100 * row.difference).toFixed(2)} pts [${(100 * row.lower).toFixed(2)}, ${(100 * row.upper).toFixed(2)}]  b=${row.b} c=${row.c}  p=${row.p.toPrecision(3)}  mid-p=${row.midP.toPrecision(3)}  (${row.pairs} pairs)`);
-      }
-      lines.push("", `written under ${dir}: ${score.written.join(", ")}`);
-      process.stdout.write(`${lines.join("\n")}\n`);
+      printRunScore(dir, score, options.pairedMetric);
     });
   program
     .command("status")
@@ -102,4 +90,61 @@ export function registerRunCommands(program: Command): void {
         process.stdout.write(`${JSON.stringify({ ...rest, manifest: { startedAt: manifest.startedAt, benchmark: manifest.benchmark, cells: manifest.cells, instances: manifest.instances.length } }, null, 2)}\n`);
       } else process.stdout.write(`${formatRunStatus(status).join("\n")}\n`);
     });
+}
+
+/**
+ * The human-readable `loclab run score`: what the keys came to (and, when no key has a
+ * prediction, why, before any table), the leak audit per cell with what was found, the metrics
+ * per control across seeds, and each control against plain.
+ */
+export function printRunScore(dir: string, score: RunScore, pairedMetric: string): void {
+  const write = (line = "") => process.stdout.write(`${line}\n`);
+  write(`${score.benchmark}: ${score.instanceIds.length} instances; gold: ${score.goldSource}`);
+  const keys = score.attempts.reduce((sum, cell) => sum + cell.keys, 0);
+  const predicted = score.attempts.reduce((sum, cell) => sum + cell.predicted, 0);
+  if (predicted === 0) {
+    const exits = new Map<string, number>();
+    for (const cell of score.attempts) for (const [exit, n] of Object.entries(cell.exits)) exits.set(exit, (exits.get(exit) ?? 0) + n);
+    const open = score.attempts.reduce((sum, cell) => sum + (cell.outcomes.open ?? 0), 0);
+    const why = [...exits].sort((a, b) => b[1] - a[1]).map(([exit, n]) => `${exit} ${n}`).join(", ");
+    write();
+    write(`no predictions: none of the ${keys} attempt keys produced one (final exits: ${why || "none"}${open > 0 ? `; ${open} without a final outcome` : ""}); every metric below is 0.`);
+  }
+  write();
+  write("attempts per cell (final outcome of each key; exits of the final attempts):");
+  printTable(score.attempts.map((cell) => ({ cell: cell.cell, keys: cell.keys, predicted: cell.predicted, outcomes: formatCounts(cell.outcomes), exits: formatCounts(cell.exits) })));
+  write();
+  write("leak audit per cell (occurrences in the prompts the model was first given, summed over the cell's final attempts):");
+  printTable(score.attempts.map((cell) => ({ cell: cell.cell, audited: cell.audited, ...cell.leaks })));
+  for (const cell of score.attempts) {
+    if (cell.found.length > 0) write(`  ${cell.cell}: ${cell.found.map((entry) => `${entry.term} (${entry.attempts})`).join(", ")}`);
+  }
+  write();
+  write("per control, across seeds (percent, mean ± sample sd):");
+  const controls = [...new Set(score.acrossSeeds.map((row) => row.control))];
+  printTable(controls.map((control) => ({ control, ...Object.fromEntries(score.metrics.map((metric) => [metric, score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? ""])) })));
+  write();
+  write(`each control against plain on ${pairedMetric} (difference = control − plain, points):`);
+  printTable(
+    score.comparisons.map((row) => ({
+      control: row.control,
+      seed: row.seed ?? "none",
+      pairs: row.pairs,
+      difference: `${row.difference >= 0 ? "+" : ""}${(100 * row.difference).toFixed(2)}`,
+      [`${Math.round(100 * row.confidence)} % interval`]: `[${(100 * row.lower).toFixed(2)}, ${(100 * row.upper).toFixed(2)}]`,
+      b: row.b,
+      c: row.c,
+      p: Number.isFinite(row.p) ? row.p.toPrecision(3) : "n/a",
+      midP: Number.isFinite(row.midP) ? row.midP.toPrecision(3) : "n/a",
+    })),
+  );
+  write();
+  write(`written under ${dir}: ${score.written.join(", ")}`);
+}
+
+function formatCounts(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n}`)
+    .join(", ");
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { analyzeRealTrajectories, breakdownArtifact, breakdownTable, outcomeChart, overlapHeatmap, pairwiseTable } from "@loclab/analysis";
 import { writeChart } from "@loclab/charts";
 import { progress } from "../progress.js";
+import { printTable } from "../table.js";
 import { provenanceNow } from "../provenance.js";
 
 /**
@@ -28,7 +29,7 @@ export async function trajectoriesStage(options: { out: string; dataDir?: string
   await write("trajectory-breakdown.json", `${JSON.stringify(artifact, null, 2)}\n`);
   written.push(...(await writeChart(outcomeChart(analysis.breakdown), join(options.out, "trajectory-outcomes"), { formats: ["svg", "png"] })));
   written.push(...(await writeChart(overlapHeatmap(analysis.breakdown), join(options.out, "trajectory-overlap"), { formats: ["svg", "png"] })));
-  process.stdout.write(`${table.toMarkdown()}\n`);
+  printTable(table.objects() as object[]);
   process.stdout.write(`${analysis.breakdown.everSolved} of ${analysis.taskIds.length} tasks solved by at least one run; base: ${analysis.base}\n`);
   return { written };
 }

@@ -1,0 +1,59 @@
+import { cellLabel, type LeakAuditRecord, type RunRecord } from "@loclab/schemas";
+import type { KeyHistory } from "./ledger.js";
+import type { PlannedAttempt } from "./run-plan.js";
+
+/** The leak audit's counts, summed over a cell's attempts (docs/definitions.md §4). */
+export const LEAK_COUNT_FIELDS = ["instanceId", "owner", "repository", "packages", "goldPaths", "goldModules", "goldFileNames", "goldSymbols"] as const satisfies readonly (keyof LeakAuditRecord)[];
+
+/** How a cell's keys ended and what its prompts held. */
+export interface CellAttempts {
+  cell: string;
+  keys: number;
+  /** Keys with a prediction. */
+  predicted: number;
+  /** Final outcomes by name (`budget_exhausted`: …), and `open` for keys without one. */
+  outcomes: Record<string, number>;
+  /** The final attempts' exits (`submitted`, `step_limit`, `time_limit`, `context_limit`, …). */
+  exits: Record<string, number>;
+  /** Attempts whose record has a leak audit (the final attempt of each key). */
+  audited: number;
+  /** Summed leak counts of the audited attempts. */
+  leaks: Record<(typeof LEAK_COUNT_FIELDS)[number], number>;
+  /** What was found, `kind:term`, with the number of attempts it was found in, most first. */
+  found: { term: string; attempts: number }[];
+}
+
+/**
+ * Per cell, from the ledger's histories: how the keys ended (final outcomes and exits, open
+ * keys) and the leak audits of their final attempts, summed, with every term found. Pure.
+ */
+export function attemptsByCell(attempts: readonly PlannedAttempt[], histories: ReadonlyMap<string, KeyHistory>): CellAttempts[] {
+  const byCell = new Map<string, CellAttempts>();
+  const found = new Map<string, Map<string, number>>();
+  for (const attempt of attempts) {
+    const cell = cellLabel(attempt.cell);
+    let row = byCell.get(cell);
+    if (!row) {
+      row = { cell, keys: 0, predicted: 0, outcomes: {}, exits: {}, audited: 0, leaks: Object.fromEntries(LEAK_COUNT_FIELDS.map((field) => [field, 0])) as CellAttempts["leaks"], found: [] };
+      byCell.set(cell, row);
+      found.set(cell, new Map());
+    }
+    row.keys += 1;
+    const final: RunRecord | undefined = histories.get(attempt.key)?.final;
+    const outcome = final?.outcome ?? "open";
+    row.outcomes[outcome] = (row.outcomes[outcome] ?? 0) + 1;
+    if (!final) continue;
+    if (final.prediction) row.predicted += 1;
+    const exit = final.exit ?? "none";
+    row.exits[exit] = (row.exits[exit] ?? 0) + 1;
+    if (!final.leaks) continue;
+    row.audited += 1;
+    for (const field of LEAK_COUNT_FIELDS) row.leaks[field] += final.leaks[field];
+    const terms = found.get(cell) as Map<string, number>;
+    for (const term of final.leaks.found) terms.set(term, (terms.get(term) ?? 0) + 1);
+  }
+  for (const [cell, row] of byCell) {
+    row.found = [...(found.get(cell) as Map<string, number>)].map(([term, count]) => ({ term, attempts: count })).sort((a, b) => b.attempts - a.attempts || (a.term < b.term ? -1 : 1));
+  }
+  return [...byCell.values()];
+}

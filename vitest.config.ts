@@ -11,6 +11,8 @@ import { defineConfig } from "vitest/config";
 const REAL_MODEL = [
   "packages/serve/test/serve-api.test.ts",
   "tests/real-model-run.test.ts",
+  // README's first run (the test model) and its install line in a fresh copy (npm ci and a build).
+  "tests/readme-first-run.test.ts",
   "tests/reproduce.test.ts",
   "tests/vllm-lifecycle.test.ts",
   "tests/vllm-docker.test.ts",

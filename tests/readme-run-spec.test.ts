@@ -8,7 +8,7 @@ const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.ur
 
 describe("README: the example run spec", () => {
   it("parses and plans on Lite: 100 sampled instances × 3 seeds × 4 controls over 4 endpoints", async () => {
-    const section = readme.slice(readme.indexOf("## Running experiments"));
+    const section = readme.slice(readme.indexOf("### A spec for GPU servers"));
     const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
     expect(block).toBeDefined();
     const spec = parseRunSpec(JSON.parse(block as string), { baseDir: "/tmp/loclab-readme" });

@@ -41,8 +41,8 @@ describe("loclab run", () => {
     expect(status.stdout).toMatch(/seed-1\/plain\s+4\/4 done {2}4 predicted {2}0 failed attempts {2}\(finished 4\)/);
     const score = await loclab("run", "score", dir);
     expect(score.exitCode, score.stderr).toBe(0);
-    expect(score.stdout).toMatch(/mismatch:3 +0\.00/);
-    expect(score.stdout).toMatch(/mismatch:3\s+seed 1\s+-\d+\.\d\d pts/);
+    expect(score.stdout).toMatch(/\|mismatch:3\|0\.00\|/);
+    expect(score.stdout).toMatch(/\|mismatch:3\|1\|4\|-\d+\.\d\d\|/);
     expect(existsSync(join(dir, "results", "across-seeds.csv"))).toBe(true);
     const again = await loclab("run", spec);
     expect(again.exitCode).toBe(0);
@@ -82,3 +82,50 @@ describe("loclab run", () => {
     expect(notRun.stderr.trim()).toBe(`loclab: error: ${toy.dir}: no manifest.json: not a run folder`);
   });
 });
+
+describe("first real use: what loclab run score and loclab breakdown print", () => {
+  it("run score: every metric its own column, the keys' outcomes and the leak audit per cell; breakdown DIR reads the run folder", async () => {
+    const spec = specFile("audit.json", { controls: [{ kind: "plain" }, { kind: "masked" }, { kind: "shuffled", seed: 2 }] });
+    expect((await loclab("run", spec)).exitCode).toBe(0);
+    const dir = join(toy.dir, "runs", "audit.json");
+    const score = await loclab("run", "score", dir);
+    expect(score.exitCode, score.stderr).toBe(0);
+    // The header of the across-seeds table: each metric a column of its own (two used to be glued).
+    expect(score.stdout).toContain("|control|file.acc@1|file.acc@5|file.recall@5|module.acc@5|function.acc@5|span.coverageRecall|span.precision|");
+    expect(score.stdout).toMatch(/\|seed-1\/plain\|4\|4\|finished 4\|submitted 4\|/);
+    expect(score.stdout).toContain("|cell|audited|instanceId|owner|repository|packages|goldPaths|goldModules|goldFileNames|goldSymbols|");
+    expect(score.stdout).toMatch(/\|seed-1\/shuffled-2\|4\|0\|0\|0\|0\|0\|0\|/);
+    expect(score.stdout).not.toMatch(/undefined|NaN/);
+    const breakdown = await loclab("breakdown", dir);
+    expect(breakdown.exitCode, breakdown.stderr).toBe(0);
+    expect(breakdown.stdout).toContain("|cell|keys|finished|forcedFinal|invalidFinal|stepLimit|wallBudget|contextLimit|tokenBudget|modelError|open|loops|noSuchFileKeys|noSuchFile|medianTurns|");
+    expect(breakdown.stdout).toMatch(/\|seed-1\/plain\|4\|4\|0\|0\|0\|0\|0\|0\|0\|0\|/);
+    expect(breakdown.stdout).toMatch(/\|masked:modules\|1\|4\|/);
+    const json = JSON.parse((await loclab("breakdown", dir, "--json")).stdout) as { rows: { cell: string; finished: number }[] };
+    expect(json.rows.map((row) => row.finished)).toEqual([4, 4, 4]);
+    const both = await loclab("breakdown", dir, "--run", `x=loclab:${dir}`);
+    expect(both.exitCode).toBe(1);
+    expect(both.stderr).toContain("not both");
+  });
+
+  it("run score on a run without a single prediction says so, and why, before any table", async () => {
+    const spec = specFile("none.json", { controls: [{ kind: "plain" }], localizer: { maxTurns: 1 }, instances: ["acme__abacus-1"] });
+    // One turn, and the policy server does not submit on its first: every key ends without a prediction.
+    await loclab("run", spec);
+    const dir = join(toy.dir, "runs", "none.json");
+    const score = await loclab("run", "score", dir);
+    expect(score.exitCode, score.stderr).toBe(0);
+    const first = score.stdout.indexOf("no predictions: none of the 1 attempt keys produced one (final exits: ");
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(score.stdout.indexOf("|"));
+  });
+
+  it("loclab gold prints every row of Lite, none with undefined", async () => {
+    const gold = await loclab("gold", "--benchmark", "lite");
+    expect(gold.exitCode, gold.stderr).toBe(0);
+    const rows = gold.stdout.split("\n").filter((line) => line.startsWith("|") && !line.startsWith("|instance") && !line.startsWith("|:"));
+    expect(rows).toHaveLength(300);
+    expect(gold.stdout).not.toMatch(/undefined|NaN/);
+  });
+});
+

@@ -11,6 +11,7 @@ export const COMMAND_GROUPS = [
   { commands: ["datasets"], load: async () => (await import("./commands/datasets.js")).registerDatasetsCommand },
   { commands: ["gold"], load: async () => (await import("./commands/gold.js")).registerGoldCommand },
   { commands: ["mirrors"], load: async () => (await import("./commands/mirrors.js")).registerMirrorsCommand },
+  { commands: ["demo"], load: async () => (await import("./commands/demo.js")).registerDemoCommand },
   { commands: ["cache"], load: async () => (await import("./commands/cache.js")).registerCacheCommand },
   {
     commands: ["fgl"],

@@ -7,6 +7,7 @@ export const COMMAND_SUMMARIES = {
   datasets: "list the bundled benchmark datasets and where their files are",
   gold: "print the gold locations (files, created files, line spans, exact symbols with --repos) of a benchmark's patches",
   mirrors: "bare git mirrors of a benchmark's repositories: fetch them, check them",
+  demo: "write a small benchmark with real git mirrors to try a run on, nothing downloaded",
   cache: "the workspace cache runs share: list it, clear it",
   fgl: "fixer-guided localization: candidates, scoring by a frozen fixer, weights, training records, the offline signal test",
   score: "score a localizer's predictions against a benchmark's gold (docs/definitions.md §3)",

@@ -84,7 +84,8 @@ export function registerGoldCommand(program: Command): void {
             goldFiles: gold.files.length,
             created: gold.created.length,
             spans: gold.spans.map((span) => `${span.startLine}-${span.endLine}${span.offset ? `(${span.offset > 0 ? "+" : ""}${span.offset})` : ""}`).join(" "),
-            ...(gold.exact ? { symbols: gold.exact.functions.length } : {}),
+            // With --repos every row has the column: empty where the instance had no checkout.
+            ...(located ? { symbols: gold.exact ? gold.exact.functions.length : "" } : {}),
             firstFile: gold.files[0] ?? "",
           })),
         );

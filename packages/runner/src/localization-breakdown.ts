@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readTrajectory, summarizeTrajectory, type TaskSummary } from "@loclab/analysis";
+import { median, readTrajectory, summarizeTrajectory, type TaskSummary } from "@loclab/analysis";
 import { cellLabel, controlLabel, type RunRecord } from "@loclab/schemas";
 import { keyHistories, readLedger } from "./ledger.js";
 import { parseRunSpec } from "./load-run-spec.js";
@@ -119,11 +119,4 @@ async function summaryOf(path: string, problems: string[]): Promise<TaskSummary 
     problems.push(`${path}: ${(error as Error).message}`);
     return undefined;
   }
-}
-
-function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }

@@ -6,7 +6,7 @@ import { type PolicyModelServer, type ScriptedModelServer, startPolicyModelServe
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { rebuildRequests, type RunRecord, RunRecordSchema, TrajectoryHeaderSchema, TrajectoryStepSchema } from "@loclab/schemas";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { contextLimitFor, parseRunSpec, runLayout, type RunSpecInput, RunSpecError, serverWindow, startRun } from "../src/index.js";
+import { contextLimitFor, localizationBreakdown, parseRunSpec, runLayout, type RunSpecInput, RunSpecError, serverWindow, startRun } from "../src/index.js";
 
 
 // What a new user found running loclab on real tasks (issue "First real use"), each checked on
@@ -129,6 +129,9 @@ describe("first real use: budgets", () => {
     expect(steps).toHaveLength(2);
     expect(steps[0]?.toolCalls.map((call) => call.name)).toEqual(["repo_tree"]);
     expect(steps[1]?.error).toContain("wall budget");
+    // The localization breakdown counts it under the wall budget.
+    const breakdown = await localizationBreakdown(spec.out);
+    expect(breakdown.rows).toEqual([expect.objectContaining({ cell: "seed-1/plain", keys: 1, wallBudget: 1, stepLimit: 0, modelError: 0, open: 0 })]);
   });
 
   it("the context limit defaults to the server's window less the output budget", async () => {
@@ -167,5 +170,6 @@ describe("first real use: budgets", () => {
     await startRun(spec);
     const [record] = ledger(spec.out);
     expect(record).toMatchObject({ outcome: "budget_exhausted", exit: "context_limit" });
+    expect((await localizationBreakdown(spec.out)).rows).toEqual([expect.objectContaining({ contextLimit: 1, modelError: 0 })]);
   });
 });

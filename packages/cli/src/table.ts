@@ -26,3 +26,8 @@ export function cellText(value: unknown): unknown {
   if (typeof value === "number" && Number.isNaN(value)) return "n/a";
   return value;
 }
+
+/** `value.toFixed(digits)`, or `n/a` for a value that is not a finite number (a metric over no instance). */
+export function fixed(value: number | null | undefined, digits: number): string {
+  return typeof value === "number" && Number.isFinite(value) ? value.toFixed(digits) : "n/a";
+}

@@ -4,7 +4,7 @@ import { compareScoreReports, scorePredictionsFile } from "@loclab/scoring";
 import { compareSystems, parseResolvedMatrix } from "@loclab/statistics";
 import type { Command } from "commander";
 import { progress } from "../progress.js";
-import { printTable } from "../table.js";
+import { fixed, printTable } from "../table.js";
 import { summaryOf } from "../command-summaries.js";
 
 interface CompareOptions {
@@ -54,7 +54,7 @@ async function comparePredictions(options: CompareOptions): Promise<void> {
     return;
   }
   process.stdout.write(`A = ${files[0]}\nB = ${files[1]}\npreset ${a!.report.preset} on ${a!.benchmark}; exact McNemar per metric on the instances both runs score\n`);
-  printTable(rows.map((row) => ({ metric: row.key, n: row.n, A: row.meanA.toFixed(4), B: row.meanB.toFixed(4), "A only": row.aOnly, "B only": row.bOnly, p: row.p.toPrecision(4) })));
+  printTable(rows.map((row) => ({ metric: row.key, n: row.n, A: fixed(row.meanA, 4), B: fixed(row.meanB, 4), "A only": row.aOnly, "B only": row.bOnly, p: row.p.toPrecision(4) })));
 }
 
 /**
@@ -98,7 +98,7 @@ export function registerCompareCommand(program: Command): void {
       printTable(
         [...comparison.systems]
           .sort((a, b) => b.rate - a.rate)
-          .map((s) => ({ system: s.name, resolved: s.resolved, n: s.n, rate: s.rate.toFixed(4), wilson95: `${s.wilson[0].toFixed(3)}–${s.wilson[1].toFixed(3)}`, clusteredSE: s.clusteredSE === null ? "– (one repository)" : s.clusteredSE.toFixed(4) })),
+          .map((s) => ({ system: s.name, resolved: s.resolved, n: s.n, rate: fixed(s.rate, 4), wilson95: `${s.wilson[0].toFixed(3)}–${s.wilson[1].toFixed(3)}`, clusteredSE: s.clusteredSE === null ? "– (one repository)" : s.clusteredSE.toFixed(4) })),
       );
       const significant = pairs.filter((pair) => (options.holm ? (pair.pHolm ?? 1) : pair.p) < 0.05).length;
       process.stdout.write(`${pairs.length} pairs; ${significant} significant at 0.05${options.holm ? " after Holm" : " (unadjusted; --holm adjusts)"}\n`);

@@ -6,7 +6,7 @@ import { PREDICTION_FORMATS, type PredictionFormat } from "@loclab/predictions";
 import { scorePredictionsFile } from "@loclab/scoring";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
-import { printTable } from "../table.js";
+import { fixed, printTable } from "../table.js";
 import { numericOption } from "../numeric-option.js";
 import { summaryOf } from "../command-summaries.js";
 
@@ -81,7 +81,7 @@ export function registerScoreCommand(program: Command): void {
       }
       else {
         process.stdout.write(`preset ${report.preset} on ${result.benchmark}: n = ${report.n}, excluded = ${report.excluded}\n`);
-        printTable(Object.values(report.metrics).map((metric) => ({ metric: metric.key, value: metric.value.toFixed(4), n: metric.n, excluded: metric.excluded })));
+        printTable(Object.values(report.metrics).map((metric) => ({ metric: metric.key, value: fixed(metric.value, 4), n: metric.n, excluded: metric.excluded })));
       }
       // The numbers are printed either way; the exit code says whether they can be trusted.
       if (options.allowPartial) return;

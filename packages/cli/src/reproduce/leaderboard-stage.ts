@@ -7,7 +7,7 @@ import * as aq from "arquero";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";
-import { printTable } from "../table.js";
+import { fixed, printTable } from "../table.js";
 
 /**
  * Stage 2 of `loclab reproduce`: every localization output bundled in the data folder,
@@ -49,7 +49,7 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
   });
   written.push(...(await writeChart(curves, join(options.out, "localization-recall-curves"), { formats: ["svg", "png"] })));
   printTable(
-    wide.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === "number" && !Number.isInteger(value) ? value.toFixed(4) : (value ?? "")]))),
+    wide.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === "number" && !Number.isInteger(value) ? fixed(value, 4) : (value ?? "")]))),
   );
   return { written };
 }

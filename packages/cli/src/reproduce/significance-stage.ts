@@ -8,7 +8,7 @@ import * as aq from "arquero";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";
-import { printTable } from "../table.js";
+import { fixed, printTable } from "../table.js";
 
 /** The leaderboard resolved matrices this stage reads (data README, resolved/). */
 export const RESOLVED_MATRICES = { lite: "resolved/lite.csv", verified: "resolved/verified.csv" } as const;
@@ -66,6 +66,6 @@ export async function significanceStage(options: { out: string; dataDir?: string
   }
   await write("significance-summary.json", `${JSON.stringify(makeArtifact("leaderboard-significance", summary, provenanceNow({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`);
   await write("significance-summary.csv", toCsv(summary));
-  printTable(summary.map((row) => ({ ...row, medianNeighbourPsi: row.medianNeighbourPsi.toFixed(3), minimumDetectableEffectPp: row.minimumDetectableEffectPp?.toFixed(2) ?? "" })));
+  printTable(summary.map((row) => ({ ...row, medianNeighbourPsi: fixed(row.medianNeighbourPsi, 3), minimumDetectableEffectPp: row.minimumDetectableEffectPp?.toFixed(2) ?? "" })));
   return { written };
 }

@@ -44,7 +44,7 @@ interface Hit {
  *    otherwise search `f(` in the repository;
  * 2. from the hits: the file-named search takes its first hit; the repository-wide one takes
  *    the definition (`def `), except that with chance `slip` (seeded by the request's `seed`
- *    and the instance) it takes a caller; with no hit (another repository's
+ *    and the function the issue names) it takes a caller; with no hit (another repository's
  *    snapshot: the mismatch control) it searches `def ` and takes a hit at random;
  * 3. pads with `repo_tree` calls to `turns`, then submits the chosen line (and the next) with
  *    a five-field finding.
@@ -87,13 +87,14 @@ function hitsOf(observation: string): Hit[] {
 function policyReply(request: ChatCompletionRequest, options: PolicyModelServerOptions) {
   const messages = request.messages;
   const user = textOf(messages.find((message) => message.role === "user")?.content);
-  const instance = /instance `([^`]+)`/.exec(user)?.[1] ?? "unknown";
   const fn = /`(\w+)\(\)`/.exec(user)?.[1] ?? "main";
   const path = /`([\w./-]+\.py)`/.exec(user)?.[1] ?? (/the module ([\w.]+?)\.?(?:\s|$)/.exec(user)?.[1]?.replaceAll(".", "/").concat(".py") ?? undefined);
   const turn = messages.filter((message) => message.role === "assistant").length;
   const toolTexts = messages.filter((message) => message.role === "tool").map((message) => textOf(message.content));
   let seedHash = (typeof request.seed === "number" ? request.seed : 0) >>> 0;
-  for (const ch of instance) seedHash = (Math.imul(seedHash, 31) + ch.charCodeAt(0)) >>> 0;
+  // Seeded by the function the issue names (the prompt never names the instance): the same in
+  // every cell of an instance, since no control rewrites a symbol, so its slips stay paired.
+  for (const ch of fn) seedHash = (Math.imul(seedHash, 31) + ch.charCodeAt(0)) >>> 0;
   const rng = seededRandom(seedHash);
   const call = (name: string, args: unknown) => ({ content: null, toolCalls: [{ name, arguments: JSON.stringify(args) }] });
 

@@ -49,6 +49,7 @@ async function readPrompts(dir: string | undefined): Promise<Partial<Record<Prom
     if (existsSync(file)) prompts[name] = await readFile(file, "utf8");
   }
   if (Object.keys(prompts).length === 0) throw new RunSpecError("$.localizer.promptsDir", `${dir} holds none of ${PROMPT_NAMES.map((name) => `${name}.md`).join(", ")}`);
+  if (prompts.user?.includes("{{instanceId}}")) throw new RunSpecError("$.localizer.promptsDir", `${join(dir, "user.md")} uses {{instanceId}}, which is not filled any more (the model must not see the instance id); write {{taskLabel}}, an opaque label`);
   return prompts;
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +6,7 @@ import { type PolicyModelServer, type ScriptedModelServer, startPolicyModelServe
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { rebuildRequests, type RunRecord, RunRecordSchema, TrajectoryHeaderSchema, TrajectoryStepSchema } from "@loclab/schemas";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { contextLimitFor, localizationBreakdown, parseRunSpec, runLayout, type RunSpecInput, RunSpecError, serverWindow, startRun } from "../src/index.js";
+import { contextLimitFor, localizationBreakdown, parseRunSpec, planRun, runLayout, type RunSpecInput, RunSpecError, serverWindow, startRun } from "../src/index.js";
 
 
 // What a new user found running loclab on real tasks (issue "First real use"), each checked on
@@ -93,6 +93,16 @@ describe("first real use: what the model sees", () => {
     const kept = ledger(layoutOnly.out);
     expect(kept.map((record) => record.control)).toEqual(kept.map(() => ({ kind: "shuffled", seed: 7, textPolicy: "layout-only" })));
     expect(readdirSync(join(layoutOnly.out, "trajectories", "seed-1"))).toEqual(["shuffled-7-layout-only"]);
+  });
+
+  it("a prompts folder whose user.md still names {{instanceId}} is refused before anything starts, naming the field and the file", async () => {
+    const prompts = await mkdtemp(join(tmpdir(), "loclab-prompts-"));
+    writeFileSync(join(prompts, "user.md"), "Fix instance {{instanceId}}.\n\n{{problemStatement}}\n");
+    const spec = await specFor({ localizer: { promptsDir: prompts } });
+    const error = await planRun(spec).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RunSpecError);
+    expect((error as RunSpecError).where).toBe("$.localizer.promptsDir");
+    expect((error as Error).message).toContain("user.md uses {{instanceId}}");
   });
 
   it("a spec whose repos folder does not exist is an error naming the field, even when the workspace cache holds every tree", async () => {

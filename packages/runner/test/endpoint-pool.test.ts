@@ -6,12 +6,12 @@ import { type EndpointProbe, EndpointPool, type PoolEvent, PoolUnavailableError,
 const endpoints = (specs: { maxConcurrency: number; weight?: number }[]) =>
   parseRunSpec({ benchmark: "lite", endpoints: specs.map((spec, i) => ({ baseURL: `http://127.0.0.1:${8000 + i}/v1`, model: "m", ...spec })), repos: "r", out: "o" }).endpoints;
 
-function pool(specs: { maxConcurrency: number; weight?: number }[], probe: (index: number) => EndpointProbe, options: { pauseMs?: number } = {}) {
+function pool(specs: { maxConcurrency: number; weight?: number }[], probe: (index: number) => EndpointProbe, options: { pauseMs?: number; probeMs?: number } = {}) {
   const events: PoolEvent[] = [];
   const list = endpoints(specs);
   const instance = new EndpointPool(list, {
     breakerFailures: 3,
-    probeMs: 5,
+    probeMs: options.probeMs ?? 5,
     healthMs: 60_000,
     pauseMs: options.pauseMs ?? 60_000,
     onEvent: (event) => events.push(event),
@@ -102,6 +102,31 @@ describe("endpoint pool", () => {
     expect(events[0]).toMatchObject({ type: "paused" });
     await expect(p.acquire()).rejects.toThrow(PoolUnavailableError);
     await expect(p.acquire()).rejects.toThrow("every endpoint has been down for 0 s");
+    p.stop();
+  });
+});
+
+describe("endpoint pool: the end of a pause", () => {
+  it("probes every endpoint once more before giving up: a server restarted between two backed-off probes is found, and the waiter served", async () => {
+    let restarted = false;
+    let probes = 0;
+    // The next scheduled probe would come only after a minute: the pause (100 ms) ends first.
+    const { pool: p, events } = pool(
+      [{ maxConcurrency: 1 }],
+      () => {
+        probes += 1;
+        return restarted ? { ok: true } : { ok: false, problem: "unreachable" };
+      },
+      { pauseMs: 100, probeMs: 60_000 },
+    );
+    await p.checkAll();
+    p.start();
+    const waiting = p.acquire();
+    restarted = true;
+    const lease = await waiting;
+    expect(lease.index).toBe(0);
+    expect(probes).toBe(2); // the readiness check and the last chance, nothing between
+    expect(events.map((event) => event.type)).toEqual(["paused", "endpoint-up", "unpaused"]);
     p.stop();
   });
 });

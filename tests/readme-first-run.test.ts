@@ -100,7 +100,7 @@ describe("README: a newcomer's commands, as written", () => {
       await server?.catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     }
-    // Not a speed limit: the spec's own budgets bound the run (8 attempts of at most 45 s); this
+    // Not a speed limit: the spec's own budgets bound the run (8 attempts of at most 30 s); this
     // only stops a hung process, far beyond what load can make of those budgets.
   }, 3_600_000);
 });

@@ -57,7 +57,7 @@ beforeAll(async () => {
     instance("loclab-fixtures__calc-2", "def test_hangs():\n    import time\n    time.sleep(3600)", ["tests/test_calc.py::test_hangs"]),
     instance("loclab-fixtures__calc-3", "def test_slow():\n    import time\n    time.sleep(120)", ["tests/test_calc.py::test_slow"]),
   ];
-}, 60_000);
+});
 afterAll(() => {
   if (work && !process.env.LOCLAB_KEEP_TEST_DIR) rmSync(work, { recursive: true, force: true });
 });
@@ -124,7 +124,7 @@ describe("evaluation on a real Docker engine", () => {
     expect(report(out2, "mixed", "loclab-fixtures__calc-3")).toEqual({ patch_is_None: false, patch_exists: true, patch_successfully_applied: false, resolved: false });
     expect(readFileSync(join(instanceDirectory(out2, "mixed", "fixture-model", "loclab-fixtures__calc-3"), "run_instance.log"), "utf8")).toContain(">>>>> Patch Apply Failed");
     expect(second.summary).toMatchObject({ empty_patch_ids: ["loclab-fixtures__calc-1"], unresolved_ids: ["loclab-fixtures__calc-3"], patch_apply_failed_ids: ["loclab-fixtures__calc-3"], error_ids: [], resolved_ids: [] });
-  }, 900_000);
+  });
 
   it("the empty patch run on the base commit fails the FAIL_TO_PASS test; a repeated patch comes from the cache, a repeated run id resumes", async () => {
     const out = join(work, "run-c");
@@ -151,7 +151,7 @@ describe("evaluation on a real Docker engine", () => {
     });
     expect(events).toEqual([true]);
     expect(resumed.summary.resolved_ids).toEqual(["loclab-fixtures__calc-1"]);
-  }, 600_000);
+  });
 
   it("a test that hangs is a timeout and a container killed mid-run is reported: infrastructure, not unresolved; no container is left", async () => {
     const out = join(work, "run-d");
@@ -186,7 +186,7 @@ describe("evaluation on a real Docker engine", () => {
     // An infrastructure failure is not cached: the same run id tries it again.
     const cached = existsSync(cacheDir()) ? execFileSync("find", [cacheDir(), "-name", "outcome.json"], { encoding: "utf8" }).trim().split("\n") : [];
     for (const entry of cached) expect(JSON.parse(readFileSync(entry, "utf8")).status).not.toBe("infra-failure");
-  }, 600_000);
+  });
 
   it("prebuilt images by their published names: used when present locally; a missing one with pulling off is an infrastructure failure", async () => {
     const { docker } = await connectDocker();
@@ -214,7 +214,7 @@ describe("evaluation on a real Docker engine", () => {
     expect(result.summary.infra_failures["loclab-fixtures__calc-2"]?.detail).toMatch(/swebench\/sweb\.eval\.x86_64\.loclab-fixtures_1776_calc-2:latest is not present locally \(pulling is off\)/);
     // The harness's images activate conda's testbed; the eval script says so.
     expect(readFileSync(join(instanceDirectory(out, "prebuilt", "fixture-model", "loclab-fixtures__calc-1"), "eval.sh"), "utf8")).toContain("conda activate testbed");
-  }, 300_000);
+  });
 
   it("calibration: gold three times and the empty patch once on the same image, nothing flips on a deterministic suite", async () => {
     const out = join(work, "calibrate");
@@ -229,7 +229,7 @@ describe("evaluation on a real Docker engine", () => {
     });
     expect(JSON.parse(readFileSync(result.path, "utf8")).instances).toEqual(result.instances);
     for (const run of ["cal.gold-1", "cal.gold-2", "cal.gold-3"]) expect(JSON.parse(readFileSync(join(instanceDirectory(out, run, "gold", "loclab-fixtures__calc-1"), "outcome.json"), "utf8")).cached).toBe(false);
-  }, 600_000);
+  });
 
   it("a dead engine is one clear error before any work", async () => {
     await expect(

@@ -20,7 +20,7 @@ beforeAll(async () => {
     for (const entry of entries) list.push(await teacherLocalization(await readTrajectory(entry.path, run.format as RunFormat)));
     teachers.set(run.name, list);
   }
-}, 120_000);
+});
 
 describe("teacher localizations from the real trajectories", () => {
   it("every run gives a teacher for each of the 41 tasks, and the cut is an edit of the trajectory", async () => {

@@ -64,8 +64,7 @@ describe("README: a newcomer's commands, as written", () => {
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
-    // Not a speed limit: only a hung install is stopped, far beyond any npm ci and build.
-  }, 3_600_000);
+  });
 
   it("a first run with the test model: serve, demo, run, score, breakdown", async () => {
     const lines = blockAfter("### A first run with the test model", "sh").split("\n").map(command).filter(Boolean);
@@ -104,7 +103,6 @@ describe("README: a newcomer's commands, as written", () => {
       await server?.catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     }
-    // Not a speed limit: the spec's own budgets bound the run (3 attempts of at most 30 s); this
-    // only stops a hung process, far beyond what load can make of those budgets.
-  }, 3_600_000);
+    // No time limit (vitest.config.ts): the spec's own budgets bound the run (3 attempts of at most 30 s).
+  });
 });

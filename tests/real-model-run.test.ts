@@ -70,5 +70,5 @@ describe("a run against a real model", () => {
     const prompts = steps.map((step) => step.usage?.promptTokens ?? 0);
     expect(prompts.every((n) => n > 500)).toBe(true);
     expect((a[0] as { usage: { promptTokens: number } }).usage.promptTokens).toBe(prompts.reduce((sum, n) => sum + n, 0));
-  }, 300_000); // CPU inference: two runs of three turns over ≈ 2,000-token prompts
+  }); // CPU inference: two runs of three turns over ≈ 2,000-token prompts
 });

@@ -66,5 +66,5 @@ describe("loclab reproduce", () => {
     expect(real.cells.map((cell) => [cell.temperature, cell.seed])).toEqual([[0.2, 1], [0.2, 2], [1, 1], [1, 2]]);
     for (const run of Object.values(real.runs)) expect(Object.values(run.outcomes).reduce((sum, n) => sum + n, 0)).toBe(2);
     expect(stdout).toMatch(/\|temperature\|seed\|exit\|/);
-  }, 600_000); // the real-model stage is CPU inference: about 2 minutes
+  }); // the real-model stage is CPU inference: about 2 minutes
 });

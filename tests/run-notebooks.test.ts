@@ -33,7 +33,7 @@ function runNotebooks(...paths: string[]): { status: number | null; stdout: stri
   return { status: result.status, stdout: result.stdout + result.stderr };
 }
 
-describe("run-notebooks", { timeout: 120_000 }, () => {
+describe("run-notebooks", () => {
   it("passes a notebook whose cells succeed, even if one writes to stderr", () => {
     const ok = writeNotebook("ok", ['console.log("hi");', 'console.warn("only a warning");', "const n: number = await Promise.resolve(1);"]);
     const { status, stdout } = runNotebooks(ok);

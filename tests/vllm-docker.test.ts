@@ -107,5 +107,5 @@ describe("the Docker launcher on a real engine", () => {
     expect(status[0]!.readiness).toMatchObject({ ready: true, models: ["smol"] });
     expect(await downFleet(stateDir, { graceMs: 5000, launchers: { docker: launcher } })).toBe(1);
     await expect(launcher.docker.getContainer(handle.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
-  }, 180_000);
+  });
 });

@@ -139,7 +139,7 @@ describe("the process launcher against a stand-in `vllm`", () => {
     }
     const after = await fleetStatus(stateDir);
     expect(after.map((entry) => entry.readiness.failed?.check)).toEqual(["alive", "alive"]);
-  }, 180_000);
+  });
 
   it("a server that refuses its arguments fails `up` with its log; the others are stopped", async () => {
     const stateDir = join(work, "bad-fleet");
@@ -166,5 +166,5 @@ describe("the process launcher against a stand-in `vllm`", () => {
     expect(await server.alive()).toBe(false);
     expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
     expect(await server.logTail()).toMatch(/ignoring SIGTERM/);
-  }, 120_000);
+  });
 });

@@ -106,5 +106,5 @@ describe("fault injection", () => {
     }
     // Every fault was retried and recorded in the harness notes, not the output.
     expect(retriesRecorded).toBe(injected.length);
-  }, 15_000);
+  });
 });

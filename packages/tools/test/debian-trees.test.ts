@@ -165,7 +165,7 @@ const sympyWanted = process.env.LOCLAB_TEST_SYMPY === "1";
 describe.skipIf(!hasSympy || !python || !sympyWanted)(
   `connected_tree agrees with Python's ast on Debian's sympy tree${sympyWanted ? missing(hasSympy ? [] : ["python3-sympy"]) : " — skipped: slow (≈ 30 s); set LOCLAB_TEST_SYMPY=1"}`,
   () => {
-    it("resolves the same imports, file by file", { timeout: 180_000 }, async () => {
+    it("resolves the same imports, file by file", async () => {
       const figures = await compareImports(SYMPY_TREE);
       expect(figures.files).toBeGreaterThan(1400);
     });

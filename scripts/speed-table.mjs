@@ -1,7 +1,7 @@
-// Regenerates the README's table of the speed rows of issue 18 from the benchmarks' own
+// Regenerates the table of the speed rows of issue 18 in docs/speed.md from the benchmarks' own
 // output (results/bench-<name>.json, written by each script of benchmarks/), so that the
-// figures in the README are measured, not typed. Replaces what lies between the markers
-// <!-- speed-table:start --> and <!-- speed-table:end --> in README.md; with --print, prints
+// figures in docs/speed.md are measured, not typed. Replaces what lies between the markers
+// <!-- speed-table:start --> and <!-- speed-table:end --> in docs/speed.md; with --print, prints
 // the table instead. A row whose result file is missing is an error that names the script
 // to run.
 //
@@ -96,13 +96,13 @@ const table = lines.join("\n");
 if (values.print) {
   process.stdout.write(`${table}\n`);
 } else {
-  const readme = join(repoRoot, "README.md");
+  const readme = join(repoRoot, "docs", "speed.md");
   const text = readFileSync(readme, "utf8");
   const start = "<!-- speed-table:start -->";
   const end = "<!-- speed-table:end -->";
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} section`);
+  if (from < 0 || to < from) throw new Error(`docs/speed.md has no ${start} … ${end} section`);
   writeFileSync(readme, `${text.slice(0, from + start.length)}\n${table}\n${text.slice(to)}`);
-  process.stdout.write(`README.md: speed table regenerated from ${results}\n`);
+  process.stdout.write(`docs/speed.md: speed table regenerated from ${results}\n`);
 }

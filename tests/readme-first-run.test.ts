@@ -67,7 +67,7 @@ describe("README: a newcomer's commands, as written", () => {
   });
 
   it("a first run with the test model: serve, demo, run, score, breakdown", async () => {
-    const lines = blockAfter("### A first run with the test model", "sh").split("\n").map(command).filter(Boolean);
+    const lines = blockAfter("## A first run with the test model", "sh").split("\n").map(command).filter(Boolean);
     expect(lines.every((line) => line.startsWith("npx loclab "))).toBe(true);
     const port = await freePort();
     const argv = (line: string) => line.replace(/^npx loclab /, "").replace("--port 8000", `--port ${port}`).split(/\s+/);

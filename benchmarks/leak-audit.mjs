@@ -13,8 +13,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fillTemplate, readPromptTemplate } from "@loclab/agent";
 import { goldAtBaseCommit } from "@loclab/checkouts";
-import { leakAudit } from "@loclab/controls";
-import { CellWorkspaces, LEAK_COUNT_FIELDS, loadRunSpec, planRun } from "@loclab/runner";
+import { LEAK_AUDIT_COUNTS, leakAudit } from "@loclab/controls";
+import { CellWorkspaces, loadRunSpec, planRun } from "@loclab/runner";
 import { defaultWorkspaceCacheDir } from "@loclab/tools";
 
 const specFile = process.argv[2];
@@ -42,15 +42,15 @@ for (const attempt of plan.attempts) {
   const after = audit(`${system}\n${fillTemplate(user, { taskLabel: `task-${attempt.key.slice(0, 8)}`, problemStatement: now.problemStatement })}`, now.packages);
   const old = audit(`${system}\n${fillTemplate(OLD_USER, { instanceId: instance.instance_id, problemStatement: before.problemStatement })}`, now.packages);
   let row = rows.get(attempt.cellLabel);
-  if (!row) rows.set(attempt.cellLabel, (row = { cell: attempt.cellLabel, attempts: 0, before: Object.fromEntries(LEAK_COUNT_FIELDS.map((f) => [f, 0])), after: Object.fromEntries(LEAK_COUNT_FIELDS.map((f) => [f, 0])), foundAfter: {} }));
+  if (!row) rows.set(attempt.cellLabel, (row = { cell: attempt.cellLabel, attempts: 0, before: Object.fromEntries(LEAK_AUDIT_COUNTS.map((f) => [f, 0])), after: Object.fromEntries(LEAK_AUDIT_COUNTS.map((f) => [f, 0])), foundAfter: {} }));
   row.attempts += 1;
-  for (const field of LEAK_COUNT_FIELDS) {
+  for (const field of LEAK_AUDIT_COUNTS) {
     row.before[field] += old[field];
     row.after[field] += after[field];
   }
   for (const term of after.found) row.foundAfter[term] = (row.foundAfter[term] ?? 0) + 1;
 }
-const table = [...rows.values()].map((row) => ({ cell: row.cell, attempts: row.attempts, ...Object.fromEntries(LEAK_COUNT_FIELDS.map((f) => [f, `${row.before[f]} → ${row.after[f]}`])) }));
+const table = [...rows.values()].map((row) => ({ cell: row.cell, attempts: row.attempts, ...Object.fromEntries(LEAK_AUDIT_COUNTS.map((f) => [f, `${row.before[f]} → ${row.after[f]}`])) }));
 console.table(table);
 for (const row of rows.values()) if (Object.keys(row.foundAfter).length > 0) console.log(`${row.cell} after: ${Object.entries(row.foundAfter).map(([term, n]) => `${term} (${n})`).join(", ")}`);
 const out = join(here, "..", "results", "bench-leak-audit.json");

@@ -60,8 +60,8 @@ export function truncateOldObservations(
   const estimate = options.estimate ?? estimateTokens;
   // Native tool calling returns observations as tool messages; text tool calling as user messages (the protocol says which).
   const isObservation = options.isObservation ?? ((message: ChatMessage) => message.role === "tool");
-  const over = () => estimate(out) > options.limitTokens;
   const out = [...messages];
+  const over = () => estimate(out) > options.limitTokens;
   const keepTurns = options.keepTurns ?? 2;
   const assistantIndexes = out.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
   const protectedFrom = assistantIndexes.length >= keepTurns ? (assistantIndexes[assistantIndexes.length - keepTurns] ?? out.length) : 0;

@@ -122,9 +122,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   const allTools: ToolDefinition[] = [...toolDefinitions().map(({ function: tool }) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), submitTool];
   const system = fillTemplate(await readPromptTemplate(protocol.systemTemplate), { tools: protocol.describeTools(allTools), maxTurns: String(limits.maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(limits) });
   const taskLabel = options.taskLabel ?? `task-${createHash("sha256").update(instance.instance_id).digest("hex").slice(0, 8)}`;
-  const userTemplate = await readPromptTemplate("user");
-  if (userTemplate.includes("{{instanceId}}")) throw new Error("prompt template user.md: {{instanceId}} is not filled any more (the model must not see the instance id, which names the repository and the issue); write {{taskLabel}}, an opaque label");
-  const user = fillTemplate(userTemplate, { taskLabel, problemStatement: instance.problem_statement });
+  const user = fillTemplate(await readPromptTemplate("user"), { taskLabel, problemStatement: instance.problem_statement });
   const trajectory = await openTrajectory(options.trajectoryPath, {
     instanceId: instance.instance_id,
     model: client.model,

@@ -83,7 +83,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
     state.recoveries.push({ kind, turn, detail });
     notes.push(`${kind}: ${detail}`);
   };
-  const { forced, offered, estimatedTokens } = prepareTurn(setup, state, recover);
+  const { forced, offered, estimatedTokens, schemaChars } = prepareTurn(setup, state, recover);
   // The request's messages as a change of the last request's, so the trajectory holds exactly what the model saw.
   const step: TrajectoryStep = {
     toolCalls: [],
@@ -116,7 +116,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
     }
     retries = completion.retries;
     state.modelMs += completion.latencyMs;
-    if (completion.usage) state.estimator.calibrate(messageChars(request.messages) + toolChars(request.tools), completion.usage.promptTokens);
+    if (completion.usage) state.estimator.calibrate(messageChars(request.messages) + schemaChars, completion.usage.promptTokens);
     state.turns += 1;
     countUsage(state.usage, completion);
     const { message } = completion;
@@ -162,7 +162,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
  * Before the model call: on the last turn the forced-final prompt (only submit_localization
  * offered, as in a repair turn), then context truncation when a limit is set.
  */
-function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: RecoveryKind, detail: string) => void): { forced: boolean; offered: readonly ToolDefinition[]; estimatedTokens: number } {
+function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: RecoveryKind, detail: string) => void): { forced: boolean; offered: readonly ToolDefinition[]; estimatedTokens: number; schemaChars: number } {
   const forced = !state.repairPending && state.turns === setup.maxTurns - 1;
   if (forced) {
     state.forcedAsked = true;
@@ -170,8 +170,9 @@ function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: Recover
     recover("forced_final", "last turn: only submit_localization offered");
   }
   const offered = forced || state.repairPending ? [setup.submitTool] : setup.allTools;
-  const extra = toolChars(setup.protocol.request([], offered).tools);
-  const estimate = (messages: readonly ChatMessage[]) => state.estimator.estimate(messages, extra);
+  // The tool schemas a request carries beside its messages (native tool calling), counted once per turn.
+  const schemaChars = toolChars(setup.protocol.request([], offered).tools);
+  const estimate = (messages: readonly ChatMessage[]) => state.estimator.estimate(messages, schemaChars);
   if (setup.contextLimitTokens !== undefined) {
     const cut = truncateOldObservations(state.messages, { limitTokens: setup.contextLimitTokens, estimate, isObservation: setup.protocol.isObservation });
     if (cut.truncated > 0) {
@@ -179,7 +180,7 @@ function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: Recover
       recover("context_truncated", `${cut.truncated} oldest observation(s) cut to a stub`);
     }
   }
-  return { forced, offered, estimatedTokens: estimate(state.messages) };
+  return { forced, offered, estimatedTokens: estimate(state.messages), schemaChars };
 }
 
 /** The characters the tool schemas add to a request (native tool calling sends them beside the messages). */

@@ -1,9 +1,7 @@
-import { cellLabel, type LeakAuditRecord, type RunRecord } from "@loclab/schemas";
+import { LEAK_AUDIT_COUNTS } from "@loclab/controls";
+import { cellLabel, type RunRecord } from "@loclab/schemas";
 import type { KeyHistory } from "./ledger.js";
 import type { PlannedAttempt } from "./run-plan.js";
-
-/** The leak audit's counts, summed over a cell's attempts (docs/definitions.md §4). */
-export const LEAK_COUNT_FIELDS = ["instanceId", "owner", "repository", "packages", "goldPaths", "goldModules", "goldFileNames", "goldSymbols"] as const satisfies readonly (keyof LeakAuditRecord)[];
 
 /** How a cell's keys ended and what its prompts held. */
 export interface CellAttempts {
@@ -18,7 +16,7 @@ export interface CellAttempts {
   /** Attempts whose record has a leak audit (the final attempt of each key). */
   audited: number;
   /** Summed leak counts of the audited attempts. */
-  leaks: Record<(typeof LEAK_COUNT_FIELDS)[number], number>;
+  leaks: Record<(typeof LEAK_AUDIT_COUNTS)[number], number>;
   /** What was found, `kind:term`, with the number of attempts it was found in, most first. */
   found: { term: string; attempts: number }[];
 }
@@ -34,7 +32,7 @@ export function attemptsByCell(attempts: readonly PlannedAttempt[], histories: R
     const cell = cellLabel(attempt.cell);
     let row = byCell.get(cell);
     if (!row) {
-      row = { cell, keys: 0, predicted: 0, outcomes: {}, exits: {}, audited: 0, leaks: Object.fromEntries(LEAK_COUNT_FIELDS.map((field) => [field, 0])) as CellAttempts["leaks"], found: [] };
+      row = { cell, keys: 0, predicted: 0, outcomes: {}, exits: {}, audited: 0, leaks: Object.fromEntries(LEAK_AUDIT_COUNTS.map((field) => [field, 0])) as CellAttempts["leaks"], found: [] };
       byCell.set(cell, row);
       found.set(cell, new Map());
     }
@@ -48,7 +46,7 @@ export function attemptsByCell(attempts: readonly PlannedAttempt[], histories: R
     row.exits[exit] = (row.exits[exit] ?? 0) + 1;
     if (!final.leaks) continue;
     row.audited += 1;
-    for (const field of LEAK_COUNT_FIELDS) row.leaks[field] += final.leaks[field];
+    for (const field of LEAK_AUDIT_COUNTS) row.leaks[field] += final.leaks[field];
     const terms = found.get(cell) as Map<string, number>;
     for (const term of final.leaks.found) terms.set(term, (terms.get(term) ?? 0) + 1);
   }

@@ -38,6 +38,7 @@ export interface PreparedAttempt {
 export class CellWorkspaces {
   private readonly building = new Map<string, Promise<{ workspace: Workspace; mapping: ShuffleMapping }>>();
   private readonly trees = new Map<string, Promise<Workspace>>();
+  private readonly packageNames = new Map<string, Promise<string[]>>();
 
   constructor(private readonly options: { mirrors: string; cacheDir: string }) {}
 
@@ -45,7 +46,7 @@ export class CellWorkspaces {
     const { instance, cell } = attempt;
     const asGiven = (prediction: Prediction) => ({ prediction, unmappedPaths: 0 });
     const { control } = cell;
-    const own = async () => topLevelPackageNames(await (await this.tree(instance.repo, instance.base_commit)).paths());
+    const own = () => this.packages(instance.repo, instance.base_commit);
     switch (control.kind) {
       case "plain":
         return { workspace: await this.tree(instance.repo, instance.base_commit), problemStatement: instance.problem_statement, toOriginal: asGiven, packages: await own() };
@@ -68,7 +69,7 @@ export class CellWorkspaces {
         const { workspace, mapping } = await this.shuffled(instance.repo, instance.base_commit, control.seed);
         return {
           workspace,
-          packages: topLevelPackageNames(Object.keys(mapping.files)),
+          packages: await own(),
           // The default `names` policy also renames the project's owner, name and packages as words.
           problemStatement: mapIssueText(mapping, instance.problem_statement, { policy: control.textPolicy, repo: instance.repo }).text,
           toOriginal: (prediction) => {
@@ -92,6 +93,18 @@ export class CellWorkspaces {
       pending = materializeWorkspace({ instance: { repo, base_commit: commit }, mirrors: this.options.mirrors, cacheDir: this.options.cacheDir });
       pending.catch(() => this.trees.delete(id));
       this.trees.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** The top-level package names of a repository × commit, listed once for the run. */
+  private packages(repo: string, commit: string): Promise<string[]> {
+    const id = `${repo}@${commit}`;
+    let pending = this.packageNames.get(id);
+    if (!pending) {
+      pending = this.tree(repo, commit).then(async (workspace) => topLevelPackageNames(await workspace.paths()));
+      pending.catch(() => this.packageNames.delete(id));
+      this.packageNames.set(id, pending);
     }
     return pending;
   }

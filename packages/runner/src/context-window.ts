@@ -23,7 +23,7 @@ export function defaultOutputReserve(window: number): number {
  *
  * @example contextLimitFor({ window: 2048 }) // 1536
  */
-export function contextLimitFor(options: { spec?: number; window?: number; maxOutputTokens?: number }): number | undefined {
+export function contextLimitFor(options: { spec?: number | undefined; window?: number | undefined; maxOutputTokens?: number | undefined }): number | undefined {
   if (options.spec !== undefined) return options.spec;
   if (options.window === undefined) return undefined;
   const reserve = options.maxOutputTokens ?? defaultOutputReserve(options.window);

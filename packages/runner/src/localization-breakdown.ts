@@ -6,7 +6,7 @@ import { keyHistories, readLedger } from "./ledger.js";
 import { parseRunSpec } from "./load-run-spec.js";
 import { runLayout } from "./run-layout.js";
 import { readRunManifest } from "./run-manifest.js";
-import { planRun } from "./run-plan.js";
+import { type PlannedAttempt, planRun } from "./run-plan.js";
 import { type ControlComparison, scoreRun } from "./score-run.js";
 
 /**
@@ -74,11 +74,13 @@ export async function localizationBreakdown(dir: string, options: { pairedMetric
   const repeatedLine = options.repeatedLine ?? 5;
   const problems: string[] = [];
   const rows: LocalizationBreakdownRow[] = [];
+  const byCell = new Map<string, PlannedAttempt[]>();
+  for (const attempt of plan.attempts) byCell.set(attempt.cellLabel, [...(byCell.get(attempt.cellLabel) ?? []), attempt]);
   for (const cell of plan.cells) {
     const label = cellLabel(cell);
     const row: LocalizationBreakdownRow = { cell: label, seed: cell.seed, control: controlLabel(cell.control), keys: 0, finished: 0, forcedFinal: 0, invalidFinal: 0, stepLimit: 0, wallBudget: 0, contextLimit: 0, tokenBudget: 0, modelError: 0, open: 0, loops: 0, noSuchFileKeys: 0, noSuchFile: 0, medianTurns: null };
     const turns: number[] = [];
-    for (const attempt of plan.attempts.filter((candidate) => candidate.cellLabel === label)) {
+    for (const attempt of byCell.get(label) ?? []) {
       row.keys += 1;
       const final = histories.get(attempt.key)?.final;
       if (!final) {

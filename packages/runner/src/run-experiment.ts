@@ -405,7 +405,7 @@ async function runAttempt(
         }
       },
     };
-    const contextLimitTokens = contextLimitFor({ ...(localizer.contextLimitTokens !== undefined ? { spec: localizer.contextLimitTokens } : {}), ...(window !== undefined ? { window } : {}), ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}) });
+    const contextLimitTokens = contextLimitFor({ spec: localizer.contextLimitTokens, window, maxOutputTokens: localizer.maxOutputTokens });
     const result = await localizeInstance({
       instance: { instance_id: attempt.instance.instance_id, problem_statement: prepared.problemStatement },
       // Opaque: the key's first digits name neither the repository nor the issue, and differ per cell.

@@ -17,6 +17,7 @@ import {
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
+import { comparisonRows } from "../comparison-table.js";
 import { printTable } from "../table.js";
 import { summaryOf } from "../command-summaries.js";
 
@@ -180,8 +181,7 @@ async function printLocalizationBreakdown(dir: string, options: { json: boolean;
     process.stdout.write(`${JSON.stringify(breakdown, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value))}\n`);
     return;
   }
-  printTable(breakdown.rows.map(({ seed: _seed, control: _control, ...row }) => ({ ...row, medianTurns: row.medianTurns ?? "" })));
-  process.stdout.write(`\neach control against plain on ${breakdown.pairedMetric} (exact McNemar; b: only plain right, c: only the control right):\n`);
-  const metric = breakdown.pairedMetric;
-  printTable(breakdown.comparisons.map((row) => ({ control: row.control, seed: row.seed ?? "none", pairs: row.pairs, [`${metric} plain`]: row.plain.toFixed(3), [`${metric} control`]: row.other.toFixed(3), b: row.b, c: row.c, p: Number.isFinite(row.p) ? formatP(row.p) : "n/a" })));
+  printTable(breakdown.rows.map(({ seed: _seed, control: _control, ...row }) => row));
+  process.stdout.write(`\neach control against plain on ${breakdown.pairedMetric} (difference = control − plain, points; b: only plain right, c: only the control right; exact McNemar):\n`);
+  printTable(comparisonRows(breakdown.comparisons));
 }

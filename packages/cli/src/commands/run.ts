@@ -1,6 +1,7 @@
 import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunScore, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
 import type { Command } from "commander";
 import { summaryOf } from "../command-summaries.js";
+import { comparisonRows } from "../comparison-table.js";
 import { printTable } from "../table.js";
 
 /** What a run's end says on stderr and what the exit code is: 0 only when every attempt key has a final outcome. */
@@ -125,19 +126,7 @@ export function printRunScore(dir: string, score: RunScore, pairedMetric: string
   printTable(controls.map((control) => ({ control, ...Object.fromEntries(score.metrics.map((metric) => [metric, score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? ""])) })));
   write();
   write(`each control against plain on ${pairedMetric} (difference = control − plain, points):`);
-  printTable(
-    score.comparisons.map((row) => ({
-      control: row.control,
-      seed: row.seed ?? "none",
-      pairs: row.pairs,
-      difference: `${row.difference >= 0 ? "+" : ""}${(100 * row.difference).toFixed(2)}`,
-      [`${Math.round(100 * row.confidence)} % interval`]: `[${(100 * row.lower).toFixed(2)}, ${(100 * row.upper).toFixed(2)}]`,
-      b: row.b,
-      c: row.c,
-      p: Number.isFinite(row.p) ? row.p.toPrecision(3) : "n/a",
-      midP: Number.isFinite(row.midP) ? row.midP.toPrecision(3) : "n/a",
-    })),
-  );
+  printTable(comparisonRows(score.comparisons));
   write();
   write(`written under ${dir}: ${score.written.join(", ")}`);
 }

@@ -1,3 +1,5 @@
+import { NAME_WORD_CHAR } from "../shuffle/project-names.js";
+
 /**
  * What a control must keep from the model, looked for in the text it was given (docs/definitions.md
  * §4, "Leak audit"). Every list is in the task's original names.
@@ -38,7 +40,6 @@ export const LEAK_AUDIT_COUNTS = ["instanceId", "owner", "repository", "packages
 export type LeakAuditCount = (typeof LEAK_AUDIT_COUNTS)[number];
 
 const MAX_FOUND = 20;
-const NAME_CHAR = /[A-Za-z0-9]/;
 const IDENTIFIER_CHAR = /[A-Za-z0-9_]/;
 
 /**
@@ -77,7 +78,8 @@ export function leakAudit(input: LeakAuditInput): LeakAudit {
     return total;
   };
   const [owner = "", repository = ""] = input.repo.split("/");
-  const names = { ignoreCase: true, boundary: NAME_CHAR };
+  // Names are words as the shuffle's `names` policy matches them (`NAME_WORD_CHAR`).
+  const names = { ignoreCase: true, boundary: NAME_WORD_CHAR };
   const code = { ignoreCase: false, boundary: IDENTIFIER_CHAR };
   // Longest and most specific first: the id holds the repository's name, a gold path its package.
   const audit = {
@@ -92,7 +94,7 @@ export function leakAudit(input: LeakAuditInput): LeakAudit {
   };
   const order = new Map(LEAK_AUDIT_COUNTS.map((kind, index) => [kind, index]));
   found.sort((a, b) => (order.get(a.split(":")[0] as LeakAuditCount) ?? 0) - (order.get(b.split(":")[0] as LeakAuditCount) ?? 0));
-  return { instanceId: audit.instanceId, owner: audit.owner, repository: audit.repository, packages: audit.packages, goldPaths: audit.goldPaths, goldModules: audit.goldModules, goldFileNames: audit.goldFileNames, goldSymbols: audit.goldSymbols, found };
+  return { ...audit, found };
 }
 
 function isBounded(text: string, start: number, end: number, boundary: RegExp): boolean {

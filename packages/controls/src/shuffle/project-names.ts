@@ -102,7 +102,9 @@ function drawnName(seed: number, name: string): string {
   return out;
 }
 
-const isWordChar = (ch: string | undefined) => ch !== undefined && /[A-Za-z0-9]/.test(ch);
+/** What continues a word of a project name: a letter or a digit (so `_`, `-`, `.` and `/` bound it). */
+export const NAME_WORD_CHAR = /[A-Za-z0-9]/;
+const isWordChar = (ch: string | undefined) => ch !== undefined && NAME_WORD_CHAR.test(ch);
 
 /**
  * Every occurrence of a project name as a word replaced (`names` policy, docs/definitions.md §4).

@@ -10,3 +10,5 @@ export * from "./locate-hunks.js";
 export * from "./change-sites.js";
 export * from "./exact-symbols.js";
 export * from "./gold-at-pre-image.js";
+export * from "./python-splitlines.js";
+export * from "./sherloc-patch-locations.js";

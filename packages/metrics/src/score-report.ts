@@ -34,7 +34,8 @@ export interface MetricValue {
 }
 
 export interface ScoreReport {
-  preset: Preset["name"];
+  /** The preset's name; `sherloc` for SHERLOC's own evaluator (`scoreSherloc`). */
+  preset: Preset["name"] | "sherloc";
   /** The instances considered, in the order given. */
   instanceIds: readonly string[];
   /** Instances scored at file level. */

@@ -5,6 +5,7 @@ import {
   type Location,
   type Prediction,
   PredictionSchema,
+  type SherlocOutputLocation,
   formatZodError,
   streamJsonl,
 } from "@loclab/schemas";
@@ -35,6 +36,11 @@ export interface RawPrediction {
   repo?: string;
   /** `found_related_locs` lines not ranked, by kind (agentless format). */
   ignoredLocKinds?: Readonly<Record<string, number>>;
+  /** The generation's own status and reason (SHERLOC's output), passed through. */
+  status?: string;
+  reason?: string | null;
+  /** SHERLOC's locations as written, passed through unchanged for the `sherloc` preset. */
+  sherlocLocations?: readonly SherlocOutputLocation[];
 }
 
 /** One format: its file, the zod schema of a row (loose: peers' rows carry extra fields), and how a row becomes a `RawPrediction`. */
@@ -179,5 +185,8 @@ function buildPrediction(raw: RawPrediction, normalize: NormalizePathOptions, re
     ...(raw.modules ? { modules: rank(raw.modules, symbol) } : {}),
     ...(raw.functions ? { functions: rank(raw.functions, symbol) } : {}),
     ...(raw.finding ? { finding: raw.finding } : {}),
+    ...(raw.status !== undefined ? { status: raw.status } : {}),
+    ...(raw.reason !== undefined ? { reason: raw.reason } : {}),
+    ...(raw.sherlocLocations ? { sherlocLocations: raw.sherlocLocations.map((location) => ({ ...location })) } : {}),
   };
 }

@@ -9,3 +9,4 @@ export * from "./blagent-predictions.js";
 export * from "./blagent-gold.js";
 export * from "./loclab-predictions.js";
 export * from "./read-predictions.js";
+export * from "./sherloc-predictions.js";

@@ -2,6 +2,7 @@ import { readAgentlessPredictions } from "./agentless-predictions.js";
 import { readBlagentPredictions } from "./blagent-predictions.js";
 import { readLoclabPredictions } from "./loclab-predictions.js";
 import { readLocAgentPredictions } from "./locagent-predictions.js";
+import { readSherlocPredictions } from "./sherloc-predictions.js";
 import { PREDICTION_FORMATS, type PredictionFormat, type ReadPredictionsOptions, type ReadPredictionsResult } from "./read-types.js";
 
 export interface ReadAnyPredictionsOptions extends ReadPredictionsOptions {
@@ -26,6 +27,8 @@ export function readPredictions(file: string, options: ReadAnyPredictionsOptions
       return readBlagentPredictions(file, rest);
     case "loclab":
       return readLoclabPredictions(file, rest);
+    case "sherloc":
+      return readSherlocPredictions(file, rest);
     default:
       return Promise.reject(new Error(`unknown predictions format ${JSON.stringify(format)}: expected one of ${PREDICTION_FORMATS.join(", ")}`));
   }

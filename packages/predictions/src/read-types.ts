@@ -5,11 +5,12 @@ import type { JsonlLineError, Prediction } from "@loclab/schemas";
  * - `locagent`: LocAgent's `loc_outputs.jsonl` (`found_files`, `found_modules`, `found_entities`);
  * - `agentless`: Agentless and the CoSIL family (`found_files`, `found_related_locs`);
  * - `blagent`: BLAgent's ranked file lists (`ranked_files`);
- * - `loclab`: loclab's own prediction JSONL (a `Prediction` plus `schemaVersion` per line).
+ * - `loclab`: loclab's own prediction JSONL (a `Prediction` plus `schemaVersion` per line);
+ * - `sherloc`: SHERLOC's generation JSONL (`locations`, `status`, `reason`, `findings`, `turns`).
  */
-export type PredictionFormat = "locagent" | "agentless" | "blagent" | "loclab";
+export type PredictionFormat = "locagent" | "agentless" | "blagent" | "loclab" | "sherloc";
 
-export const PREDICTION_FORMATS: readonly PredictionFormat[] = ["locagent", "agentless", "blagent", "loclab"];
+export const PREDICTION_FORMATS: readonly PredictionFormat[] = ["locagent", "agentless", "blagent", "loclab", "sherloc"];
 
 /** Options every reader takes. */
 export interface ReadPredictionsOptions {
@@ -59,6 +60,11 @@ export interface ReadReport {
   ignoredLocLines: number;
   /** `ignoredLocLines` by kind: `variable`, or `<no name>` / `<no kind>` for lines with no name or no `kind:`. */
   ignoredLocKinds: Record<string, number>;
+  /**
+   * SHERLOC entries with no usable line range (a `{raw}` line, `L0`, a reversed range): kept
+   * for the `sherloc` preset, left out of the prediction's spans; sherloc format only.
+   */
+  locationsWithoutRange?: number;
   /** Bad lines passed over with `onBadLine: "skip"` (always empty with `stop`). */
   skipped: JsonlLineError[];
 }

@@ -14,3 +14,4 @@ export * from "./jsonl.js";
 export * from "./line-repeats.js";
 export * from "./read-text-file.js";
 export * from "./trajectory-requests.js";
+export * from "./sherloc-output.js";

@@ -1,15 +1,16 @@
 import { loadBenchmark } from "@loclab/datasets";
-import { type PredictionTargets, type ScoreReport, scoreLocalization } from "@loclab/metrics";
+import { type PredictionTargets, type ScoreReport, type SherlocPredictionTargets, scoreLocalization, scoreSherloc } from "@loclab/metrics";
+import { sherlocGoldLocations } from "@loclab/gold";
 import { type PredictionFormat, type ReadReport, readPredictions } from "@loclab/predictions";
 import { buildGold } from "./build-gold.js";
-import { loadPreset } from "./preset-by-name.js";
+import { SCORING_PRESETS, SHERLOC_GOLD_SOURCE, SHERLOC_PRESET, loadPreset } from "./preset-by-name.js";
 
 export interface ScorePredictionsFileOptions {
   /** `lite`, `verified`, `locbench`, or a JSONL path of SWE-bench rows. */
   benchmark: string;
   predictions: string;
   format: PredictionFormat;
-  /** Default `unified`. */
+  /** Default `unified`; `sherloc` scores with SHERLOC's own evaluator (`scoreSherloc`). */
   preset?: string;
   /** Replaces the preset's k values. */
   ks?: readonly number[];
@@ -39,7 +40,10 @@ export interface ScorePredictionsFileResult {
  */
 export async function scorePredictionsFile(options: ScorePredictionsFileOptions): Promise<ScorePredictionsFileResult> {
   const dataDirOption = options.dataDir ? { dataDir: options.dataDir } : {};
-  const preset = loadPreset(options.preset ?? "unified", dataDirOption);
+  const presetName = options.preset ?? "unified";
+  if (presetName !== SHERLOC_PRESET && !(SCORING_PRESETS as readonly string[]).includes(presetName)) {
+    throw new Error(`unknown preset ${JSON.stringify(presetName)}: expected one of ${SCORING_PRESETS.join(", ")}`);
+  }
   const benchmark = await loadBenchmark(options.benchmark, dataDirOption);
   const repoOf = new Map(benchmark.instances.map((instance) => [instance.instance_id, instance.repo]));
   const instanceIds = benchmark.instances.map((instance) => instance.instance_id);
@@ -48,6 +52,13 @@ export async function scorePredictionsFile(options: ScorePredictionsFileOptions)
     instanceIds,
     repoOf: (id) => repoOf.get(id),
   });
+  if (presetName === SHERLOC_PRESET) {
+    const gold = new Map(benchmark.instances.map((instance) => [instance.instance_id, sherlocGoldLocations(instance.patch)]));
+    const byId = new Map<string, SherlocPredictionTargets>(predictions.map((prediction) => [prediction.instanceId, prediction]));
+    const report = scoreSherloc({ instanceIds, gold, predictions: byId });
+    return { benchmark: benchmark.name, predictionsFile: options.predictions, format: options.format, report, read, goldSource: SHERLOC_GOLD_SOURCE, patchFailures: [], checkoutFailures: [] };
+  }
+  const preset = loadPreset(presetName, dataDirOption);
   const built = await buildGold({
     preset,
     benchmark: options.benchmark,

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { stampRecord } from "@loclab/schemas";
-import { PRESET_NAMES } from "@loclab/metrics";
 import { PREDICTION_FORMATS, type PredictionFormat } from "@loclab/predictions";
-import { scorePredictionsFile } from "@loclab/scoring";
+import { SCORING_PRESETS, scorePredictionsFile } from "@loclab/scoring";
+import { isSherlocReport } from "@loclab/metrics";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { fixed, printTable } from "../table.js";
@@ -40,7 +40,7 @@ export function registerScoreCommand(program: Command): void {
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .requiredOption("-p, --predictions <file>", "the predictions file")
     .addOption(new Option("-f, --format <format>", "the predictions file's format").choices([...PREDICTION_FORMATS]).makeOptionMandatory())
-    .addOption(new Option("--preset <preset>", "the scoring rules").choices([...PRESET_NAMES]).default("unified"))
+    .addOption(new Option("--preset <preset>", "the scoring rules").choices([...SCORING_PRESETS]).default("unified"))
     .option("--k <list>", "comma-separated k values, replacing the preset's (e.g. 1,3,5,10)")
     .option("--json", "print one JSON object")
     .option("--per-instance <file>", "also write each instance's metric values as JSONL ({instanceId, metrics}; null where excluded), for paired tests")
@@ -77,11 +77,20 @@ export function registerScoreCommand(program: Command): void {
         progress(`wrote ${lines.length} per-instance rows to ${options.perInstance}`);
       }
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ preset: report.preset, benchmark: result.benchmark, n: report.n, excluded: report.excluded, metrics })}\n`);
+        const sherloc = isSherlocReport(report) ? { sherloc: report.sherloc } : {};
+        process.stdout.write(`${JSON.stringify({ preset: report.preset, benchmark: result.benchmark, n: report.n, excluded: report.excluded, metrics, ...sherloc })}\n`);
       }
       else {
         process.stdout.write(`preset ${report.preset} on ${result.benchmark}: n = ${report.n}, excluded = ${report.excluded}\n`);
         printTable(Object.values(report.metrics).map((metric) => ({ metric: metric.key, value: fixed(metric.value, 4), n: metric.n, excluded: metric.excluded })));
+        if (isSherlocReport(report)) {
+          const own = report.sherloc;
+          process.stdout.write(
+            `SHERLOC's report (percent): file_recall ${fixed(own.file_recall, 2)}, file_precision ${fixed(own.file_precision, 2)}, file_f1 ${fixed(own.file_f1, 2)}, ` +
+              `chunk_coverage_recall ${fixed(own.chunk_coverage_recall, 2)}, chunk_precision ${fixed(own.chunk_precision, 2)}, chunk_avg_tightness ${fixed(own.chunk_avg_tightness, 2)}; ` +
+              `samples_with_gt ${own.samples_with_gt}, samples_no_gt ${own.samples_no_gt}, successful ${own.successful_samples}, failed ${own.failed_samples} (missing predictions counted as failed), skipped ${own.skipped_samples}\n`,
+          );
+        }
       }
       // The numbers are printed either way; the exit code says whether they can be trusted.
       if (options.allowPartial) return;

@@ -62,7 +62,13 @@ const AGGREGATE_KEYS = Object.keys(Object.values(fixture.runs)[0]?.aggregate ?? 
 
 describe("sherloc preset = SHERLOC's own evaluator (tests/fixtures/sherloc/reference.json)", () => {
   it("names the official commits it was made from", () => {
-    expect(Object.keys(fixture.official.commits)).toHaveLength(4);
+    expect(fixture.official.commits).toEqual({
+      "recipes/sherloc/evaluation/sherloc.py": "00c42873d371dd9b07b1e525ec85b66995bf1a13",
+      "recipes/sherloc/inference/sherloc_utils/patch_processor.py": "76cddfb2bd3bdf3fc281f46ad833a0d2618e3689",
+      "recipes/sherloc/metrics/sherloc.py": "1a19e2fe37642ef4eb718ffd8a6f2297a5c49c80",
+      "nemo_skills/evaluation/metrics/base.py": "13aef0829cc2bc17e76213ebc08afddfae2a8dc9",
+      "recipes/sherloc/inference/sherloc_utils/dialog_processor.py": "977d1fb920356c6b7ffb6bdbc9fa457a18d45ecb",
+    });
   });
 
   it("gold locations of the crafted patches, with and without created files", () => {

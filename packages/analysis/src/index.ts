@@ -38,3 +38,4 @@ export * from "./tables/task-table.js";
 export * from "./figures/outcome-chart.js";
 export * from "./figures/overlap-heatmap.js";
 export * from "./real/real-trajectories.js";
+export * from "./formats/sherloc.js";

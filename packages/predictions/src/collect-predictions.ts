@@ -48,7 +48,8 @@ export interface PredictionSource<Row> {
   file: string;
   format: PredictionFormat;
   schema: z.ZodType<Row, unknown>;
-  toRaw: (row: Row) => RawPrediction;
+  /** `undefined` passes the line over (SHERLOC's evaluator keeps a failed line as `null`); counted in `report.nullLines`. */
+  toRaw: (row: Row) => RawPrediction | undefined;
 }
 
 /**
@@ -93,6 +94,10 @@ export async function collectPredictions<Row>(
   const duplicates = new Set<string>();
   for await (const { line, value } of streamJsonl(source.file, policy)) {
     const raw = source.toRaw(value);
+    if (raw === undefined) {
+      report.nullLines = (report.nullLines ?? 0) + 1;
+      continue;
+    }
     const id = raw.instanceId;
     if (seen.has(id)) {
       report.records += 1;

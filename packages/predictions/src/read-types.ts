@@ -65,6 +65,8 @@ export interface ReadReport {
    * for the `sherloc` preset, left out of the prediction's spans; sherloc format only.
    */
   locationsWithoutRange?: number;
+  /** `null` lines passed over (SHERLOC's evaluator keeps a failed line as `null`); sherloc format only. */
+  nullLines?: number;
   /** Bad lines passed over with `onBadLine: "skip"` (always empty with `stop`). */
   skipped: JsonlLineError[];
 }

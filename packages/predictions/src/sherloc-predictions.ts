@@ -5,7 +5,8 @@ import type { ReadPredictionsOptions, ReadPredictionsResult } from "./read-types
 /**
  * Reads SHERLOC's generation JSONL (NVIDIA-NeMo/Skills, `recipes/sherloc`): per line
  * `instance_id`, `status`, `reason`, `locations` (`{file_path, start_line, end_line, raw}`
- * or `{raw}`; null unless success) and `findings` (the `<findings>` text).
+ * or `{raw}`; null unless success) and `findings` (the `<findings>` text). A `null` line
+ * (SHERLOC's evaluator keeps one where a line was null) is passed over and counted.
  *
  * - `sherlocLocations` keeps the locations exactly as written, for the `sherloc` preset
  *   (which must see what SHERLOC's evaluator sees: paths unnormalized, `{raw}` lines, `L0`);
@@ -23,8 +24,9 @@ export async function readSherlocPredictions(file: string, options: ReadPredicti
     {
       file,
       format: "sherloc",
-      schema: SherlocOutputRowSchema,
+      schema: SherlocOutputRowSchema.nullable(),
       toRaw: (row) => {
+        if (row === null) return undefined;
         const written = row.locations ?? [];
         const locations: Location[] = [];
         const files: string[] = [];

@@ -147,3 +147,9 @@ export function parseSherlocFindings(text: string | null | undefined): Finding |
   const parsed = FindingSchema.safeParse(fields);
   return parsed.success ? parsed.data : undefined;
 }
+
+/** The text of a `<findings>` block as SHERLOC's `DialogProcessor.extract_findings` keeps it: trimmed, `null` when missing or empty. */
+export function sherlocFindingsText(text: string): string | null {
+  const block = sherlocTagContent(text, "findings");
+  return block ? block : null;
+}

@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { autoCodeRoverInstanceId } from "../formats/autocoderover.js";
+import { listSherlocLines } from "../formats/sherloc.js";
 import type { RunFormat } from "./read-trajectory.js";
 import { statOrUndefined } from "./stat-or-undefined.js";
 
@@ -17,7 +18,7 @@ export interface TrajectoryEntry {
 /** How deep below a run folder trajectories are looked for. */
 const MAX_DEPTH = 4;
 
-const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover">, RegExp> = {
+const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover" | "sherloc">, RegExp> = {
   loclab: /\.traj\.jsonl$/,
   "mini-swe-agent": /\.traj\.json$/,
   "swe-agent": /\.traj$/,
@@ -27,11 +28,18 @@ const FILE_PATTERNS: Record<Exclude<RunFormat, "autocoderover">, RegExp> = {
  * The trajectories of a run folder, sorted by name then path: loclab `<id>.traj.jsonl`, mini-swe-agent
  * `<id>.traj.json` (as in `<id>/<id>.traj.json`), SWE-agent `<id>.traj`, AutoCodeRover
  * instance folders (those holding tool_call_sequence.json or a conversation_round_N.json),
- * up to 4 levels down.
+ * up to 4 levels down; for SHERLOC, the lines of a generation JSONL (`dir` may be the file).
  *
  * Errors: the folder cannot be read.
  */
 export async function listTrajectories(dir: string, format: RunFormat): Promise<TrajectoryEntry[]> {
+  if (format === "sherloc") {
+    try {
+      return listSherlocLines(dir);
+    } catch (error) {
+      throw new Error(`cannot read SHERLOC run ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
   const found: TrajectoryEntry[] = [];
   // Synchronous: a run folder holds thousands of files, and each awaited stat was a round trip
   // through the thread pool that left the process idle (issue 18's trajectory profile).
@@ -50,7 +58,7 @@ export async function listTrajectories(dir: string, format: RunFormat): Promise<
       if (!target) continue;
       if (target.isDirectory()) {
         if (depth < MAX_DEPTH) walk(path, depth + 1);
-      } else if (target.isFile() && format !== "autocoderover" && FILE_PATTERNS[format].test(entry.name)) {
+      } else if (target.isFile() && format !== "autocoderover" && FILE_PATTERNS[format as keyof typeof FILE_PATTERNS].test(entry.name)) {
         found.push({ path, instanceId: basename(entry.name).replace(FILE_PATTERNS[format], ""), bytes: statSync(path).size });
       }
     }

@@ -133,6 +133,9 @@ export async function readRun(spec: RunSpec, options: ReadRunOptions = {}): Prom
   let labels: ResolvedLabels | null;
   if (spec.resolved !== undefined) {
     labels = await readResolvedLabels(spec.resolved, { column: spec.name });
+  } else if (spec.format === "sherloc") {
+    // A localization run: nothing to resolve, and its "folder" may be a single file.
+    labels = null;
   } else {
     const found = await findResolvedLabels(spec.dir);
     labels = found.labels;

@@ -2,21 +2,23 @@ import { readAutoCodeRoverTrajectory } from "../formats/autocoderover.js";
 import { readLoclabTrajectory } from "../formats/loclab-trajectory.js";
 import { readMiniSweAgentTrajectory } from "../formats/mini-swe-agent.js";
 import type { TrajectoryReadOptions } from "../formats/read-options.js";
+import { readSherlocTrajectory } from "../formats/sherloc.js";
 import { readSweAgentTrajectory } from "../formats/swe-agent.js";
 import type { StepSink, Trajectory, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
 
 /**
  * The formats a run folder can be in, as the CLI names them. mini-swe-agent 1.x and 2.x are
- * one run format: each file says which it is.
+ * one run format: each file says which it is. A SHERLOC run is one generation JSONL (or a
+ * folder of them), a trajectory per line.
  */
-export const RUN_FORMATS = ["loclab", "mini-swe-agent", "swe-agent", "autocoderover"] as const;
+export const RUN_FORMATS = ["loclab", "mini-swe-agent", "swe-agent", "autocoderover", "sherloc"] as const;
 export type RunFormat = (typeof RUN_FORMATS)[number];
 
 /**
  * Reads one trajectory of `format` step by step: each step goes to `sink` as soon as it is
  * complete, and the rest (outcome, totals, limits) is returned at the end. `path` is the file
- * (loclab `.traj.jsonl`, mini-swe-agent `.traj.json`, SWE-agent `.traj`) or, for
- * AutoCodeRover, the instance folder.
+ * (loclab `.traj.jsonl`, mini-swe-agent `.traj.json`, SWE-agent `.traj`), for
+ * AutoCodeRover the instance folder, for SHERLOC a line of its generation JSONL (`FILE#<start>-<end>`).
  */
 export function streamTrajectory(path: string, format: RunFormat, sink: StepSink, options: TrajectoryReadOptions = {}): Promise<TrajectoryHeader> {
   switch (format) {
@@ -28,6 +30,8 @@ export function streamTrajectory(path: string, format: RunFormat, sink: StepSink
       return readSweAgentTrajectory(path, sink, options);
     case "autocoderover":
       return readAutoCodeRoverTrajectory(path, sink);
+    case "sherloc":
+      return readSherlocTrajectory(path, sink);
   }
 }
 

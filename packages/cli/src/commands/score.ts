@@ -88,7 +88,7 @@ export function registerScoreCommand(program: Command): void {
           process.stdout.write(
             `SHERLOC's report (percent): file_recall ${fixed(own.file_recall, 2)}, file_precision ${fixed(own.file_precision, 2)}, file_f1 ${fixed(own.file_f1, 2)}, ` +
               `chunk_coverage_recall ${fixed(own.chunk_coverage_recall, 2)}, chunk_precision ${fixed(own.chunk_precision, 2)}, chunk_avg_tightness ${fixed(own.chunk_avg_tightness, 2)}; ` +
-              `samples_with_gt ${own.samples_with_gt}, samples_no_gt ${own.samples_no_gt}, successful ${own.successful_samples}, failed ${own.failed_samples} (missing predictions counted as failed), skipped ${own.skipped_samples}\n`,
+              `samples_with_gt ${own.samples_with_gt}, samples_no_gt ${own.samples_no_gt}, successful ${own.successful_samples} (SHERLOC counts skipped ones here too), failed ${own.failed_samples} (missing predictions included), skipped ${own.skipped_samples}\n`,
           );
         }
       }

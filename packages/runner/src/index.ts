@@ -21,3 +21,4 @@ export * from "./score-run.js";
 export * from "./context-window.js";
 export * from "./attempt-tables.js";
 export * from "./localization-breakdown.js";
+export * from "./beside-sherloc.js";

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type PredictionTargets, scoreLocalization } from "@loclab/metrics";
+import { type PredictionTargets, scoreLocalization, scoreSherloc } from "@loclab/metrics";
+import { sherlocGoldLocations } from "@loclab/gold";
 import { readPredictions } from "@loclab/predictions";
 import { cellLabel, type Control, controlLabel } from "@loclab/schemas";
 import { buildGold, loadPreset } from "@loclab/scoring";
@@ -17,6 +18,13 @@ import { keyHistories, readLedger } from "./ledger.js";
 
 /** The metrics a run's tables show by default (docs/definitions.md §3, unified preset). */
 export const RUN_TABLE_METRICS = ["file.acc@1", "file.acc@5", "file.recall@5", "module.acc@5", "function.acc@5", "span.coverageRecall", "span.precision"] as const;
+
+/**
+ * SHERLOC's own figures, scored on every run beside the unified metrics (the `sherloc`
+ * preset, docs/definitions.md §3), so that a run's table can be held against SHERLOC's
+ * published 84.33 % / 81.27 % / 41.28 % / 53.47 %.
+ */
+export const SHERLOC_TABLE_METRICS = ["sherloc.file_recall", "sherloc.file_precision", "sherloc.chunk_coverage_recall", "sherloc.chunk_precision", "sherloc.chunk_avg_tightness"] as const;
 
 export interface ScoreRunOptions {
   /** Metrics of the tables; default `RUN_TABLE_METRICS` (those the gold has). */
@@ -98,7 +106,8 @@ const percent = (value: number) => (100 * value).toFixed(2);
 
 /**
  * The results of a run (`loclab run score`): every cell scored with the unified metrics
- * (docs/definitions.md §3) over the run's instances (a missing prediction scores 0); per
+ * (docs/definitions.md §3) over the run's instances (a missing prediction scores 0), and with
+ * SHERLOC's evaluator (`SHERLOC_TABLE_METRICS`; a missing prediction is a failed generation); per
  * control, each metric's mean ± sample standard deviation across seeds; each control against
  * `plain` on `pairedMetric`, per seed and pooled: the paired difference, the exact McNemar p
  * and mid-p (docs/definitions.md §7), and a paired bootstrap interval (pooled: clustered by
@@ -125,6 +134,7 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
     ...(spec.dataDir ? { dataDir: spec.dataDir } : {}),
     ...(existsSync(spec.repos) ? { repos: spec.repos } : {}),
   });
+  const sherlocGold = new Map(plan.instances.map((instance) => [instance.instance_id, sherlocGoldLocations(instance.patch)]));
   const pairedMetric = options.pairedMetric ?? "file.acc@1";
   const ledger = existsSync(runLayout.ledger(dir)) ? await readLedger(runLayout.ledger(dir), { repair: false }) : { records: [] };
   const attempts = attemptsByCell(plan.attempts, keyHistories(ledger.records));
@@ -150,10 +160,12 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
       });
     }
     const report = scoreLocalization({ instanceIds, gold: built.gold, predictions, preset });
+    const sherloc = scoreSherloc({ instanceIds, gold: sherlocGold, predictions });
+    const all = { ...report.metrics, ...sherloc.metrics };
     const metrics: Record<string, number> = {};
     const perInstance: Record<string, number[]> = {};
-    for (const key of new Set([...(options.metrics ?? RUN_TABLE_METRICS), pairedMetric])) {
-      const value = report.metrics[key];
+    for (const key of new Set([...(options.metrics ?? RUN_TABLE_METRICS), pairedMetric, ...SHERLOC_TABLE_METRICS])) {
+      const value = all[key];
       if (!value || value.n === 0) continue;
       metrics[key] = value.value;
       if (value.perInstance) perInstance[key] = [...value.perInstance];

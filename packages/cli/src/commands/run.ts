@@ -1,4 +1,4 @@
-import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunScore, type RunSpec, type RunSummary, scoreRun, startRun, terminalProgress } from "@loclab/runner";
+import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunScore, type RunSpec, type RunSummary, besideSherlocRows, scoreRun, startRun, terminalProgress } from "@loclab/runner";
 import type { Command } from "commander";
 import { summaryOf } from "../command-summaries.js";
 import { comparisonRows } from "../comparison-table.js";
@@ -66,7 +66,7 @@ export function registerRunCommands(program: Command): void {
     });
   run
     .command("score")
-    .description("score a run: per cell the unified metrics, mean ± sd across seeds, each control against plain (exact McNemar, mid-p, paired bootstrap)")
+    .description("score a run: per cell the unified metrics and SHERLOC's (its evaluator), mean ± sd across seeds, each control against plain (exact McNemar, mid-p, paired bootstrap)")
     .argument("<dir>", "the run folder")
     .option("--metric <key...>", "metrics of the tables (default file.acc@1 file.acc@5 file.recall@5 module.acc@5 function.acc@5 span.coverageRecall span.precision)")
     .option("--paired-metric <key>", "the binary metric of the paired tests", "file.acc@1")
@@ -123,7 +123,11 @@ export function printRunScore(dir: string, score: RunScore, pairedMetric: string
   write();
   write("per control, across seeds (percent, mean ± sample sd):");
   const controls = [...new Set(score.acrossSeeds.map((row) => row.control))];
-  printTable(controls.map((control) => ({ control, ...Object.fromEntries(score.metrics.map((metric) => [metric, score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? ""])) })));
+  const unified = score.metrics.filter((metric) => !metric.startsWith("sherloc."));
+  printTable(controls.map((control) => ({ control, ...Object.fromEntries(unified.map((metric) => [metric, score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? ""])) })));
+  write();
+  write("beside SHERLOC: the same predictions under its evaluator (sherloc preset; percent, mean ± sample sd; recall − acc@1 in points):");
+  printTable(besideSherlocRows(score));
   write();
   write(`each control against plain on ${pairedMetric} (difference = control − plain, points):`);
   printTable(comparisonRows(score.comparisons));

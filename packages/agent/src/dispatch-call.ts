@@ -1,9 +1,11 @@
 import type { Prediction } from "@loclab/schemas";
-import { runTool, type Workspace } from "@loclab/tools";
+import { runTool, type SherlocToolbox, type Workspace } from "@loclab/tools";
 import type { ChatToolCall, ToolDefinition } from "./chat-message.js";
 import { fillTemplate } from "./prompt-templates.js";
 import { callKey } from "./repetition.js";
 import { resolveSubmission } from "./resolve-submission.js";
+import { acceptSherlocAnswer } from "./sherloc-answer.js";
+import { SHERLOC_ANSWER } from "./sherloc-protocol.js";
 import { SUBMIT_LOCALIZATION, submissionSchema } from "./submit-localization.js";
 
 /** What the loop needs to run one call. */
@@ -18,6 +20,8 @@ export interface CallContext {
   previousCalls: ReadonlySet<string>;
   /** prompts/final-repair.md, filled with the problems of a refused submission. */
   repairTemplate: string;
+  /** The `sherloc` profile: SHERLOC's tools run the calls, and its `<locations>` answer ends the run. */
+  sherloc?: SherlocToolbox;
 }
 
 /** What a call gave: the observation for the model, and what it means for the loop. */
@@ -39,6 +43,10 @@ export interface CallOutcome {
  * else goes to the tool suite (`runTool`), whose malformed-call errors are a recovery too.
  */
 export async function dispatchCall(context: CallContext, call: ChatToolCall): Promise<CallOutcome> {
+  if (call.name === SHERLOC_ANSWER && context.sherloc) {
+    const accepted = await acceptSherlocAnswer(context.sherloc.workspace, context.instanceId, argumentsRecord(call.arguments));
+    return { observation: "Accepted.", ok: true, accepted };
+  }
   if (call.name === SUBMIT_LOCALIZATION) {
     const checked = await checkSubmission(context, call);
     if (checked.ok) return { observation: "Accepted.", ok: true, accepted: checked };
@@ -57,6 +65,10 @@ export async function dispatchCall(context: CallContext, call: ChatToolCall): Pr
       ok: false,
       recovery: { kind: "repeated_call", detail: `${call.name} ${call.arguments}` },
     };
+  }
+  if (context.sherloc) {
+    const outcome = await context.sherloc.run(call.name, argumentsRecord(call.arguments));
+    return { observation: outcome.text, ok: outcome.ok };
   }
   const outcome = await runTool(context.workspace, { name: call.name, arguments: call.arguments });
   const malformed = !outcome.ok && outcome.error.code === "malformed-call";

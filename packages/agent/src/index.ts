@@ -22,3 +22,5 @@ export * from "./dispatch-call.js";
 export * from "./take-turn.js";
 export * from "./localize-instance.js";
 export * from "./judge.js";
+export * from "./sherloc-protocol.js";
+export * from "./sherloc-answer.js";

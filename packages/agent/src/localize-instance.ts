@@ -1,5 +1,6 @@
 import type { Prediction, Provenance } from "@loclab/schemas";
-import { toolDefinitions, type Workspace } from "@loclab/tools";
+import { SherlocToolbox, toolDefinitions, type Workspace } from "@loclab/tools";
+import { SHERLOC_ANSWER, SHERLOC_PROTOCOL, SHERLOC_TOOLS } from "./sherloc-protocol.js";
 import { type BudgetLimits, budgetExit, type LoopBudget } from "./budget-exit.js";
 import type { ToolDefinition } from "./chat-message.js";
 import type { ModelClient } from "./model-client.js";
@@ -63,9 +64,20 @@ export interface LocalizeInstanceOptions {
    * by name; same placeholders. A run spec's `localizer.promptsDir` arrives here.
    */
   prompts?: Partial<Record<PromptName, string>>;
-  /** Written into the trajectory header (style.md: the log is the contract); the caller's run spec. */
+  /** Written into the trajectory header (the log is the contract); the caller's run spec. */
   provenance?: Provenance;
+  /**
+   * `loclab` (default): loclab's tools, prompts and `submit_localization`. `sherloc`: the
+   * localizer as SHERLOC runs it (docs/definitions.md §1, "the sherloc profile"): its text
+   * protocol (`<tool_call>` JSON blocks, a `<findings>` and `<locations>` answer), its four
+   * tools and their settings (`SherlocToolbox`), the filtered repository tree in the first
+   * message; `toolMode` and `maxLocations` do not apply.
+   */
+  profile?: LocalizerProfile;
 }
+
+/** The localizer profiles: loclab's own, or SHERLOC's protocol and tools. */
+export type LocalizerProfile = "loclab" | "sherloc";
 
 export interface LocalizeResult {
   outcome: LocalizeOutcome;
@@ -111,18 +123,30 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   const { instance, client } = options;
   const limits: BudgetLimits = { maxTurns: options.maxTurns ?? 20, ...(options.maxTotalTokens !== undefined ? { maxTotalTokens: options.maxTotalTokens } : {}), ...(options.maxWallMs !== undefined ? { maxWallMs: options.maxWallMs } : {}) };
   const maxLocations = options.maxLocations ?? 8;
-  const protocol = toolProtocol(options.toolMode ?? "native");
+  const sherloc = options.profile === "sherloc" ? new SherlocToolbox(options.workspace) : undefined;
+  const protocol = sherloc ? SHERLOC_PROTOCOL : toolProtocol(options.toolMode ?? "native");
   if (!Number.isInteger(limits.maxTurns) || limits.maxTurns < 1) throw new RangeError("maxTurns must be a positive integer");
   if (!Number.isInteger(maxLocations) || maxLocations < 1) throw new RangeError("maxLocations must be a positive integer");
   const now = options.now ?? Date.now;
   const iso = () => new Date(now()).toISOString();
   const startedMs = now();
-  const submitTool = submitLocalizationTool(maxLocations);
   const readPromptTemplate = async (name: PromptName) => options.prompts?.[name] ?? shippedPrompt(name);
-  const allTools: ToolDefinition[] = [...toolDefinitions().map(({ function: tool }) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), submitTool];
-  const system = fillTemplate(await readPromptTemplate(protocol.systemTemplate), { tools: protocol.describeTools(allTools), maxTurns: String(limits.maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(limits) });
-  const taskLabel = options.taskLabel ?? `task-${createHash("sha256").update(instance.instance_id).digest("hex").slice(0, 8)}`;
-  const user = fillTemplate(await readPromptTemplate("user"), { taskLabel, problemStatement: instance.problem_statement });
+  let submitTool: ToolDefinition;
+  let allTools: ToolDefinition[];
+  let system: string;
+  let user: string;
+  if (sherloc) {
+    allTools = [...SHERLOC_TOOLS];
+    submitTool = allTools.find((tool) => tool.name === SHERLOC_ANSWER) as ToolDefinition;
+    system = fillTemplate(await readPromptTemplate("system-sherloc"), { maxTurns: String(limits.maxTurns), extraBudgets: extraBudgets(limits) });
+    user = fillTemplate(await readPromptTemplate("user-sherloc"), { problemStatement: instance.problem_statement, repositoryTree: await sherloc.repoTree() });
+  } else {
+    submitTool = submitLocalizationTool(maxLocations);
+    allTools = [...toolDefinitions().map(({ function: tool }) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), submitTool];
+    system = fillTemplate(await readPromptTemplate(protocol.systemTemplate), { tools: protocol.describeTools(allTools), maxTurns: String(limits.maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(limits) });
+    const taskLabel = options.taskLabel ?? `task-${createHash("sha256").update(instance.instance_id).digest("hex").slice(0, 8)}`;
+    user = fillTemplate(await readPromptTemplate("user"), { taskLabel, problemStatement: instance.problem_statement });
+  }
   const trajectory = await openTrajectory(options.trajectoryPath, {
     instanceId: instance.instance_id,
     model: client.model,
@@ -132,7 +156,8 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   });
   const setup: TurnSetup = {
     protocol, client, workspace: options.workspace, instanceId: instance.instance_id, maxTurns: limits.maxTurns, maxLocations, allTools, submitTool, trajectory, iso,
-    prompts: { forcedFinal: await readPromptTemplate("forced-final"), repair: await readPromptTemplate("final-repair") },
+    prompts: { forcedFinal: await readPromptTemplate(sherloc ? "forced-final-sherloc" : "forced-final"), repair: await readPromptTemplate("final-repair") },
+    ...(sherloc ? { sherloc } : {}),
     ...(options.contextLimitTokens !== undefined ? { contextLimitTokens: options.contextLimitTokens } : {}),
   };
   // The wall budget as a timer on the real clock: it cancels what is in flight (an injected

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 
 /** The prompt templates under `packages/agent/prompts/`, by file name without `.md`. */
-export type PromptName = "system" | "system-text" | "user" | "forced-final" | "final-repair" | "judge" | "judge-repair";
+export type PromptName = "system" | "system-text" | "user" | "forced-final" | "final-repair" | "judge" | "judge-repair" | "system-sherloc" | "user-sherloc" | "forced-final-sherloc";
 
 /**
  * The prompts folder, found from this module's own location: `src/` and `dist/` both sit one

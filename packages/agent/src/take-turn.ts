@@ -1,5 +1,5 @@
 import { messagesDigest, type Prediction, requestDelta, type TrajectoryExit } from "@loclab/schemas";
-import type { Workspace } from "@loclab/tools";
+import type { SherlocToolbox, Workspace } from "@loclab/tools";
 import type { ChatMessage, ChatToolCall, ToolDefinition } from "./chat-message.js";
 import { PromptEstimator, messageChars, truncateOldObservations } from "./context-truncation.js";
 import type { LoopBudget } from "./budget-exit.js";
@@ -36,6 +36,8 @@ export interface TurnSetup {
   iso: () => string;
   /** Aborted when the attempt's wall budget runs out: the model call in flight is cancelled and the turn ends. */
   signal?: AbortSignal;
+  /** The `sherloc` profile's tools (calls go to them, and its answer ends the run). */
+  sherloc?: SherlocToolbox;
 }
 
 /** What a run carries from turn to turn; the conversation is the only state the model sees. */
@@ -167,7 +169,7 @@ function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: Recover
   if (forced) {
     state.forcedAsked = true;
     state.messages.push({ role: "user", content: setup.prompts.forcedFinal });
-    recover("forced_final", "last turn: only submit_localization offered");
+    recover("forced_final", `last turn: only ${setup.submitTool.name} offered`);
   }
   const offered = forced || state.repairPending ? [setup.submitTool] : setup.allTools;
   // The tool schemas a request carries beside its messages (native tool calling), counted once per turn.
@@ -190,7 +192,7 @@ function toolChars(tools: readonly ToolDefinition[] | undefined): number {
 
 /** Runs an answer's calls in order, recording each in the step; a valid submission stops the rest. */
 async function runCalls(setup: TurnSetup, state: LoopState, calls: readonly ChatToolCall[], offered: readonly ToolDefinition[], step: TrajectoryStep, recover: (kind: RecoveryKind, detail: string) => void) {
-  const context = { workspace: setup.workspace, instanceId: setup.instanceId, maxLocations: setup.maxLocations, offered, allTools: setup.allTools, previousCalls: state.previousCalls, repairTemplate: setup.prompts.repair };
+  const context = { workspace: setup.workspace, instanceId: setup.instanceId, maxLocations: setup.maxLocations, offered, allTools: setup.allTools, previousCalls: state.previousCalls, repairTemplate: setup.prompts.repair, ...(setup.sherloc ? { sherloc: setup.sherloc } : {}) };
   const keys = new Set<string>();
   let accepted: { prediction: Prediction; droppedPaths: string[] } | undefined;
   let rejected: string | undefined;

@@ -13,9 +13,10 @@ export type CallProblem = { kind: "missing" | "malformed"; problem: string };
  * things differ, so the two modes live side by side here instead of interleaved in the loop.
  */
 export interface ToolProtocol {
-  mode: ToolMode;
+  /** `sherloc`: SHERLOC's text protocol (sherloc-protocol.ts), the `sherloc` profile's. */
+  mode: ToolMode | "sherloc";
   /** The system prompt template (prompts/<name>.md). */
-  systemTemplate: "system" | "system-text";
+  systemTemplate: "system" | "system-text" | "system-sherloc";
   /** How the tools are listed in the system prompt. */
   describeTools(tools: readonly ToolDefinition[]): string;
   /** The request for one turn, offering `offered`. */

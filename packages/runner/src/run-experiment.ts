@@ -18,7 +18,7 @@ import type { RunEvent, RunStopReason, RunSummary } from "./run-events.js";
 import { runLayout } from "./run-layout.js";
 import { acquireRunLock } from "./run-lock.js";
 import { type PlannedAttempt, planRun, type RunPlan } from "./run-plan.js";
-import type { RunSpec } from "./run-spec.js";
+import type { LocalizerSpec, RunSpec } from "./run-spec.js";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 
@@ -377,8 +377,7 @@ async function runAttempt(
       model: lease.endpoint.model,
       ...(lease.endpoint.apiKeyEnv ? { apiKeyEnv: lease.endpoint.apiKeyEnv } : {}),
       ...(attempt.cell.seed !== null ? { seed: attempt.cell.seed } : {}),
-      ...(localizer.temperature !== undefined ? { temperature: localizer.temperature } : {}),
-      ...(localizer.topP !== undefined ? { topP: localizer.topP } : {}),
+      ...samplingOf(localizer),
       ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}),
       requestTimeoutMs: localizer.requestTimeoutSeconds * 1000,
       callDeadlineMs: localizer.callDeadlineSeconds * 1000,
@@ -415,6 +414,7 @@ async function runAttempt(
       maxTurns: localizer.maxTurns,
       maxLocations: localizer.maxLocations,
       toolMode: localizer.toolMode,
+      ...(localizer.profile ? { profile: localizer.profile } : {}),
       ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
       ...(spec.budgets.instance.tokens !== undefined ? { maxTotalTokens: spec.budgets.instance.tokens } : {}),
       ...(spec.budgets.instance.wallSeconds !== undefined ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 } : {}),
@@ -513,3 +513,14 @@ export function summarize(plan: Pick<RunPlan, "attempts" | "spec">, histories: R
   }
   return { dir: plan.spec.out, keys: plan.attempts.length, done, predicted, outcomes, noPrediction, ...session, complete: done === plan.attempts.length };
 }
+
+/** SHERLOC's sampling defaults (temperature 0.99, top_p 0.95) apply to its profile when the spec sets none. */
+function samplingOf(localizer: LocalizerSpec): { temperature?: number; topP?: number } {
+  const sherloc = localizer.profile === "sherloc";
+  const temperature = localizer.temperature ?? (sherloc ? SHERLOC_SAMPLING.temperature : undefined);
+  const topP = localizer.topP ?? (sherloc ? SHERLOC_SAMPLING.topP : undefined);
+  return { ...(temperature !== undefined ? { temperature } : {}), ...(topP !== undefined ? { topP } : {}) };
+}
+
+/** SHERLOC's inference defaults (`SherlocGenerationConfig.inference`). */
+export const SHERLOC_SAMPLING = { temperature: 0.99, topP: 0.95 } as const;

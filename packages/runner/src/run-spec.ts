@@ -51,6 +51,13 @@ export const LocalizerSpecSchema = z.strictObject({
   maxLocations: PositiveInt.max(100).default(8),
   /** A folder of prompt templates replacing the shipped ones by file name (`system.md`, `user.md`, …). */
   promptsDir: z.string().min(1).optional(),
+  /**
+   * `loclab` (when absent) or `sherloc`: SHERLOC's text protocol, tools and settings
+   * (docs/definitions.md §1, "the sherloc profile"); with `sherloc`, `temperature` and `topP`
+   * default to SHERLOC's 0.99 and 0.95. Optional without a default so that the attempt keys of
+   * runs written before it existed stay the same.
+   */
+  profile: z.enum(["loclab", "sherloc"]).optional(),
 });
 export type LocalizerSpec = z.output<typeof LocalizerSpecSchema>;
 

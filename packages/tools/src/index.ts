@@ -27,3 +27,6 @@ export * from "./shuffle-checkout.js";
 export * from "./git.js";
 export * from "./workspace-cache.js";
 export * from "./case-folding.js";
+export * from "./sherloc-filter.js";
+export * from "./sherloc-tree.js";
+export * from "./sherloc-tools.js";

@@ -11,6 +11,7 @@ interface LocalizeCommandOptions {
   endpoint: string;
   model: string;
   toolMode: "native" | "text";
+  profile: "loclab" | "sherloc";
   maskPaths?: boolean;
   seed?: string;
   maxTurns: string;
@@ -35,6 +36,8 @@ export interface LocalizeSpecOptions {
   endpoint: string;
   model: string;
   toolMode?: "native" | "text";
+  /** `sherloc`: SHERLOC's protocol, tools and settings (docs/definitions.md §1). */
+  profile?: "loclab" | "sherloc";
   maskPaths?: boolean;
   seed?: number;
   temperature?: number;
@@ -68,6 +71,7 @@ export function localizeSpec(options: LocalizeSpecOptions): RunSpec {
       localizer: {
         maxTurns: options.maxTurns ?? 20,
         toolMode: options.toolMode ?? "native",
+        ...(options.profile && options.profile !== "loclab" ? { profile: options.profile } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         ...(options.maxTokens !== undefined ? { maxOutputTokens: options.maxTokens } : {}),
         ...(options.requestTimeoutSeconds !== undefined ? { requestTimeoutSeconds: options.requestTimeoutSeconds } : {}),
@@ -99,6 +103,7 @@ export function registerLocalizeCommand(program: Command): void {
     .requiredOption("--endpoint <url>", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     .requiredOption("--model <name>", "the model name sent to the endpoint (must be listed by its /v1/models)")
     .addOption(new Option("--tool-mode <mode>", "native tool calls, or ```json blocks in the text").choices(["native", "text"]).default("native"))
+    .addOption(new Option("--profile <profile>", "loclab's localizer, or SHERLOC's protocol, tools and settings (<tool_call> blocks, a <locations> answer)").choices(["loclab", "sherloc"]).default("loclab"))
     .option("--mask-paths", "the masked control: file paths and dotted module paths masked in the issue text (against the base commit's full file list)")
     .option("--seed <n>", "sampling seed sent to the endpoint")
     .option("--max-turns <n>", "model calls per instance", "20")
@@ -120,6 +125,7 @@ export function registerLocalizeCommand(program: Command): void {
         endpoint: options.endpoint,
         model: options.model,
         toolMode: options.toolMode,
+        profile: options.profile,
         maskPaths: options.maskPaths ?? false,
         ...(options.seed !== undefined ? { seed: numericOption("seed", options.seed, { integer: true, min: 0 }) } : {}),
         ...(options.temperature !== undefined ? { temperature: numericOption("temperature", options.temperature, { min: 0, max: 2 }) } : {}),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The bundled localization outputs (../shared/data/localization) scored under the unified
+// The 16 bundled localization outputs (../shared/data/localization) scored under the unified
 // preset and under SHERLOC's evaluator (the `sherloc` preset), side by side: how far apart
 // loclab's file.acc@1 (the top-ranked file) and SHERLOC's file recall (every predicted file)
 // are on the same predictions. Prints a Markdown table; `--json` prints the rows.
@@ -7,28 +7,15 @@
 //   npm run build && node scripts/sherloc-beside-unified.mjs [--data-dir DIR] [--json]
 import { join } from "node:path";
 import { resolveDataDir } from "@loclab/datasets";
-import { scorePredictionsFile } from "@loclab/scoring";
+import { listPeerOutputs, scorePredictionsFile } from "@loclab/scoring";
 
 const args = process.argv.slice(2);
 const dataDirIndex = args.indexOf("--data-dir");
 const dataDir = resolveDataDir(dataDirIndex >= 0 ? { dataDir: args[dataDirIndex + 1] } : {});
-const OUTPUTS = [
-  ["blagent/claude-4-6-lite.jsonl", "blagent", "lite"],
-  ["blagent/gpt-oss-lite.jsonl", "blagent", "lite"],
-  ["blagent/rag-code-chunking-lite.jsonl", "blagent", "lite"],
-  ["locagent/claude35-lite.jsonl", "locagent", "lite"],
-  ["cosil/afl-loc-qwen-coder-32b-func.jsonl", "agentless", "lite"],
-  ["cosil/locagent-locagent-qwen-coder-32b-func.jsonl", "agentless", "lite"],
-  ["cosil/results-round-file-level-qwen2.5-32b-loc-outputs.jsonl", "agentless", "lite"],
-  ["cosil/verified-afl-afl-qwen-coder-32b-func.jsonl", "agentless", "verified"],
-  ["cosil/verified-agentless-agentless-qwen-coder-32b-func.jsonl", "agentless", "verified"],
-  ["cosil/verified-locagent-locagent-qwen-coder-32b-func.jsonl", "agentless", "verified"],
-  ["cosil/verified-orcaloca-orcaloca-qwen-coder-32b-func.jsonl", "agentless", "verified"],
-];
 const pct = (value) => (value === undefined || Number.isNaN(value) ? "" : (100 * value).toFixed(2));
 const rows = [];
-for (const [file, format, benchmark] of OUTPUTS) {
-  const predictions = join(dataDir, "localization", file);
+for (const { file, format, benchmark } of listPeerOutputs({ dataDir })) {
+  const predictions = join(dataDir, file);
   const score = (preset) => scorePredictionsFile({ benchmark, predictions, format, preset, dataDir });
   const [unified, sherloc] = [await score("unified"), await score("sherloc")];
   const u = unified.report.metrics;
@@ -37,7 +24,7 @@ for (const [file, format, benchmark] of OUTPUTS) {
   const read = await files(predictions, { format });
   const meanFiles = read.predictions.reduce((sum, p) => sum + p.files.length, 0) / Math.max(1, read.predictions.length);
   rows.push({
-    output: file,
+    output: file.replace(/^localization\//, ""),
     benchmark,
     "files per answer": meanFiles.toFixed(2),
     "n unified": unified.report.n,

@@ -99,12 +99,14 @@ describe("CoSIL preset", () => {
 });
 
 describe("the peer leaderboard", () => {
-  it("scores all 16 bundled outputs under unified and under their own preset", async () => {
+  it("scores all 16 bundled outputs under unified, under their own preset and by SHERLOC's evaluator", async () => {
     const entries = await scorePeerLeaderboard();
     expect(entries).toHaveLength(16);
-    for (const { output, unified, own } of entries) {
+    for (const { output, unified, own, sherloc } of entries) {
       expect(unified.report.preset).toBe("unified");
       expect(own.report.preset).toBe(output.preset);
+      expect(sherloc.report.preset).toBe("sherloc");
+      expect(sherloc.report.n).toBe(output.benchmark === "lite" ? 300 : 500);
       expect(unified.report.n).toBe(output.benchmark === "lite" ? 300 : 500);
       for (const metric of [...Object.values(unified.report.metrics), ...Object.values(own.report.metrics)]) {
         expect(metric.value).toBeGreaterThanOrEqual(0);

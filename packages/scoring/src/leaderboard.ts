@@ -3,11 +3,13 @@ import { resolveDataDir } from "@loclab/datasets";
 import { listPeerOutputs, type PeerOutput } from "./peer-outputs.js";
 import { type ScorePredictionsFileResult, scorePredictionsFile } from "./score-predictions-file.js";
 
-/** One system scored twice: under the unified definitions and under its own preset. */
+/** One system scored three times: under the unified definitions, under its own preset, and by SHERLOC's evaluator. */
 export interface LeaderboardEntry {
   output: PeerOutput;
   unified: ScorePredictionsFileResult;
   own: ScorePredictionsFileResult;
+  /** The `sherloc` preset: its file recall is SHERLOC's "Accuracy@1" / "Recall@1" on the same predictions. */
+  sherloc: ScorePredictionsFileResult;
 }
 
 /** One row of the long-form leaderboard table: a system, a preset, a metric and its value. */
@@ -25,8 +27,8 @@ export interface LeaderboardRow {
 export const CURVE_KS: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 /**
- * Scores every bundled localization output under `unified` (k = 1 … 10 unless `ks` is given)
- * and under the peer's own preset
+ * Scores every bundled localization output under `unified` (k = 1 … 10 unless `ks` is given),
+ * under the peer's own preset and by SHERLOC's evaluator (`sherloc`)
  * (issue: "every published localization number re-derivable from the peer's own output").
  * `onProgress` is called after each file (the whole set takes a few seconds).
  */
@@ -40,7 +42,8 @@ export async function scorePeerLeaderboard(
     const common = { benchmark: output.benchmark, predictions: join(dataDir, output.file), format: output.format, dataDir };
     const unified = await scorePredictionsFile({ ...common, preset: "unified", ks: options.ks ?? CURVE_KS });
     const own = await scorePredictionsFile({ ...common, preset: output.preset });
-    entries.push({ output, unified, own });
+    const sherloc = await scorePredictionsFile({ ...common, preset: "sherloc" });
+    entries.push({ output, unified, own, sherloc });
     options.onProgress?.(entries.length, outputs.length, output.system);
   }
   return entries;
@@ -48,8 +51,8 @@ export async function scorePeerLeaderboard(
 
 /** The leaderboard as long-form rows (one per system × preset × metric), ready for a table. */
 export function leaderboardRows(entries: readonly LeaderboardEntry[]): LeaderboardRow[] {
-  return entries.flatMap(({ output, unified, own }) =>
-    [unified, own].flatMap((result) =>
+  return entries.flatMap(({ output, unified, own, sherloc }) =>
+    [unified, own, sherloc].flatMap((result) =>
       Object.values(result.report.metrics).map((metric) => ({
         system: output.system,
         benchmark: output.benchmark,
@@ -94,11 +97,22 @@ export interface LeaderboardWideRow {
 }
 
 /**
+ * SHERLOC's file-level figures, shown on each system's `unified` row (the same predictions
+ * under SHERLOC's evaluator; docs/definitions.md §3): its file recall counts every predicted
+ * file, where `file acc@1` reads the top-ranked one.
+ */
+export const SHERLOC_LEADERBOARD_COLUMNS: Record<string, string> = {
+  "sherloc file recall": "sherloc.file_recall",
+  "sherloc file precision": "sherloc.file_precision",
+};
+
+/**
  * The leaderboard side by side: for each system, a `unified` row and a row under its own
- * preset, on the same columns (null where a preset does not report the metric).
+ * preset, on the same columns (null where a preset does not report the metric); the `unified`
+ * row also carries SHERLOC's file recall and precision (`SHERLOC_LEADERBOARD_COLUMNS`).
  */
 export function leaderboardWide(entries: readonly LeaderboardEntry[]): LeaderboardWideRow[] {
-  return entries.flatMap(({ output, unified, own }) =>
+  return entries.flatMap(({ output, unified, own, sherloc }) =>
     [unified, own].map((result) => {
       const row: LeaderboardWideRow = { system: output.system, benchmark: output.benchmark, preset: result.report.preset, n: result.report.n, excluded: result.report.excluded };
       const predicted = { file: result.read.records, ...result.read.levelsPredicted };
@@ -115,6 +129,7 @@ export function leaderboardWide(entries: readonly LeaderboardEntry[]): Leaderboa
         row[`${level} n`] = levelCounts[level]?.n ?? null;
         row[`${level} excluded`] = levelCounts[level]?.excluded ?? null;
       }
+      for (const [column, key] of Object.entries(SHERLOC_LEADERBOARD_COLUMNS)) row[column] = result === unified ? (sherloc.report.metrics[key]?.value ?? null) : null;
       return row;
     }),
   );

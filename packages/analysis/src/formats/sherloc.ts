@@ -2,7 +2,6 @@ import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { SherlocOutputRowSchema, type SherlocTurn, formatZodError } from "@loclab/schemas";
 import type { RecordedToolCall, StepSink, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
-import type { TrajectoryEntry } from "../read/list-trajectories.js";
 
 /**
  * SHERLOC writes a whole run into one generation JSONL, one instance per line, so a SHERLOC
@@ -10,6 +9,15 @@ import type { TrajectoryEntry } from "../read/list-trajectories.js";
  * plain data a reader thread can take, and read without touching the rest of the file.
  */
 const LINE_REF = /^(.*)#(\d+)-(\d+)$/;
+
+/** One line of a SHERLOC generation file, as a run's trajectory entry (`TrajectoryEntry`'s shape). */
+export interface SherlocLine {
+  /** `FILE#<first byte>-<end byte>`. */
+  path: string;
+  /** The id the line names (the reader takes the parsed row's). */
+  instanceId: string;
+  bytes: number;
+}
 
 /** The instance id of a line, for listing only (the reader takes the parsed row's). */
 const INSTANCE_ID = /"instance_id"\s*:\s*"((?:[^"\\]|\\.)*)"/;
@@ -19,7 +27,7 @@ const INSTANCE_ID = /"instance_id"\s*:\s*"((?:[^"\\]|\\.)*)"/;
  * or a folder whose `.jsonl` files (up to 4 levels down) are read; blank and `null` lines
  * (SHERLOC's evaluator keeps a failed line as `null`) are passed over.
  */
-export function listSherlocLines(path: string): TrajectoryEntry[] {
+export function listSherlocLines(path: string): SherlocLine[] {
   const files: string[] = [];
   const walk = (folder: string, depth: number): void => {
     for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -30,7 +38,7 @@ export function listSherlocLines(path: string): TrajectoryEntry[] {
   };
   if (statSync(path).isDirectory()) walk(path, 0);
   else files.push(path);
-  const entries: TrajectoryEntry[] = [];
+  const entries: SherlocLine[] = [];
   for (const file of files) {
     const bytes = readWhole(file);
     let start = 0;

@@ -1,6 +1,6 @@
 import { INSTANCE_ID_PATTERN } from "@loclab/schemas";
 import type { RunSpec } from "./read-run.js";
-import { RUN_FORMATS, type RunFormat } from "./read-trajectory.js";
+import { REPAIR_RUN_FORMATS, type RunFormat } from "./read-trajectory.js";
 
 /**
  * Parses a `--run` value, `NAME=FORMAT:DIR` (FORMAT one of loclab, mini-swe-agent, swe-agent,
@@ -17,7 +17,7 @@ export function parseRunSpec(text: string): RunSpec {
   const format = colon > equals ? text.slice(equals + 1, colon).trim() : "";
   const dir = colon > equals ? text.slice(colon + 1) : "";
   if (name === "" || format === "" || dir === "") throw new Error(`--run: ${JSON.stringify(text)} is not NAME=FORMAT:DIR`);
-  if (!RUN_FORMATS.includes(format as RunFormat)) throw new Error(`--run: ${JSON.stringify(text)}: unknown format ${JSON.stringify(format)} (one of ${RUN_FORMATS.join(", ")})`);
+  if (!(REPAIR_RUN_FORMATS as readonly string[]).includes(format)) throw new Error(`--run: ${JSON.stringify(text)}: unknown format ${JSON.stringify(format)} (one of ${REPAIR_RUN_FORMATS.join(", ")})`);
   return { name, format: format as RunFormat, dir };
 }
 

@@ -15,6 +15,12 @@ export const RUN_FORMATS = ["loclab", "mini-swe-agent", "swe-agent", "autocodero
 export type RunFormat = (typeof RUN_FORMATS)[number];
 
 /**
+ * The formats of runs that end in a patch, which the failure breakdown and FGL's candidates
+ * read; a SHERLOC run localizes only (read it with `readRun` or `readTrajectory`).
+ */
+export const REPAIR_RUN_FORMATS = ["loclab", "mini-swe-agent", "swe-agent", "autocoderover"] as const satisfies readonly RunFormat[];
+
+/**
  * Reads one trajectory of `format` step by step: each step goes to `sink` as soon as it is
  * complete, and the rest (outcome, totals, limits) is returned at the end. `path` is the file
  * (loclab `.traj.jsonl`, mini-swe-agent `.traj.json`, SWE-agent `.traj`), for

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { RUN_FORMATS, type RunFormat } from "@loclab/analysis";
+import { REPAIR_RUN_FORMATS, type RunFormat } from "@loclab/analysis";
 import { loadBenchmark } from "@loclab/datasets";
 import { type Candidate, CandidateRecordSchema, candidatesFromTrajectories, readScores, samplesFromRun, scoreCandidates, type ScoringEndpoint, type TaskCandidates, trainingRecords } from "@loclab/fgl";
 import { stampRecord, streamJsonl } from "@loclab/schemas";
@@ -21,7 +21,7 @@ interface SourceOptions {
 
 /** The trajectories, benchmark rows, samples and checkouts a candidates or score command starts from. */
 async function prepare(options: SourceOptions): Promise<TaskCandidates[]> {
-  if (!(RUN_FORMATS as readonly string[]).includes(options.format)) throw new Error(`--format ${options.format}: one of ${RUN_FORMATS.join(", ")}`);
+  if (!(REPAIR_RUN_FORMATS as readonly string[]).includes(options.format)) throw new Error(`--format ${options.format}: one of ${REPAIR_RUN_FORMATS.join(", ")}`);
   const benchmark = await loadBenchmark(options.benchmark);
   const instances = new Map(benchmark.instances.map((instance) => [instance.instance_id, instance]));
   const only = options.tasks ? new Set(options.tasks.split(",").map((id) => id.trim()).filter(Boolean)) : undefined;
@@ -57,7 +57,7 @@ function candidateLines(tasks: readonly TaskCandidates[]): string {
 function addSourceOptions(command: Command): Command {
   return command
     .requiredOption("--trajectories <dir>", "a folder of real trajectories (one run)")
-    .requiredOption("--format <format>", `its format: ${RUN_FORMATS.join(", ")}`)
+    .requiredOption("--format <format>", `its format: ${REPAIR_RUN_FORMATS.join(", ")}`)
     .requiredOption("-b, --benchmark <name|path>", "the benchmark the tasks come from (issue, base commit, verified patch)")
     .option("--run <dir>", "a loclab localizer run: its seeds' predictions are the K samples")
     .option("--repos <dir>", "mirrors folder: code from real checkouts at base commit (default: what the trajectory saw, and the patches' pre-image lines)")

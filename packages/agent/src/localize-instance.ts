@@ -1,5 +1,5 @@
 import type { Prediction, Provenance } from "@loclab/schemas";
-import { SherlocToolbox, toolDefinitions, type Workspace } from "@loclab/tools";
+import { SherlocToolbox, type SherlocToolOptions, toolDefinitions, type Workspace } from "@loclab/tools";
 import { SHERLOC_ANSWER, SHERLOC_PROTOCOL, SHERLOC_TOOLS } from "./sherloc-protocol.js";
 import { type BudgetLimits, budgetExit, type LoopBudget } from "./budget-exit.js";
 import type { ToolDefinition } from "./chat-message.js";
@@ -74,6 +74,8 @@ export interface LocalizeInstanceOptions {
    * message; `toolMode` and `maxLocations` do not apply.
    */
   profile?: LocalizerProfile;
+  /** Settings of the `sherloc` profile's tools (`SherlocToolbox`): its caps, and the original names of a shuffled tree. */
+  sherlocTools?: SherlocToolOptions;
 }
 
 /** The localizer profiles: loclab's own, or SHERLOC's protocol and tools. */
@@ -123,7 +125,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   const { instance, client } = options;
   const limits: BudgetLimits = { maxTurns: options.maxTurns ?? 20, ...(options.maxTotalTokens !== undefined ? { maxTotalTokens: options.maxTotalTokens } : {}), ...(options.maxWallMs !== undefined ? { maxWallMs: options.maxWallMs } : {}) };
   const maxLocations = options.maxLocations ?? 8;
-  const sherloc = options.profile === "sherloc" ? new SherlocToolbox(options.workspace) : undefined;
+  const sherloc = options.profile === "sherloc" ? new SherlocToolbox(options.workspace, options.sherlocTools ?? {}) : undefined;
   const protocol = sherloc ? SHERLOC_PROTOCOL : toolProtocol(options.toolMode ?? "native");
   if (!Number.isInteger(limits.maxTurns) || limits.maxTurns < 1) throw new RangeError("maxTurns must be a positive integer");
   if (!Number.isInteger(maxLocations) || maxLocations < 1) throw new RangeError("maxLocations must be a positive integer");

@@ -92,6 +92,9 @@ describe("SHERLOC's answers and tools", () => {
   it("hides what SHERLOC's loader hides: excluded names at any depth, dotted names with another extension", () => {
     expect(sherlocVisiblePaths(["pkg/a.py", "pkg/tests/t.py", "docs/x.py", "setup.cfg", "README.md", "Makefile", ".github/w.py", "pkg.egg-info/x.py", "pkg/data/d.py", "pkg/b.pyx"])).toEqual(["pkg/a.py", "setup.cfg", "Makefile"]);
     expect(renderSherlocTree(["pkg/__init__.py", "pkg/cache.py", "setup.py"])).toBe(".\n|-- pkg\n|   |-- __init__.py\n|   └── cache.py\n└── setup.py");
+    // A shuffled tree is filtered by its original names: the renamed tests/ stays hidden.
+    const original: Record<string, string> = { "d_k3x9/m_p8w1.py": "pkg/core.py", "d_0hq7/m_1a2b.py": "tests/test_core.py", "d_0hq7/m_9z8y.cfg": "tests/setup.cfg" };
+    expect(sherlocVisiblePaths(Object.keys(original), { originalPathOf: (path) => original[path] })).toEqual(["d_k3x9/m_p8w1.py"]);
   });
 
   it("view_file: SHERLOC's range rules, cap and suggestions", async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, topLevelPackageNames, unmapPredictions } from "@loclab/controls";
+import { mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, topLevelPackageNames, unmapPath, unmapPredictions } from "@loclab/controls";
 import type { Prediction } from "@loclab/schemas";
 import { DEFAULT_TOOL_LIMITS, materializeWorkspace, shuffleRepository, writeContentPack, walkCheckout, type Workspace, workspaceCachePath, workspaceFromFiles } from "@loclab/tools";
 import type { PlannedAttempt } from "./run-plan.js";
@@ -16,6 +16,8 @@ export interface PreparedAttempt {
   toOriginal(prediction: Prediction): { prediction: Prediction; unmappedPaths: number };
   /** The task's own repository's top-level packages at its base commit (what the leak audit looks for). */
   packages: string[];
+  /** A workspace path's name in the original repository (shuffled: unmapped; absent: the path as it is). */
+  originalPathOf?: (path: string) => string | undefined;
 }
 
 /**
@@ -76,6 +78,7 @@ export class CellWorkspaces {
             const mapped = unmapPredictions(mapping, [prediction]);
             return { prediction: mapped.predictions[0] as Prediction, unmappedPaths: mapped.unmapped.length };
           },
+          originalPathOf: (path) => unmapPath(mapping, path),
         };
       }
     }

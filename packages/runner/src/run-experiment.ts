@@ -415,6 +415,7 @@ async function runAttempt(
       maxLocations: localizer.maxLocations,
       toolMode: localizer.toolMode,
       ...(localizer.profile ? { profile: localizer.profile } : {}),
+      ...(localizer.profile === "sherloc" && prepared.originalPathOf ? { sherlocTools: { originalPathOf: prepared.originalPathOf } } : {}),
       ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
       ...(spec.budgets.instance.tokens !== undefined ? { maxTotalTokens: spec.budgets.instance.tokens } : {}),
       ...(spec.budgets.instance.wallSeconds !== undefined ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 } : {}),

@@ -74,6 +74,9 @@ describe("a run with the sherloc profile", () => {
     // The shuffled cells were shown renamed folders (`d_…`), so the mapping back below is exercised.
     const trees = seen.filter((request) => request.messages.length === 2).map((request) => String(request.messages[1]?.content));
     expect(trees.filter((tree) => /\bd_[0-9a-z]+/.test(tree))).toHaveLength(toy.rows.length);
+    // SHERLOC's filter reads the original names, so both controls show trees of the same shape.
+    const shapes = (shuffled: boolean) => trees.filter((tree) => /\bd_[0-9a-z]+/.test(tree) === shuffled).map((tree) => tree.split("\n").length).sort();
+    expect(shapes(true)).toEqual(shapes(false));
     for (const cell of ["seed-1/plain", "seed-1/shuffled-3"]) {
       const predictions = readFileSync(runLayout.predictions(spec.out, cell), "utf8").split("\n").filter(Boolean).map((line) => PredictionRecordSchema.parse(JSON.parse(line)));
       expect(predictions).toHaveLength(toy.rows.length);

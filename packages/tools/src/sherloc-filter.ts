@@ -18,6 +18,12 @@ export const SHERLOC_FILE_EXTENSIONS: readonly string[] = ["py", "cfg"];
 export interface SherlocFilterOptions {
   excludeDirs?: readonly string[];
   fileExtensions?: readonly string[];
+  /**
+   * A path's name in the original repository, for a renamed (shuffled) tree: the filter reads
+   * names, so it must read the original ones, or a renamed `tests/` would be shown under the
+   * shuffled control and hidden under plain. Default: the path as it is.
+   */
+  originalPathOf?: (path: string) => string | undefined;
 }
 
 /**
@@ -25,13 +31,14 @@ export interface SherlocFilterOptions {
  * repository is loaded): a path is kept unless one of its names (folders and the file) is an
  * excluded name, or contains a `.` and ends in an extension not allowed, which drops dotted
  * folders (`.github`, `pkg.egg-info`) too and keeps files without an extension (`Makefile`).
- * Folders left empty disappear with their files. Order as given.
+ * Folders left empty disappear with their files. Order as given. On a shuffled tree the
+ * original names decide (`originalPathOf`), so every control sees the same files.
  */
 export function sherlocVisiblePaths(paths: readonly string[], options: SherlocFilterOptions = {}): string[] {
   const excluded = new Set(options.excludeDirs ?? SHERLOC_EXCLUDE_DIRS);
   const extensions = new Set(options.fileExtensions ?? SHERLOC_FILE_EXTENSIONS);
   return paths.filter((path) =>
-    path.split("/").every((name) => {
+    (options.originalPathOf?.(path) ?? path).split("/").every((name) => {
       if (excluded.has(name)) return false;
       const dot = name.lastIndexOf(".");
       return dot < 0 || extensions.has(name.slice(dot + 1));

@@ -37,9 +37,6 @@ const METRICS: readonly { key: string; pick: (file: SherlocFileScores, chunk: Sh
   { key: "chunk_partial_precision", pick: (_, chunk) => chunk.partial_precision, definition: "predicted ranges useful at any degree, over predicted ranges; SHERLOC writes it per instance, loclab averages it" },
 ];
 
-/** The `sherloc` metric keys, in the order reports list them. */
-export const SHERLOC_METRIC_KEYS: readonly string[] = METRICS.map((metric) => `sherloc.${metric.key}`);
-
 /**
  * The locations SHERLOC's evaluator would read from a prediction: every line-span location
  * as written (order and repeats kept), then each ranked file that no location names, as a

@@ -25,6 +25,8 @@ export const SherlocTurnSchema = z.looseObject({
   _tool_tokens: z.number().optional(),
   _input_tokens: z.number().optional(),
   turn_type: z.string().optional(),
+  /** On the answer turn: the locations its `<locations>` block gave. */
+  locations: z.array(SherlocOutputLocationSchema).optional(),
 });
 export type SherlocTurn = z.output<typeof SherlocTurnSchema>;
 

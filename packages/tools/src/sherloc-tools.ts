@@ -41,6 +41,7 @@ const SUGGESTIONS = 3;
  */
 export class SherlocToolbox {
   private visible: Promise<string[]> | undefined;
+  private visibleLookup: Set<string> | undefined;
   private readonly lines = new Map<string, string[] | null>();
 
   constructor(
@@ -52,6 +53,12 @@ export class SherlocToolbox {
   paths(): Promise<string[]> {
     this.visible ??= this.workspace.paths().then((paths) => sherlocVisiblePaths([...paths].sort(), this.options));
     return this.visible;
+  }
+
+  /** The same files as a set, for lookups. */
+  private async visibleSet(): Promise<Set<string>> {
+    this.visibleLookup ??= new Set(await this.paths());
+    return this.visibleLookup;
   }
 
   /** Runs one call given as SHERLOC's parser leaves it: `{tool, ...arguments}`. */
@@ -98,8 +105,7 @@ export class SherlocToolbox {
   private async viewFile(path: unknown, range: unknown): Promise<{ text: string; ok: boolean }> {
     if (typeof path !== "string" || path === "") return { text: "Error: No file path provided for the 'view' tool.", ok: false };
     const requested = path.split("/").filter((part) => part !== "").join("/");
-    const paths = await this.paths();
-    const lines = paths.includes(requested) ? await this.fileLines(requested) : null;
+    const lines = (await this.visibleSet()).has(requested) ? await this.fileLines(requested) : null;
     if (!lines) return { text: await this.notFound(path), ok: false };
     const max = this.options.maxViewLines ?? 1000;
     let start = 1;
@@ -178,13 +184,14 @@ export class SherlocToolbox {
   }
 
   private async connectedTree(file: unknown): Promise<{ text: string; ok: boolean }> {
+    const visible = await this.visibleSet();
     const index = await this.workspace.importIndex();
-    const visible = new Set(await this.paths());
-    const python = [...visible].filter((path) => path.endsWith(".py") && index.has(path));
-    const imports = async (path: string) => (await index.importsOf(path)).targets.filter((target) => visible.has(target));
-    const importers = async (path: string) => (await index.importersOf(path)).filter((source) => visible.has(source));
+    const isModule = (path: string) => path.endsWith(".py") && visible.has(path) && index.has(path);
     if (typeof file === "string" && file !== "") {
-      if (!python.includes(file)) return { text: `ERROR: File '${file}' not found in repository.`, ok: false };
+      if (!isModule(file)) return { text: `ERROR: File '${file}' not found in repository.`, ok: false };
+      // One file: only the files around it are parsed (PythonImportIndex).
+      const imports = (await index.importsOf(file)).targets.filter((target) => visible.has(target));
+      const importers = (await index.importersOf(file)).filter((source) => visible.has(source));
       const lines = await this.fileLines(file);
       const list = (arrow: string, title: string, paths: string[]) => {
         if (paths.length === 0) return [`\n${arrow} ${title}: None`];
@@ -192,13 +199,16 @@ export class SherlocToolbox {
         const more = paths.length > CONNECTED_LIST_MAX ? [`   ... and ${paths.length - CONNECTED_LIST_MAX} more`] : [];
         return [`\n${arrow} ${title} (${paths.length}):`, ...shown, ...more];
       };
-      const text = [`═══ ${file}${lines ? ` [${lines.length}L]` : ""} ═══`, ...list("→", "IMPORTS", await imports(file)), ...list("←", "IMPORTED BY", await importers(file))].join("\n");
+      const text = [`═══ ${file}${lines ? ` [${lines.length}L]` : ""} ═══`, ...list("→", "IMPORTS", imports), ...list("←", "IMPORTED BY", importers)].join("\n");
       return { text, ok: true };
     }
+    // The whole repository: the complete graph, built once per workspace (and cached with it).
+    const graph = await this.workspace.importGraph();
+    const python = (await this.paths()).filter(isModule);
     const counted: { path: string; imports: number; importedBy: number }[] = [];
     for (const path of python) {
-      const out = (await imports(path)).length;
-      const into = (await importers(path)).length;
+      const out = graph.importsOf(path).filter((target) => visible.has(target)).length;
+      const into = graph.importersOf(path).filter((source) => visible.has(source)).length;
       if (out + into > 0) counted.push({ path, imports: out, importedBy: into });
     }
     counted.sort((a, b) => b.imports + b.importedBy - (a.imports + a.importedBy) || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0));

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { SherlocOutputRowSchema, type SherlocTurn, formatZodError } from "@loclab/schemas";
 import type { RecordedToolCall, StepSink, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
@@ -40,7 +40,7 @@ export function listSherlocLines(path: string): SherlocLine[] {
   else files.push(path);
   const entries: SherlocLine[] = [];
   for (const file of files) {
-    const bytes = readWhole(file);
+    const bytes = readFileSync(file);
     let start = 0;
     while (start < bytes.length) {
       let end = bytes.indexOf(0x0a, start);
@@ -54,23 +54,6 @@ export function listSherlocLines(path: string): SherlocLine[] {
     }
   }
   return entries;
-}
-
-function readWhole(file: string): Buffer {
-  const size = statSync(file).size;
-  const buffer = Buffer.allocUnsafe(size);
-  const fd = openSync(file, "r");
-  try {
-    let read = 0;
-    while (read < size) {
-      const n = readSync(fd, buffer, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function readRange(file: string, start: number, end: number): string {
@@ -153,7 +136,6 @@ function toolCallsOf(turn: SherlocTurn): RecordedToolCall[] {
     const { tool, ...rest } = call;
     calls.push({ name: typeof tool === "string" ? tool : "unknown", arguments: rest, ...(turn.tool_output !== undefined ? { observation: turn.tool_output } : {}) });
   }
-  const locations = (turn as { locations?: unknown }).locations;
-  if (!call && Array.isArray(locations)) calls.push({ name: "submit", arguments: { locations } });
+  if (!call && turn.locations) calls.push({ name: "submit", arguments: { locations: turn.locations } });
   return calls;
 }

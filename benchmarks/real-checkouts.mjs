@@ -24,7 +24,7 @@ import { parseArgs, promisify } from "node:util";
 import { checkMirrors, filesAtCommit, goldAtBaseCommit } from "@loclab/checkouts";
 import { maskBenchmark } from "@loclab/controls";
 import { loadBenchmark, resolveDataDir } from "@loclab/datasets";
-import { parsePatch, placeHunks } from "@loclab/gold";
+import { parsePatch } from "@loclab/gold";
 import { readCosilGold, readLocAgentGold } from "@loclab/predictions";
 import { compareFunctionGold } from "@loclab/scoring";
 import { findMirror, materializeWorkspace, shuffleRepository } from "@loclab/tools";

@@ -30,7 +30,7 @@
 //   npm run bench            (from the repository root; builds first)
 //   BENCH_TRAJECTORY_BYTES=200000000 node benchmarks/trajectories-streaming.mjs   (one set; comma-separated for several)
 import { execFileSync } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

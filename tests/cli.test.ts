@@ -2,10 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { artifactSchema } from "@loclab/schemas";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { dataDir } from "./helpers.js";
 
 // The CLI as a user runs it: the built bin in a child process, real files, exit codes.

@@ -61,7 +61,7 @@ describe("FGL scoring on the test model", () => {
     const endpoint = { baseURL: server.baseURL, model: server.modelName };
     const first = await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "first.jsonl"), budget: 400 });
     expect(first).toMatchObject({ total: 4, scored: 3, failed: 1 });
-    const second = await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "second.jsonl"), budget: 400 });
+    await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "second.jsonl"), budget: 400 });
     const scores = async (file: string): Promise<Record<string, number | string>> =>
       Object.fromEntries((await readScores(join(dir, file))).map((r): [string, number | string] => ("score" in r ? [r.candidate, r.score] : ["error", r.error])));
     const a = await scores("first.jsonl");

@@ -80,7 +80,7 @@ describe("README: a newcomer's commands, as written", () => {
       const [serveLine, ...rest] = lines;
       expect(serveLine).toMatch(/^npx loclab serve --test-model --port 8000$/);
       server = execa(process.execPath, [bin, ...argv(serveLine as string)], { cwd: dir, reject: false });
-      for (let i = 0; ; i += 1) {
+      for (;;) {
         const ok = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok).catch(() => false);
         if (ok) break;
         if (server.exitCode !== null && server.exitCode !== undefined) throw new Error(`loclab serve exited: ${(await server).stderr}`);

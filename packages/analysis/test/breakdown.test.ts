@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type BreakdownOptions, breakdownRun, breakdownRuns, readRun, type RunRead, runInputOf } from "../src/index.js";
 import { REPOSITORY_FILES, scratchDir, writeAutoCodeRoverRun, writeLoclabRun, writeMini1Run, writeMini2Run, writeSweAgentRun } from "./fixtures.js";

@@ -1,7 +1,7 @@
 import { type CodedLineSet, CodedSpanScorer, codeLineSet } from "./coded-spans.js";
 import { CodeMarks, DerivedCodes, Interner } from "./interner.js";
 import { type RankProfile, apSumOf, fillRankProfileOfCodes, hitsAtKOf, newRankProfile } from "./rank-profile.js";
-import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
+import { type LineSet, lineSetOf } from "./line-spans.js";
 import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } from "./preset-type.js";
 import { UNIFIED } from "./builtin-presets.js";
 import { spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";

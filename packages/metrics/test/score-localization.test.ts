@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BLAGENT, COSIL, UNIFIED, aggregateRuns, locagentPreset, moduleIdOf, scoreLocalization, symbolNameOf } from "../src/index.js";
+import { BLAGENT, COSIL, aggregateRuns, locagentPreset, moduleIdOf, scoreLocalization, symbolNameOf } from "../src/index.js";
 
 const gold = new Map([
   ["i1", { files: ["a.py", "b.py"], functions: ["a.py:A.f", "b.py:g"], spans: [{ path: "a.py", startLine: 10, endLine: 19 }] }],

@@ -1,5 +1,5 @@
 import { readTextFile } from "@loclab/schemas";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
   type BreakdownOptions,

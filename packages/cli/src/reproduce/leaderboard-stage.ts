@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { lineChart, writeChart } from "@loclab/charts";
 import { leaderboardRows, leaderboardWide, recallCurves, scorePeerLeaderboard } from "@loclab/scoring";
 import { makeArtifact } from "@loclab/schemas";
-import * as aq from "arquero";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";

@@ -4,7 +4,6 @@ import { heatmap, writeChart } from "@loclab/charts";
 import { resolveDataDir } from "@loclab/datasets";
 import { leaderboardSignificance, pairwiseMatrixRows, parseResolvedMatrix } from "@loclab/statistics";
 import { makeArtifact } from "@loclab/schemas";
-import * as aq from "arquero";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";

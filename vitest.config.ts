@@ -35,8 +35,19 @@ export default defineConfig({
     setupFiles: ["./vitest.setup.ts"],
     globalSetup: ["./vitest.global-setup.ts"],
     projects: [
-      { extends: true, test: { name: "unit", include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"], exclude: REAL_MODEL, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "real-model", include: REAL_MODEL, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"],
+          exclude: REAL_MODEL,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: "real-model", include: REAL_MODEL, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
     ],
   },
 });

@@ -62,7 +62,13 @@ const CALLS = [
 ];
 const SUBMIT = {
   locations: [
-    { path: "db/models/sql/compiler.py", startLine: 1100, endLine: 1180, role: "edit", symbol: "SQLCompiler.get_related_selections" },
+    {
+      path: "db/models/sql/compiler.py",
+      startLine: 1100,
+      endLine: 1180,
+      role: "edit",
+      symbol: "SQLCompiler.get_related_selections",
+    },
     { path: "db/models/query.py", startLine: 1400, endLine: 1450, role: "read" },
   ],
   finding: {
@@ -78,12 +84,16 @@ const inPlace = process.env.BENCH_OPEN === "directory";
 const under = (args) => {
   if (inPlace) return args;
   const moved = { ...args };
-  for (const key of ["path", "glob"]) if (typeof moved[key] === "string" && moved[key].includes("/")) moved[key] = `django/${moved[key]}`;
+  for (const key of ["path", "glob"])
+    if (typeof moved[key] === "string" && moved[key].includes("/")) moved[key] = `django/${moved[key]}`;
   return moved;
 };
 for (const call of CALLS) call[1] = under(call[1]);
 for (const location of SUBMIT.locations) location.path = under({ path: location.path }).path;
-const script = [...CALLS.map(([name, args]) => ({ toolCalls: [{ name, arguments: JSON.stringify(args) }] })), { toolCalls: [{ name: "submit_localization", arguments: JSON.stringify(SUBMIT) }] }];
+const script = [
+  ...CALLS.map(([name, args]) => ({ toolCalls: [{ name, arguments: JSON.stringify(args) }] })),
+  { toolCalls: [{ name: "submit_localization", arguments: JSON.stringify(SUBMIT) }] },
+];
 
 async function runOnce(workspace, runs, round) {
   const server = await startScriptedModelServer({ script });
@@ -101,7 +111,10 @@ async function runOnce(workspace, runs, round) {
   };
   const started = performance.now();
   const result = await localizeInstance({
-    instance: { instance_id: `django__bench-${round}`, problem_statement: "QuerySet.select_related() silently drops a nullable reverse one-to-one relation." },
+    instance: {
+      instance_id: `django__bench-${round}`,
+      problem_statement: "QuerySet.select_related() silently drops a nullable reverse one-to-one relation.",
+    },
     workspace,
     client,
     maxTurns: script.length + 1,
@@ -109,9 +122,17 @@ async function runOnce(workspace, runs, round) {
   });
   const ended = performance.now();
   await server.close();
-  if (result.outcome !== "finished" || result.turns !== script.length) throw new Error(`run ${round}: ${result.outcome} after ${result.turns} turns (${result.error ?? ""}); recoveries: ${JSON.stringify(result.recoveries)}`);
+  if (result.outcome !== "finished" || result.turns !== script.length)
+    throw new Error(
+      `run ${round}: ${result.outcome} after ${result.turns} turns (${result.error ?? ""}); recoveries: ${JSON.stringify(result.recoveries)}`,
+    );
   const perTurn = calls.map((call, i) => (i + 1 < calls.length ? calls[i + 1].start : ended) - call.end);
-  return { perTurn, setupMs: calls[0].start - started, modelMs: calls.map((call) => call.end - call.start), totalMs: ended - started };
+  return {
+    perTurn,
+    setupMs: calls[0].start - started,
+    modelMs: calls.map((call) => call.end - call.start),
+    totalMs: ended - started,
+  };
 }
 
 /** Starts the V8 CPU profiler in this process; `stop(file)` writes the profile. */
@@ -134,13 +155,24 @@ async function startProfile() {
 async function materializedDjango(work) {
   const source = join(work, "src");
   cpSync(DJANGO, join(source, "django"), { recursive: true, filter: (path) => !path.includes("__pycache__") });
-  const git = (cwd, ...args) => execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } }).toString().trim();
+  const git = (cwd, ...args) =>
+    execFileSync("git", args, {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    })
+      .toString()
+      .trim();
   git(source, "init", "-q", "-b", "main");
   git(source, "add", "-A");
   git(source, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "django from Debian");
   const commit = git(source, "rev-parse", "HEAD");
   git(work, "clone", "-q", "--bare", source, join(work, "mirrors", "django__django.git"));
-  return materializeWorkspace({ instance: { repo: "django/django", base_commit: commit }, mirrors: join(work, "mirrors"), cacheDir: join(work, "cache") });
+  return materializeWorkspace({
+    instance: { repo: "django/django", base_commit: commit },
+    mirrors: join(work, "mirrors"),
+    cacheDir: join(work, "cache"),
+  });
 }
 
 const runs = mkdtempSync(join(tmpdir(), "loclab-bench-agent-"));
@@ -168,7 +200,10 @@ try {
   const bookkeeping = warm.flatMap((run) => run.perTurn.map((ms, i) => ms - toolMs[i]));
   const names = script.map((turn) => turn.toolCalls[0].name);
   const byTool = Object.fromEntries(
-    [...new Set(names)].map((name) => [name, round(median(warm.flatMap((run) => run.perTurn.filter((_, i) => names[i] === name))))]),
+    [...new Set(names)].map((name) => [
+      name,
+      round(median(warm.flatMap((run) => run.perTurn.filter((_, i) => names[i] === name)))),
+    ]),
   );
   const report = {
     benchmark: "agent-turn",

@@ -21,14 +21,32 @@ print(json.dumps({"b": b, "c": c, "p": p, "midP": mid}))`;
 const expected = { b: 5, c: 1, p: 0.21875, midP: 0.125 };
 const sameAnswer = (stdout, status, name) => {
   const answer = JSON.parse(stdout);
-  if (status !== 0 || answer.b !== 5 || answer.c !== 1 || Math.abs(answer.p - expected.p) > 1e-12 || Math.abs(answer.midP - expected.midP) > 1e-12) {
+  if (
+    status !== 0 ||
+    answer.b !== 5 ||
+    answer.c !== 1 ||
+    Math.abs(answer.p - expected.p) > 1e-12 ||
+    Math.abs(answer.midP - expected.midP) > 1e-12
+  ) {
     throw new Error(`${name} gave ${stdout.trim()} (exit ${status}), expected ${JSON.stringify(expected)}`);
   }
 };
 const times = interleaved(
   [
-    { name: "loclab mcnemar", file: process.execPath, args: [bin, "mcnemar", "--b", "5", "--c", "1", "--json"], check: sameAnswer },
-    { name: "loclab --help", file: process.execPath, args: [bin, "--help"], check: (stdout, status) => { if (status !== 0 || !stdout.includes("mcnemar")) throw new Error("loclab --help failed"); } },
+    {
+      name: "loclab mcnemar",
+      file: process.execPath,
+      args: [bin, "mcnemar", "--b", "5", "--c", "1", "--json"],
+      check: sameAnswer,
+    },
+    {
+      name: "loclab --help",
+      file: process.execPath,
+      args: [bin, "--help"],
+      check: (stdout, status) => {
+        if (status !== 0 || !stdout.includes("mcnemar")) throw new Error("loclab --help failed");
+      },
+    },
     { name: "node -e 0", file: process.execPath, args: ["-e", "0"] },
     { name: "python3 math.comb", file: pythonExecutable(), args: ["-c", PYTHON], check: sameAnswer },
   ],

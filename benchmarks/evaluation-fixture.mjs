@@ -29,7 +29,11 @@ const work = mkdtempSync(join(tmpdir(), "loclab-bench-eval-"));
 const fixture = await buildCalcFixture({ dir: join(work, "calc") });
 const row = await calcEvaluationRow(fixture);
 // The fixture's env and instance images go first, so the first evaluation builds them.
-for (const image of await docker.listImages({ filters: { label: ["loclab.repo=acme/calc"] } })) await docker.getImage(image.Id).remove({ force: true }).catch(() => undefined);
+for (const image of await docker.listImages({ filters: { label: ["loclab.repo=acme/calc"] } }))
+  await docker
+    .getImage(image.Id)
+    .remove({ force: true })
+    .catch(() => undefined);
 const baseName = baseImageName(contentHash({ kind: "loclab-swe-base", version: 1, recipe: DEFAULT_BASE_RECIPE }));
 const basePresent = (await findImage(docker, baseName)) !== undefined;
 const start = await used();
@@ -48,7 +52,8 @@ const evaluate = async (runId, cacheDir) => {
     cacheDir,
     minFreeBytes: 2 ** 30,
   });
-  if (result.outcomes[0].status !== "resolved") throw new Error(`${runId}: ${result.outcomes[0].status} ${result.outcomes[0].infra_failure_detail ?? ""}`);
+  if (result.outcomes[0].status !== "resolved")
+    throw new Error(`${runId}: ${result.outcomes[0].status} ${result.outcomes[0].infra_failure_detail ?? ""}`);
   return (performance.now() - t) / 1000;
 };
 const first = await evaluate("first", join(work, "cache"));
@@ -58,9 +63,15 @@ const cached = await evaluate("cached", join(work, "cache"));
 clearInterval(sampler);
 peak = Math.max(peak, await used());
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-console.log(`first evaluation (${basePresent ? "base image reused; env and instance images built" : "base, env and instance images built"}): ${first.toFixed(1)} s`);
-console.log(`images reused (5 runs): median ${median(reused).toFixed(2)} s (${reused.map((s) => s.toFixed(2)).join(", ")}); first / reused ${(first / median(reused)).toFixed(1)}×`);
-console.log(`from the result cache: ${cached.toFixed(2)} s (${(median(reused) / cached).toFixed(0)}× faster than running the container)`);
+console.log(
+  `first evaluation (${basePresent ? "base image reused; env and instance images built" : "base, env and instance images built"}): ${first.toFixed(1)} s`,
+);
+console.log(
+  `images reused (5 runs): median ${median(reused).toFixed(2)} s (${reused.map((s) => s.toFixed(2)).join(", ")}); first / reused ${(first / median(reused)).toFixed(1)}×`,
+);
+console.log(
+  `from the result cache: ${cached.toFixed(2)} s (${(median(reused) / cached).toFixed(0)}× faster than running the container)`,
+);
 console.log(`peak growth of the engine's data root (${root}): ${((peak - start) / 2 ** 20).toFixed(0)} MiB`);
 await fixture.dispose();
 rmSync(work, { recursive: true, force: true });

@@ -19,7 +19,9 @@ import { evaluatePredictions } from "@loclab/evaluation";
 const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
 const repos = arg("--repos", process.env.LOCLAB_MIRRORS);
 if (!repos) {
-  console.log("evaluation-real: skipped, give LOCLAB_MIRRORS or --repos DIR (a folder of <owner>__<name>.git mirrors) and a Docker engine in DOCKER_HOST");
+  console.log(
+    "evaluation-real: skipped, give LOCLAB_MIRRORS or --repos DIR (a folder of <owner>__<name>.git mirrors) and a Docker engine in DOCKER_HOST",
+  );
   process.exit(0);
 }
 const perRepo = Number(arg("--per-repo", "3"));
@@ -42,7 +44,9 @@ for (const row of instances) {
   counts.set(row.repo, n + 1);
   chosen.push(row);
 }
-console.log(`${chosen.length} Lite instances with a mirror in ${repos}: ${[...counts].map(([repo, n]) => `${repo} ${n}`).join(", ")}`);
+console.log(
+  `${chosen.length} Lite instances with a mirror in ${repos}: ${[...counts].map(([repo, n]) => `${repo} ${n}`).join(", ")}`,
+);
 
 const { docker } = await connectDocker();
 const root = (await docker.info()).DockerRootDir;
@@ -56,31 +60,70 @@ const sampler = setInterval(() => void used().then((bytes) => (peak = Math.max(p
 
 const progress = (label) => (event) => {
   if (event.kind === "log") console.log(`  ${event.line}`);
-  else console.log(`[${label} ${event.done}/${event.total}] ${event.outcome.instance_id} ${event.outcome.status}${event.outcome.infra_failure_reason ? ` (${event.outcome.infra_failure_reason})` : ""} ${(event.outcome.duration_ms / 1000).toFixed(1)} s${event.outcome.cached ? " cached" : ""}`);
+  else
+    console.log(
+      `[${label} ${event.done}/${event.total}] ${event.outcome.instance_id} ${event.outcome.status}${event.outcome.infra_failure_reason ? ` (${event.outcome.infra_failure_reason})` : ""} ${(event.outcome.duration_ms / 1000).toFixed(1)} s${event.outcome.cached ? " cached" : ""}`,
+    );
 };
-const common = { instances, out, images: "local", repos, concurrency, timeoutMs, cacheDir: false, minFreeBytes: 10 * 2 ** 30 };
+const common = {
+  instances,
+  out,
+  images: "local",
+  repos,
+  concurrency,
+  timeoutMs,
+  cacheDir: false,
+  minFreeBytes: 10 * 2 ** 30,
+};
 const started = Date.now();
-const gold = await evaluatePredictions({ ...common, runId: "gold", predictions: chosen.map((row) => ({ instance_id: row.instance_id, model_name_or_path: "gold", model_patch: row.patch })), onProgress: progress("gold") });
+const gold = await evaluatePredictions({
+  ...common,
+  runId: "gold",
+  predictions: chosen.map((row) => ({
+    instance_id: row.instance_id,
+    model_name_or_path: "gold",
+    model_patch: row.patch,
+  })),
+  onProgress: progress("gold"),
+});
 const goldMs = Date.now() - started;
-const empty = await evaluatePredictions({ ...common, runId: "empty", runEmptyPatches: true, predictions: chosen.map((row) => ({ instance_id: row.instance_id, model_name_or_path: "empty", model_patch: "" })), onProgress: progress("empty") });
+const empty = await evaluatePredictions({
+  ...common,
+  runId: "empty",
+  runEmptyPatches: true,
+  predictions: chosen.map((row) => ({ instance_id: row.instance_id, model_name_or_path: "empty", model_patch: "" })),
+  onProgress: progress("empty"),
+});
 clearInterval(sampler);
 peak = Math.max(peak, await used());
 
 const emptyBy = new Map(empty.outcomes.map((outcome) => [outcome.instance_id, outcome]));
-const rows = gold.outcomes.map((outcome) => ({ id: outcome.instance_id, gold: outcome, empty: emptyBy.get(outcome.instance_id) }));
+const rows = gold.outcomes.map((outcome) => ({
+  id: outcome.instance_id,
+  gold: outcome,
+  empty: emptyBy.get(outcome.instance_id),
+}));
 const built = rows.filter((row) => row.gold.image).length;
 const goldResolved = rows.filter((row) => row.gold.status === "resolved").length;
 const emptyNot = rows.filter((row) => row.empty && row.empty.image && row.empty.status === "unresolved").length;
 const reasons = {};
-for (const row of rows) if (row.gold.status === "infra-failure") (reasons[row.gold.infra_failure_reason] ??= []).push(row.id);
+for (const row of rows)
+  if (row.gold.status === "infra-failure") (reasons[row.gold.infra_failure_reason] ??= []).push(row.id);
 const mean = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
 const firstBuild = rows.filter((row) => row.gold.image).map((row) => row.gold.duration_ms / 1000);
 const reused = rows.filter((row) => row.empty?.image).map((row) => row.empty.duration_ms / 1000);
 
 console.log("\n|instance|gold|empty|gold s (first build)|empty s (images reused)|");
 console.log("|---|---|---|---|---|");
-for (const row of rows) console.log(`|${row.id}|${row.gold.status}${row.gold.infra_failure_reason ? ` (${row.gold.infra_failure_reason})` : ""}|${row.empty?.status ?? "-"}|${(row.gold.duration_ms / 1000).toFixed(1)}|${row.empty ? (row.empty.duration_ms / 1000).toFixed(1) : "-"}|`);
-const images = (await docker.listImages({ filters: { label: ["loclab.kind"] } })).map((image) => ({ tags: image.RepoTags, kind: image.Labels["loclab.kind"], sizeGiB: image.Size / 2 ** 30 }));
+for (const row of rows)
+  console.log(
+    `|${row.id}|${row.gold.status}${row.gold.infra_failure_reason ? ` (${row.gold.infra_failure_reason})` : ""}|${row.empty?.status ?? "-"}|${(row.gold.duration_ms / 1000).toFixed(1)}|${row.empty ? (row.empty.duration_ms / 1000).toFixed(1) : "-"}|`,
+  );
+const images = (await docker.listImages({ filters: { label: ["loclab.kind"] } })).map((image) => ({
+  tags: image.RepoTags,
+  kind: image.Labels["loclab.kind"],
+  sizeGiB: image.Size / 2 ** 30,
+}));
 const summary = {
   instances: rows.length,
   built,
@@ -93,7 +136,18 @@ const summary = {
   meanSecondsImagesReused: mean(reused),
   wallSecondsGold: goldMs / 1000,
   peakDiskGrowthGiB: (peak - startUsed) / 2 ** 30,
-  images: Object.fromEntries(["base", "env", "instance"].map((kind) => [kind, { count: images.filter((image) => image.kind === kind).length, sizeGiB: images.filter((image) => image.kind === kind).reduce((a, image) => a + image.sizeGiB, 0) }])),
+  images: Object.fromEntries(
+    ["base", "env", "instance"].map((kind) => [
+      kind,
+      {
+        count: images.filter((image) => image.kind === kind).length,
+        sizeGiB: images.filter((image) => image.kind === kind).reduce((a, image) => a + image.sizeGiB, 0),
+      },
+    ]),
+  ),
 };
 console.log(`\n${JSON.stringify(summary, null, 2)}`);
-writeFileSync(join(out, "evaluation-real.json"), `${JSON.stringify({ summary, rows: rows.map((row) => ({ id: row.id, gold: row.gold, empty: row.empty })) }, null, 2)}\n`);
+writeFileSync(
+  join(out, "evaluation-real.json"),
+  `${JSON.stringify({ summary, rows: rows.map((row) => ({ id: row.id, gold: row.gold, empty: row.empty })) }, null, 2)}\n`,
+);

@@ -50,21 +50,38 @@ for (const id of ids) {
       continue;
     }
     const last = mine.at(-1);
-    straddles.push({ task: id, line: want, tokens: text, kind: text.startsWith(want) ? "runs past the newline" : "starts before the +", straddlingToken: last === undefined ? null : pieces.text.slice(pieces.offsets[last], end(last)) });
+    straddles.push({
+      task: id,
+      line: want,
+      tokens: text,
+      kind: text.startsWith(want) ? "runs past the newline" : "starts before the +",
+      straddlingToken: last === undefined ? null : pieces.text.slice(pieces.offsets[last], end(last)),
+    });
   }
-  tasks.push({ task: id, addedLines: prompt.added.length, addedTokens: selected.indices.length, exactLines: exact, startsBefore: selected.startsBefore, runsPast: selected.runsPast });
+  tasks.push({
+    task: id,
+    addedLines: prompt.added.length,
+    addedTokens: selected.indices.length,
+    exactLines: exact,
+    startsBefore: selected.startsBefore,
+    runsPast: selected.runsPast,
+  });
 }
 const seconds = (performance.now() - started) / 1000;
 console.log(`|task|added lines|y+ tokens|lines reproduced exactly|starts before|runs past|`);
-for (const t of tasks) console.log(`|${t.task}|${t.addedLines}|${t.addedTokens}|${t.exactLines}|${t.startsBefore}|${t.runsPast}|`);
+for (const t of tasks)
+  console.log(`|${t.task}|${t.addedLines}|${t.addedTokens}|${t.exactLines}|${t.startsBefore}|${t.runsPast}|`);
 const kinds = {};
 for (const s of straddles) {
   const key = `${s.kind}: ${JSON.stringify(s.straddlingToken)}`;
   kinds[key] = (kinds[key] ?? 0) + 1;
 }
-console.log(`\n${tasks.length} tasks, ${lines} added lines: ${exactLines} reproduced exactly by their tokens, ${lines - exactLines} not (${((100 * (lines - exactLines)) / lines).toFixed(1)} %); tasks with every line exact: ${tasks.filter((t) => t.exactLines === t.addedLines).length}; ${seconds.toFixed(1)} s`);
+console.log(
+  `\n${tasks.length} tasks, ${lines} added lines: ${exactLines} reproduced exactly by their tokens, ${lines - exactLines} not (${((100 * (lines - exactLines)) / lines).toFixed(1)} %); tasks with every line exact: ${tasks.filter((t) => t.exactLines === t.addedLines).length}; ${seconds.toFixed(1)} s`,
+);
 console.log("lines not reproduced exactly, by the token that straddles:");
 for (const [key, n] of Object.entries(kinds).sort((a, b) => b[1] - a[1])) console.log(`  ${n}× ${key}`);
-if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify({ model: model.path, sha256: model.sha256, tasks, straddles }, null, 2)}\n`);
+if (jsonOut)
+  writeFileSync(jsonOut, `${JSON.stringify({ model: model.path, sha256: model.sha256, tasks, straddles }, null, 2)}\n`);
 await engine.dispose?.();
 process.exit(0);

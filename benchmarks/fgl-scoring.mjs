@@ -13,12 +13,15 @@ import { buildCalcFixture, CALC_FILES } from "@loclab/fixtures";
 import { ensureTestModel, startModelServer } from "@loclab/serve";
 import { materializeWorkspace } from "@loclab/tools";
 
-const arg = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+const arg = (name, fallback) =>
+  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
 const count = arg("--candidates", 8);
 const threads = arg("--threads", 2);
 const dir = await mkdtemp(join(tmpdir(), "loclab-fgl-bench-"));
 const fixture = await buildCalcFixture({ dir: join(dir, "calc") });
-const code = checkoutCode(await materializeWorkspace({ instance: fixture.row, mirrors: fixture.mirrors, cacheDir: join(dir, "cache") }));
+const code = checkoutCode(
+  await materializeWorkspace({ instance: fixture.row, mirrors: fixture.mirrors, cacheDir: join(dir, "cache") }),
+);
 const model = await ensureTestModel();
 const server = await startModelServer({ modelPath: model.path, port: 0, parallel: 1, threads, contextSize: 2048 });
 const endpoint = { baseURL: server.baseURL, model: server.modelName };
@@ -28,9 +31,26 @@ const files = Object.keys(CALC_FILES).filter((path) => path.endsWith(".py"));
 const candidates = Array.from({ length: count }, (_, i) => {
   const path = files[i % files.length];
   const lines = CALC_FILES[path].split("\n").length - 1;
-  return { task: fixture.row.instance_id, id: `c${i}`, kind: "sample", teacher: i === 0, locations: [{ path, startLine: 1 + Math.floor(i / files.length), endLine: lines, role: "read" }, { path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit" }], provenance: { source: "bench" } };
+  return {
+    task: fixture.row.instance_id,
+    id: `c${i}`,
+    kind: "sample",
+    teacher: i === 0,
+    locations: [
+      { path, startLine: 1 + Math.floor(i / files.length), endLine: lines, role: "read" },
+      { path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit" },
+    ],
+    provenance: { source: "bench" },
+  };
 });
-const task = { task: fixture.row.instance_id, repo: fixture.row.repo, issue: fixture.row.problem_statement, patch: fixture.patch, candidates, code };
+const task = {
+  task: fixture.row.instance_id,
+  repo: fixture.row.repo,
+  issue: fixture.row.problem_statement,
+  patch: fixture.patch,
+  candidates,
+  code,
+};
 
 const started = performance.now();
 const summary = await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "scores.jsonl") });
@@ -39,7 +59,9 @@ const loclabSeconds = (performance.now() - started) / 1000;
 // The alternative: the same prompts, built beforehand, sent straight.
 const prompts = [];
 for (const candidate of candidates) {
-  const context = await renderContext(candidate.locations, code, { countTokens: (text) => countTokens(endpoint, text) });
+  const context = await renderContext(candidate.locations, code, {
+    countTokens: (text) => countTokens(endpoint, text),
+  });
   prompts.push(fixerPrompt({ repo: task.repo, issue: task.issue, context: context.text, patch: task.patch }).text);
 }
 const rawStarted = performance.now();
@@ -53,8 +75,14 @@ await server.close();
 await rm(dir, { recursive: true, force: true });
 
 console.log(`|work|candidates|seconds|candidates/s|prompt tokens/s|outside completions requests|`);
-console.log(`|loclab scoreCandidates|${summary.scored}|${loclabSeconds.toFixed(2)}|${(summary.scored / loclabSeconds).toFixed(3)}|${(summary.promptTokens / loclabSeconds).toFixed(1)}|${(100 * (1 - summary.requestSeconds / loclabSeconds)).toFixed(1)} % (/tokenize ${summary.tokenizeSeconds.toFixed(2)} s)|`);
-console.log(`|raw echo requests, same prompts|${prompts.length}|${rawSeconds.toFixed(2)}|${(prompts.length / rawSeconds).toFixed(3)}|${(summary.promptTokens / rawSeconds).toFixed(1)}|–|`);
+console.log(
+  `|loclab scoreCandidates|${summary.scored}|${loclabSeconds.toFixed(2)}|${(summary.scored / loclabSeconds).toFixed(3)}|${(summary.promptTokens / loclabSeconds).toFixed(1)}|${(100 * (1 - summary.requestSeconds / loclabSeconds)).toFixed(1)} % (/tokenize ${summary.tokenizeSeconds.toFixed(2)} s)|`,
+);
+console.log(
+  `|raw echo requests, same prompts|${prompts.length}|${rawSeconds.toFixed(2)}|${(prompts.length / rawSeconds).toFixed(3)}|${(summary.promptTokens / rawSeconds).toFixed(1)}|–|`,
+);
 console.log(`|resume (all in the scores file)|${resumed.skipped} skipped|${resumeSeconds.toFixed(2)}|–|–|–|`);
-console.log(`\nratio loclab / raw: ${(loclabSeconds / rawSeconds).toFixed(3)}× (${summary.promptTokens} prompt tokens, mean ${(summary.promptTokens / summary.scored).toFixed(0)} per candidate, test model on ${threads} threads)`);
+console.log(
+  `\nratio loclab / raw: ${(loclabSeconds / rawSeconds).toFixed(3)}× (${summary.promptTokens} prompt tokens, mean ${(summary.promptTokens / summary.scored).toFixed(0)} per candidate, test model on ${threads} threads)`,
+);
 process.exit(0);

@@ -11,9 +11,13 @@ import { loadBenchmark, resolveDataDir } from "@loclab/datasets";
 import { checkoutCode, teacherLocalization } from "@loclab/fgl";
 import { defaultWorkspaceCacheDir, findMirror, materializeWorkspace } from "@loclab/tools";
 
-const repos = process.argv.includes("--repos") ? process.argv[process.argv.indexOf("--repos") + 1] : process.env.LOCLAB_MIRRORS;
+const repos = process.argv.includes("--repos")
+  ? process.argv[process.argv.indexOf("--repos") + 1]
+  : process.env.LOCLAB_MIRRORS;
 if (!repos) {
-  console.log("fgl-teacher-checkouts: skipped, give LOCLAB_MIRRORS or --repos DIR (a folder of <owner>__<name>.git mirrors)");
+  console.log(
+    "fgl-teacher-checkouts: skipped, give LOCLAB_MIRRORS or --repos DIR (a folder of <owner>__<name>.git mirrors)",
+  );
   process.exit(0);
 }
 const dataDir = resolveDataDir();
@@ -29,15 +33,24 @@ for (const id of ids) {
 console.log(`${available.length} of ${ids.length} tasks have a mirror in ${repos}: ${available.join(", ")}`);
 console.log(`|run|tasks checked out|observed lines compared|differ|reads|ACR reads resolved|unresolved|`);
 for (const run of REAL_TRAJECTORY_RUNS) {
-  const entries = (await listTrajectories(join(dataDir, "trajectories", run.name), run.format)).filter((e) => available.includes(e.instanceId));
-  let compared = 0, differ = 0, reads = 0, resolved = 0, unresolved = 0, checked = 0;
+  const entries = (await listTrajectories(join(dataDir, "trajectories", run.name), run.format)).filter((e) =>
+    available.includes(e.instanceId),
+  );
+  let compared = 0,
+    differ = 0,
+    reads = 0,
+    resolved = 0,
+    unresolved = 0,
+    checked = 0;
   const reasons = {};
   const examples = [];
   for (const entry of entries) {
     const row = rows.get(entry.instanceId);
     let code;
     try {
-      code = checkoutCode(await materializeWorkspace({ instance: row, mirrors: repos, cacheDir: defaultWorkspaceCacheDir() }));
+      code = checkoutCode(
+        await materializeWorkspace({ instance: row, mirrors: repos, cacheDir: defaultWorkspaceCacheDir() }),
+      );
     } catch (error) {
       console.log(`  ${run.name} ${entry.instanceId}: no checkout (${error.message})`);
       continue;
@@ -52,18 +65,25 @@ for (const run of REAL_TRAJECTORY_RUNS) {
         compared += 1;
         if (file?.[line - 1] !== text) {
           differ += 1;
-          if (examples.length < 5) examples.push(`${entry.instanceId} ${read.path}:${line} (${read.via}): ${JSON.stringify(text)} vs ${JSON.stringify(file?.[line - 1])}`);
+          if (examples.length < 5)
+            examples.push(
+              `${entry.instanceId} ${read.path}:${line} (${read.via}): ${JSON.stringify(text)} vs ${JSON.stringify(file?.[line - 1])}`,
+            );
         }
       }
     }
     for (const u of teacher.unresolved) {
       unresolved += 1;
       resolved -= u.read.code !== undefined ? 1 : 0;
-      const key = u.reason.replace(/ for .* is not in .*/, " is not in the file").replace(/: \S+ does not exist/, ": file does not exist");
+      const key = u.reason
+        .replace(/ for .* is not in .*/, " is not in the file")
+        .replace(/: \S+ does not exist/, ": file does not exist");
       reasons[key] = (reasons[key] ?? 0) + 1;
     }
   }
-  console.log(`|${run.name}|${checked}|${compared}|${differ}|${reads}|${run.format === "autocoderover" ? resolved : "–"}|${unresolved}|`);
+  console.log(
+    `|${run.name}|${checked}|${compared}|${differ}|${reads}|${run.format === "autocoderover" ? resolved : "–"}|${unresolved}|`,
+  );
   for (const e of examples) console.log(`  differs: ${e}`);
   for (const [k, n] of Object.entries(reasons)) console.log(`  unresolved ${n}× ${k}`);
 }

@@ -23,10 +23,22 @@ if (process.argv[2] === "--child") {
   const started = performance.now();
   let hits;
   if (mode === "rg") {
-    const output = execFileSync("rg", ["-F", "-n", "--no-ignore", "--no-heading", "--with-filename", QUERY, root], { encoding: "utf8", maxBuffer: 1 << 28 });
-    hits = output.trim().split("\n").map((line) => { const [path, number] = line.split(":"); return `${relative(root, path)}:${number}`; });
+    const output = execFileSync("rg", ["-F", "-n", "--no-ignore", "--no-heading", "--with-filename", QUERY, root], {
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+    });
+    hits = output
+      .trim()
+      .split("\n")
+      .map((line) => {
+        const [path, number] = line.split(":");
+        return `${relative(root, path)}:${number}`;
+      });
   } else {
-    const workspace = mode === "cached" ? await tools.materializeWorkspace(JSON.parse(optionsJson)) : await tools.openWorkspace({ root });
+    const workspace =
+      mode === "cached"
+        ? await tools.materializeWorkspace(JSON.parse(optionsJson))
+        : await tools.openWorkspace({ root });
     const result = await tools.searchCode(workspace, { query: QUERY, maxHits: 100_000 });
     hits = result.hits.map((hit) => `${hit.path}:${hit.line}`);
   }
@@ -49,13 +61,23 @@ try {
   const answers = {};
   for (let round = 0; round <= rounds; round += 1) {
     for (const [mode, root] of modes) {
-      const output = JSON.parse(execFileSync(process.execPath, [SELF, "--child", mode === "rg-folder" ? "rg" : mode, root, JSON.stringify(options)], { encoding: "utf8", maxBuffer: 1 << 28 }));
+      const output = JSON.parse(
+        execFileSync(
+          process.execPath,
+          [SELF, "--child", mode === "rg-folder" ? "rg" : mode, root, JSON.stringify(options)],
+          { encoding: "utf8", maxBuffer: 1 << 28 },
+        ),
+      );
       answers[mode] = output.hits;
       if (round > 0) times[mode].push(output.ms); // round 0 warms the page cache
     }
   }
-  for (const [a, b] of [["cached", "rg"], ["folder", "rg-folder"]]) {
-    if (JSON.stringify(answers[a]) !== JSON.stringify(answers[b])) throw new Error(`${a}: ${answers[a].length} hits, ${b}: ${answers[b].length}: they differ`);
+  for (const [a, b] of [
+    ["cached", "rg"],
+    ["folder", "rg-folder"],
+  ]) {
+    if (JSON.stringify(answers[a]) !== JSON.stringify(answers[b]))
+      throw new Error(`${a}: ${answers[a].length} hits, ${b}: ${answers[b].length}: they differ`);
   }
   const ms = Object.fromEntries(Object.entries(times).map(([mode, list]) => [mode, round(median(list), 1)]));
   report("first-search", {

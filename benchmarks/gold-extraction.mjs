@@ -51,9 +51,18 @@ const result = {
   failures,
   rounds: ROUNDS,
   loadThreeBenchmarksMs: +loadMs.toFixed(1),
-  loclabExtractGold: { ...round(loclab), perPatchMicroseconds: +((loclab.medianMs * 1000) / instances.length).toFixed(1) },
-  loclabParsePatchOnly: { ...round(loclabParse), perPatchMicroseconds: +((loclabParse.medianMs * 1000) / instances.length).toFixed(1) },
-  jsdiffParsePatch: { ...round(jsdiff), perPatchMicroseconds: +((jsdiff.medianMs * 1000) / instances.length).toFixed(1) },
+  loclabExtractGold: {
+    ...round(loclab),
+    perPatchMicroseconds: +((loclab.medianMs * 1000) / instances.length).toFixed(1),
+  },
+  loclabParsePatchOnly: {
+    ...round(loclabParse),
+    perPatchMicroseconds: +((loclabParse.medianMs * 1000) / instances.length).toFixed(1),
+  },
+  jsdiffParsePatch: {
+    ...round(jsdiff),
+    perPatchMicroseconds: +((jsdiff.medianMs * 1000) / instances.length).toFixed(1),
+  },
   // Same work (parse only): loclab's parser against jsdiff's.
   ratioParseOnlyLoclabOverJsdiff: +(loclabParse.medianMs / jsdiff.medianMs).toFixed(2),
   // Full gold extraction (parse + spans, hunks, added lines, symbols) against jsdiff's parse.

@@ -24,10 +24,22 @@ if (process.argv[2] === "--child") {
   const paths = await workspace.paths();
   const started = performance.now();
   // With a thread count: the same cold build on that many threads, not stored.
-  const graph = parseThreads === undefined ? await workspace.importGraph() : await new tools.PythonImportIndex(workspace, paths, { parseThreads }).graph();
+  const graph =
+    parseThreads === undefined
+      ? await workspace.importGraph()
+      : await new tools.PythonImportIndex(workspace, paths, { parseThreads }).graph();
   const ms = performance.now() - started;
   const source = parseThreads === undefined ? workspace.stats().importGraphSource : "built";
-  process.stdout.write(JSON.stringify({ ms, source, files: graph.files.length, edges: graph.stats.edges, parseThreads: graph.stats.parseThreads, peakRssMiB: process.resourceUsage().maxRSS / 1024 }));
+  process.stdout.write(
+    JSON.stringify({
+      ms,
+      source,
+      files: graph.files.length,
+      edges: graph.stats.edges,
+      parseThreads: graph.stats.parseThreads,
+      peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    }),
+  );
   process.exit(0);
 }
 
@@ -36,11 +48,19 @@ const work = scratch("import-graph");
 const python = pythonExecutable();
 try {
   const { options } = await cachedDjango(work);
-  const commitFolder = (await import("@loclab/tools")).workspaceCachePath(options.cacheDir, options.instance.repo, options.instance.base_commit);
+  const commitFolder = (await import("@loclab/tools")).workspaceCachePath(
+    options.cacheDir,
+    options.instance.repo,
+    options.instance.base_commit,
+  );
   const dropStoredGraph = () => {
-    for (const name of readdirSync(commitFolder)) if (name.startsWith("import-graph.")) rmSync(join(commitFolder, name));
+    for (const name of readdirSync(commitFolder))
+      if (name.startsWith("import-graph.")) rmSync(join(commitFolder, name));
   };
-  const child = (...threads) => JSON.parse(execFileSync(process.execPath, [SELF, "--child", JSON.stringify(options), ...threads], { encoding: "utf8" }));
+  const child = (...threads) =>
+    JSON.parse(
+      execFileSync(process.execPath, [SELF, "--child", JSON.stringify(options), ...threads], { encoding: "utf8" }),
+    );
   const cold = [];
   const oneThread = [];
   const warm = [];
@@ -50,15 +70,22 @@ try {
     dropStoredGraph();
     const built = child();
     // (A loclab without stored graphs reports no source: its "warm" load is another build.)
-    if (built.source !== "built" && built.source !== undefined) throw new Error(`expected a build, got ${built.source}`);
+    if (built.source !== "built" && built.source !== undefined)
+      throw new Error(`expected a build, got ${built.source}`);
     const loaded = child();
-    if (loaded.source !== "cache" && loaded.source !== undefined) throw new Error(`expected a stored graph, got ${loaded.source}`);
-    if (edges !== undefined && (built.edges !== edges || loaded.edges !== edges)) throw new Error("edge counts differ between runs");
+    if (loaded.source !== "cache" && loaded.source !== undefined)
+      throw new Error(`expected a stored graph, got ${loaded.source}`);
+    if (edges !== undefined && (built.edges !== edges || loaded.edges !== edges))
+      throw new Error("edge counts differ between runs");
     edges = built.edges;
     cold.push(built);
     warm.push(loaded);
     oneThread.push(child("1"));
-    ast.push(JSON.parse(execFileSync(python, [join(dirname(SELF), "lib", "python_import_graph.py"), DJANGO], { encoding: "utf8" })));
+    ast.push(
+      JSON.parse(
+        execFileSync(python, [join(dirname(SELF), "lib", "python_import_graph.py"), DJANGO], { encoding: "utf8" }),
+      ),
+    );
   }
   const coldMs = round(median(cold.map((run) => run.ms)), 1);
   const astMs = round(median(ast.map((run) => run.ms)), 1);
@@ -76,7 +103,12 @@ try {
       oneThreadMs: round(median(oneThread.map((run) => run.ms)), 1),
       oneThreadPeakRssMiB: round(median(oneThread.map((run) => run.peakRssMiB)), 1),
     },
-    alternative: { name: "CPython ast (parse only)", ms: astMs, peakRssMiB: round(median(ast.map((run) => run.peakRssMiB)), 1), pythonFiles: ast[0].files },
+    alternative: {
+      name: "CPython ast (parse only)",
+      ms: astMs,
+      peakRssMiB: round(median(ast.map((run) => run.peakRssMiB)), 1),
+      pythonFiles: ast[0].files,
+    },
     ratio: round(coldMs / astMs, 2),
     goal: "warm load under 50 ms; cold build no slower than CPython's ast",
     rounds,

@@ -33,13 +33,23 @@ const texts = {
 const rows = [];
 for (const [name, text] of Object.entries(texts)) {
   const ms = median([0, 1, 2].map(() => time(() => maskIssuePaths(text, { knownFiles }))));
-  rows.push({ text: name, chars: text.length, maskMs: Number(ms.toFixed(1)), mbPerSecond: Number((text.length / 1e6 / (ms / 1000)).toFixed(1)) });
+  rows.push({
+    text: name,
+    chars: text.length,
+    maskMs: Number(ms.toFixed(1)),
+    mbPerSecond: Number((text.length / 1e6 / (ms / 1000)).toFixed(1)),
+  });
 }
 const { instances } = await loadBenchmark("lite");
 const real = instances.map((instance) => instance.problem_statement);
 const realMs = median([0, 1, 2].map(() => time(() => real.forEach((text) => maskIssuePaths(text, { knownFiles })))));
 const realChars = real.reduce((n, text) => n + text.length, 0);
-rows.push({ text: "all 300 Lite issues, one by one", chars: realChars, maskMs: Number(realMs.toFixed(1)), mbPerSecond: Number((realChars / 1e6 / (realMs / 1000)).toFixed(1)) });
+rows.push({
+  text: "all 300 Lite issues, one by one",
+  chars: realChars,
+  maskMs: Number(realMs.toFixed(1)),
+  mbPerSecond: Number((realChars / 1e6 / (realMs / 1000)).toFixed(1)),
+});
 
 // The old URL pattern on growing prefixes of the worst text: quadratic growth.
 const OLD_URL = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>"'`]+/g;
@@ -48,10 +58,18 @@ for (const size of [8, 16, 32, 64]) {
   const text = "a".repeat(size * KB);
   const oldMs = median([0, 1, 2].map(() => time(() => [...text.matchAll(OLD_URL)])));
   const newMs = median([0, 1, 2].map(() => time(() => maskIssuePaths(text, { knownFiles }))));
-  growth.push({ kb: size, oldRegexMs: Number(oldMs.toFixed(1)), maskIssuePathsMs: Number(newMs.toFixed(2)), ratio: Number((oldMs / Math.max(newMs, 0.01)).toFixed(0)) });
+  growth.push({
+    kb: size,
+    oldRegexMs: Number(oldMs.toFixed(1)),
+    maskIssuePathsMs: Number(newMs.toFixed(2)),
+    ratio: Number((oldMs / Math.max(newMs, 0.01)).toFixed(0)),
+  });
 }
 console.table(rows);
 console.table(growth);
 mkdirSync(join(root, "results"), { recursive: true });
-writeFileSync(join(root, "results", "bench-masking-adversarial.json"), `${JSON.stringify({ rows, oldRegexGrowth: growth }, null, 2)}\n`);
+writeFileSync(
+  join(root, "results", "bench-masking-adversarial.json"),
+  `${JSON.stringify({ rows, oldRegexGrowth: growth }, null, 2)}\n`,
+);
 console.log("wrote results/bench-masking-adversarial.json");

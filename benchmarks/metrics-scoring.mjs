@@ -162,17 +162,23 @@ function naiveSpanRecallPrecision(predicted, goldSpans) {
   return [g.size === 0 ? 0 : both / g.size, p.size === 0 ? 0 : both / p.size];
 }
 const naiveStart = performance.now();
-for (let run = 0; run < RUNS; run += 1) for (const id of instanceIds) naiveSpanRecallPrecision(lastRun.get(id).locations, gold.get(id).spans);
+for (let run = 0; run < RUNS; run += 1)
+  for (const id of instanceIds) naiveSpanRecallPrecision(lastRun.get(id).locations, gold.get(id).spans);
 const naiveSpansMs = performance.now() - naiveStart;
 
 // loclab's span level alone, for a like-for-like ratio.
 const spansStart = performance.now();
 
-for (let run = 0; run < RUNS; run += 1) for (const id of instanceIds) spanOverlap(lastRun.get(id).locations, gold.get(id).spans);
+for (let run = 0; run < RUNS; run += 1)
+  for (const id of instanceIds) spanOverlap(lastRun.get(id).locations, gold.get(id).spans);
 const loclabSpansMs = performance.now() - spansStart;
 
 // The vectorised alternative (issue 18): numpy from the same strings, in the same run.
-const numpy = numpyScoring({ instanceIds, gold: Object.fromEntries(gold), runs: allRuns.map((run) => Object.fromEntries(run)) });
+const numpy = numpyScoring({
+  instanceIds,
+  gold: Object.fromEntries(gold),
+  runs: allRuns.map((run) => Object.fromEntries(run)),
+});
 const numpyDifference = numpy
   ? Math.max(...Object.entries(numpy.means).map(([key, mean]) => Math.abs(mean - (aggregate[key]?.mean ?? Number.NaN))))
   : null;
@@ -181,11 +187,18 @@ const result = {
   benchmark: "metrics-scoring",
   row: "scoring 10,000 instances × 20 runs, 60 metrics",
   loclab: { ms: +loclabMs.toFixed(1) },
-  alternative: numpy ? { name: "numpy from strings", ms: numpy.ms, metrics: numpy.metrics, largestDifferenceOfMeans: numpyDifference } : { name: "numpy from strings", ms: null, unavailable: "numpy could not be installed" },
+  alternative: numpy
+    ? { name: "numpy from strings", ms: numpy.ms, metrics: numpy.metrics, largestDifferenceOfMeans: numpyDifference }
+    : { name: "numpy from strings", ms: null, unavailable: "numpy could not be installed" },
   ratio: numpy ? +(loclabMs / numpy.ms).toFixed(2) : null,
   // The floors of any scorer from these strings (see touchEveryString, codeEveryString), over
   // the same 20 runs; prepareGold and the aggregation are not in them.
-  floor: { touchEveryStringMs: +touchMs.toFixed(1), codeEveryStringMs: +codeEveryStringMs.toFixed(1), ratioToCoding: +(loclabMs / codeEveryStringMs).toFixed(2), checksum: floorSink },
+  floor: {
+    touchEveryStringMs: +touchMs.toFixed(1),
+    codeEveryStringMs: +codeEveryStringMs.toFixed(1),
+    ratioToCoding: +(loclabMs / codeEveryStringMs).toFixed(2),
+    checksum: floorSink,
+  },
   goal: "under 400 ms, at least as fast as numpy from strings",
   machine: machine(),
   node: process.version,
@@ -201,7 +214,10 @@ const result = {
     naiveLineSetsMs: +naiveSpansMs.toFixed(1),
     speedup: +(naiveSpansMs / loclabSpansMs).toFixed(1),
   },
-  sample: { "file.acc@1": aggregate["file.acc@1"], "span.coverageRecall": { mean: aggregate["span.coverageRecall"].mean, sd: aggregate["span.coverageRecall"].sd } },
+  sample: {
+    "file.acc@1": aggregate["file.acc@1"],
+    "span.coverageRecall": { mean: aggregate["span.coverageRecall"].mean, sd: aggregate["span.coverageRecall"].sd },
+  },
 };
 function numpyScoring(data) {
   const python = numpyPython();
@@ -209,7 +225,12 @@ function numpyScoring(data) {
   const file = join(tmpdir(), `loclab-bench-scoring-${process.pid}.json`);
   try {
     writeFileSync(file, JSON.stringify(data));
-    return JSON.parse(execFileSync(python, [join(dirname(fileURLToPath(import.meta.url)), "lib", "numpy_scoring.py"), file], { encoding: "utf8", maxBuffer: 1 << 26 }));
+    return JSON.parse(
+      execFileSync(python, [join(dirname(fileURLToPath(import.meta.url)), "lib", "numpy_scoring.py"), file], {
+        encoding: "utf8",
+        maxBuffer: 1 << 26,
+      }),
+    );
   } finally {
     rmSync(file, { force: true });
   }

@@ -27,14 +27,21 @@ const toy = await buildToyBenchmark({ dir: join(work, "toy"), repositories: 4, i
 const servers = [await startPolicyModelServer({ delayMs: 60 }), await startPolicyModelServer({ delayMs: 60 })];
 const dir = join(work, "run");
 const specFile = join(work, "spec.json");
-writeFileSync(specFile, JSON.stringify({
-  benchmark: toy.benchmark,
-  seeds: [1, 2],
-  controls: [{ kind: "plain" }, { kind: "masked" }],
-  endpoints: servers.map((server) => ({ baseURL: server.url, model: "toy-policy", maxConcurrency: 3 })),
-  repos: toy.mirrors,
-  out: dir,
-}, null, 2));
+writeFileSync(
+  specFile,
+  JSON.stringify(
+    {
+      benchmark: toy.benchmark,
+      seeds: [1, 2],
+      controls: [{ kind: "plain" }, { kind: "masked" }],
+      endpoints: servers.map((server) => ({ baseURL: server.url, model: "toy-policy", maxConcurrency: 3 })),
+      repos: toy.mirrors,
+      out: dir,
+    },
+    null,
+    2,
+  ),
+);
 
 let stderr = "";
 function session(args, killAfterMs) {
@@ -53,13 +60,19 @@ const started = performance.now();
 const sessions = [];
 for (let i = 0; i < KILLS; i += 1) {
   const killAfterMs = 400 + Math.round(rng.nextFloat() * 1400);
-  sessions.push({ killAfterMs, ...(await session(i === 0 ? ["run", specFile] : ["run", "--resume", dir], killAfterMs)) });
+  sessions.push({
+    killAfterMs,
+    ...(await session(i === 0 ? ["run", specFile] : ["run", "--resume", dir], killAfterMs)),
+  });
 }
 const last = await session(["run", "--resume", dir]);
 const seconds = (performance.now() - started) / 1000;
 await Promise.all(servers.map((server) => server.close()));
 
-const records = readFileSync(join(dir, "attempts.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+const records = readFileSync(join(dir, "attempts.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
 const final = (record) => !["infra_error", "failed"].includes(record.outcome);
 const finals = new Map();
@@ -68,13 +81,27 @@ const predictionLines = {};
 let missingPredictions = 0;
 let duplicatedPredictions = 0;
 for (const cell of manifest.cells) {
-  const ids = readFileSync(join(dir, "cells", ...cell.split("/"), "predictions.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).instanceId);
+  const ids = readFileSync(join(dir, "cells", ...cell.split("/"), "predictions.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line).instanceId);
   predictionLines[cell] = ids.length;
   duplicatedPredictions += ids.length - new Set(ids).size;
-  const predicted = records.filter((record) => final(record) && record.prediction && `seed-${record.seed}/${record.control.kind === "masked" ? `masked-${record.control.level}` : "plain"}` === cell).length;
+  const predicted = records.filter(
+    (record) =>
+      final(record) &&
+      record.prediction &&
+      `seed-${record.seed}/${record.control.kind === "masked" ? `masked-${record.control.level}` : "plain"}` === cell,
+  ).length;
   missingPredictions += Math.max(0, predicted - new Set(ids).size);
 }
-const tornSetAside = readdirSync(dir).filter((name) => name.includes(".torn-")).length + manifest.cells.reduce((sum, cell) => sum + readdirSync(join(dir, "cells", ...cell.split("/"))).filter((name) => name.includes(".torn-")).length, 0);
+const tornSetAside =
+  readdirSync(dir).filter((name) => name.includes(".torn-")).length +
+  manifest.cells.reduce(
+    (sum, cell) =>
+      sum + readdirSync(join(dir, "cells", ...cell.split("/"))).filter((name) => name.includes(".torn-")).length,
+    0,
+  );
 const result = {
   kills: sessions.filter((s) => s.signal === "SIGKILL").length,
   sessionsEndedBeforeKill: sessions.filter((s) => s.signal !== "SIGKILL").length,
@@ -96,6 +123,9 @@ const result = {
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync(dirname(outFile), { recursive: true });
-writeFileSync(outFile, `${JSON.stringify({ benchmark: "run-crash-safety", node: process.version, ...result }, null, 2)}\n`);
+writeFileSync(
+  outFile,
+  `${JSON.stringify({ benchmark: "run-crash-safety", node: process.version, ...result }, null, 2)}\n`,
+);
 await toy.dispose();
 rmSync(work, { recursive: true, force: true });

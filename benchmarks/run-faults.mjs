@@ -24,7 +24,12 @@ const flaky = await startPolicyModelServer({ delayMs: 40, faultRate: 0.2, faultS
 const doomed = await startPolicyModelServer({ delayMs: 40 });
 const healthy = [await startPolicyModelServer({ delayMs: 40 }), await startPolicyModelServer({ delayMs: 40 })];
 const all = [flaky, doomed, ...healthy];
-const names = new Map([[flaky.url, "flaky (20 % faults)"], [doomed.url, "killed mid-run"], [healthy[0].url, "healthy A"], [healthy[1].url, "healthy B"]]);
+const names = new Map([
+  [flaky.url, "flaky (20 % faults)"],
+  [doomed.url, "killed mid-run"],
+  [healthy[0].url, "healthy A"],
+  [healthy[1].url, "healthy B"],
+]);
 const spec = parseRunSpec({
   benchmark: toy.benchmark,
   seeds: [1, 2],
@@ -49,15 +54,26 @@ const summary = await startRun(spec, {
   },
 });
 const seconds = (performance.now() - started) / 1000;
-const records = readFileSync(join(spec.out, "attempts.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+const records = readFileSync(join(spec.out, "attempts.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
 const final = (record) => !["infra_error", "failed"].includes(record.outcome);
 const finals = new Map();
 for (const record of records) if (final(record)) finals.set(record.key, (finals.get(record.key) ?? 0) + 1);
 const injected = [...flaky.faults.values()].reduce((sum, n) => sum + n, 0);
 const onFlaky = records.filter((record) => record.endpoint?.baseURL === flaky.url);
-const recorded = onFlaky.reduce((sum, record) => sum + record.retries.length, 0) + onFlaky.filter((record) => record.outcome === "infra_error").length;
-const faultText = all.flatMap((server) => server.requests).filter((request) => /scripted fault|chatcmpl-broken|Unexpected end of JSON/.test(request.raw)).length;
-const doomedKeys = new Set(records.filter((record) => record.endpoint?.baseURL === doomed.url && record.outcome === "infra_error").map((record) => record.key));
+const recorded =
+  onFlaky.reduce((sum, record) => sum + record.retries.length, 0) +
+  onFlaky.filter((record) => record.outcome === "infra_error").length;
+const faultText = all
+  .flatMap((server) => server.requests)
+  .filter((request) => /scripted fault|chatcmpl-broken|Unexpected end of JSON/.test(request.raw)).length;
+const doomedKeys = new Set(
+  records
+    .filter((record) => record.endpoint?.baseURL === doomed.url && record.outcome === "infra_error")
+    .map((record) => record.key),
+);
 const movedTo = {};
 for (const key of doomedKeys) {
   const closing = records.find((record) => record.key === key && final(record));

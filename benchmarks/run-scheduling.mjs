@@ -30,13 +30,28 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const work = mkdtempSync(join(tmpdir(), "loclab-sched-"));
-const toy = await buildToyBenchmark({ dir: join(work, "toy"), repositories: 8, instancesPerRepository: Math.ceil(N / 8) });
+const toy = await buildToyBenchmark({
+  dir: join(work, "toy"),
+  repositories: 8,
+  instancesPerRepository: Math.ceil(N / 8),
+});
 
 /** E policy servers in a child process (the model must not share the runner's thread). */
 async function serversElsewhere(E) {
-  const child = spawn(process.execPath, [join(here, "lib", "policy-servers.mjs"), JSON.stringify({ count: E, delayMs: DELAY_MS, turns: TURNS })], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [join(here, "lib", "policy-servers.mjs"), JSON.stringify({ count: E, delayMs: DELAY_MS, turns: TURNS })],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   const urls = await new Promise((resolve) => child.stdout.once("data", (chunk) => resolve(JSON.parse(String(chunk)))));
-  return { urls, close: () => new Promise((resolve) => { child.once("exit", resolve); child.stdin.end(); }) };
+  return {
+    urls,
+    close: () =>
+      new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.stdin.end();
+      }),
+  };
 }
 
 async function makespan(E, C, label) {
@@ -52,21 +67,33 @@ async function makespan(E, C, label) {
   });
   const summary = await startRun(spec);
   await remote.close();
-  const records = readFileSync(join(spec.out, "attempts.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const records = readFileSync(join(spec.out, "attempts.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const start = Math.min(...records.map((record) => Date.parse(record.startedAt)));
   const end = Math.max(...records.map((record) => Date.parse(record.endedAt)));
   const turns = records.map((record) => record.turns);
   const ideal = Math.ceil(N / (E * C)) * TURNS * DELAY_MS;
   // Where the time went: the model calls as the client saw them (d plus the fake server's own
   // work and HTTP), the harness (the rest of each attempt), and slots left idle by the scheduler.
-  const modelMsPerTurn = records.reduce((sum, record) => sum + record.modelMs, 0) / records.reduce((sum, record) => sum + record.turns, 0);
-  const harnessMsPerTurn = records.reduce((sum, record) => sum + record.wallMs - record.modelMs, 0) / records.reduce((sum, record) => sum + record.turns, 0);
+  const modelMsPerTurn =
+    records.reduce((sum, record) => sum + record.modelMs, 0) / records.reduce((sum, record) => sum + record.turns, 0);
+  const harnessMsPerTurn =
+    records.reduce((sum, record) => sum + record.wallMs - record.modelMs, 0) /
+    records.reduce((sum, record) => sum + record.turns, 0);
   const busy = records.reduce((sum, record) => sum + record.wallMs, 0);
   const idealAtMeasuredLatency = Math.ceil(N / (E * C)) * TURNS * modelMsPerTurn;
   return {
-    E, C, complete: summary.complete, turnsPerInstance: [...new Set(turns)],
-    makespanMs: end - start, idealMs: ideal, overIdeal: +((end - start) / ideal - 1).toFixed(4),
-    measuredModelMsPerTurn: +modelMsPerTurn.toFixed(2), harnessMsPerTurn: +harnessMsPerTurn.toFixed(2),
+    E,
+    C,
+    complete: summary.complete,
+    turnsPerInstance: [...new Set(turns)],
+    makespanMs: end - start,
+    idealMs: ideal,
+    overIdeal: +((end - start) / ideal - 1).toFixed(4),
+    measuredModelMsPerTurn: +modelMsPerTurn.toFixed(2),
+    harnessMsPerTurn: +harnessMsPerTurn.toFixed(2),
     overIdealAtMeasuredLatency: +((end - start) / idealAtMeasuredLatency - 1).toFixed(4),
     slotUtilization: +(busy / (Math.min(N, E * C) * (end - start))).toFixed(4),
   };
@@ -86,7 +113,11 @@ if (existsSync(join(DJANGO, "db", "models", "query.py"))) {
   const source = join(work, "django-src");
   mkdirSync(source, { recursive: true });
   cpSync(DJANGO, join(source, "django"), { recursive: true, filter: (path) => !path.includes("__pycache__") });
-  const git = (cwd, ...args) => execFileSync("git", ["-c", "user.email=b@loclab", "-c", "user.name=bench", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8" });
+  const git = (cwd, ...args) =>
+    execFileSync("git", ["-c", "user.email=b@loclab", "-c", "user.name=bench", "-c", "commit.gpgsign=false", ...args], {
+      cwd,
+      encoding: "utf8",
+    });
   git(source, "init", "-q");
   git(source, "add", ".");
   git(source, "commit", "-qm", "django from Debian");
@@ -94,22 +125,68 @@ if (existsSync(join(DJANGO, "db", "models", "query.py"))) {
   const mirrors = join(work, "django-mirrors");
   mkdirSync(mirrors);
   git(work, "clone", "-q", "--bare", source, join(mirrors, "django__django.git"));
-  const names = ["select_related", "prefetch_related", "get_or_create", "bulk_create", "aggregate", "annotate", "values_list", "in_bulk", "update_or_create", "only", "defer", "distinct"];
-  const rows = names.map((fn, i) => ({ instance_id: `django__django-${90000 + i}`, repo: "django/django", base_commit: commit, problem_statement: `\`${fn}()\` misbehaves on a QuerySet. It comes from the module django.db.models.query.`, patch: "" }));
+  const names = [
+    "select_related",
+    "prefetch_related",
+    "get_or_create",
+    "bulk_create",
+    "aggregate",
+    "annotate",
+    "values_list",
+    "in_bulk",
+    "update_or_create",
+    "only",
+    "defer",
+    "distinct",
+  ];
+  const rows = names.map((fn, i) => ({
+    instance_id: `django__django-${90000 + i}`,
+    repo: "django/django",
+    base_commit: commit,
+    problem_statement: `\`${fn}()\` misbehaves on a QuerySet. It comes from the module django.db.models.query.`,
+    patch: "",
+  }));
   writeFileSync(join(work, "django.jsonl"), rows.map((row) => JSON.stringify(row)).join("\n") + "\n");
   const server = await startPolicyModelServer({ turns: 10 });
-  const spec = parseRunSpec({ benchmark: join(work, "django.jsonl"), endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 1 }], repos: mirrors, out: join(work, "run-django") });
+  const spec = parseRunSpec({
+    benchmark: join(work, "django.jsonl"),
+    endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 1 }],
+    repos: mirrors,
+    out: join(work, "run-django"),
+  });
   await startRun(spec);
   await server.close();
-  const records = readFileSync(join(spec.out, "attempts.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  const records = readFileSync(join(spec.out, "attempts.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   const warm = records.slice(1);
   const perTurn = warm.map((record) => (record.wallMs - record.modelMs) / record.turns);
-  overhead = { files: Number(git(source, "ls-files").split("\n").length - 1), attempts: records.length, turnsPerAttempt: warm.map((record) => record.turns), medianMsPerTurn: +median(perTurn).toFixed(3), maxMsPerTurn: +Math.max(...perTurn).toFixed(3), firstAttemptMs: +records[0].wallMs.toFixed(1), note: "first attempt (materializing the tree) left out" };
+  overhead = {
+    files: Number(git(source, "ls-files").split("\n").length - 1),
+    attempts: records.length,
+    turnsPerAttempt: warm.map((record) => record.turns),
+    medianMsPerTurn: +median(perTurn).toFixed(3),
+    maxMsPerTurn: +Math.max(...perTurn).toFixed(3),
+    firstAttemptMs: +records[0].wallMs.toFixed(1),
+    note: "first attempt (materializing the tree) left out",
+  };
 }
-const result = { delayMs: DELAY_MS, turns: TURNS, instances: N, pool, sequential, poolVsSequential: +ratio.toFixed(2), harnessOverheadDjango: overhead };
+const result = {
+  delayMs: DELAY_MS,
+  turns: TURNS,
+  instances: N,
+  pool,
+  sequential,
+  poolVsSequential: +ratio.toFixed(2),
+  harnessOverheadDjango: overhead,
+};
 console.log(JSON.stringify(result, null, 2));
 mkdirSync(dirname(outFile), { recursive: true });
-writeFileSync(outFile, `${JSON.stringify({ benchmark: "run-scheduling", node: process.version, ...result }, null, 2)}\n`);
+writeFileSync(
+  outFile,
+  `${JSON.stringify({ benchmark: "run-scheduling", node: process.version, ...result }, null, 2)}\n`,
+);
 await toy.dispose();
 if (!process.env.KEEP) rmSync(work, { recursive: true, force: true });
 else console.error(`kept ${work}`);

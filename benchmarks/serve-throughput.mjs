@@ -16,12 +16,19 @@ const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, "..", "results", "bench-serve-throughput.json");
 const REPEAT = Number(process.env.REPEAT ?? 3);
 const { path: modelPath } = await ensureTestModel();
-const PROMPT = "def parse(text):\n    '''Parse a date in ISO 8601 form and return a datetime.'''\n    return datetime.strptime(text, '%Y-%m-%d')\n\n".repeat(30);
+const PROMPT =
+  "def parse(text):\n    '''Parse a date in ISO 8601 form and return a datetime.'''\n    return datetime.strptime(text, '%Y-%m-%d')\n\n".repeat(
+    30,
+  );
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const results = {};
 
 async function post(server, body) {
-  const response = await fetch(`${server.baseURL}/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: server.modelName, ...body }) });
+  const response = await fetch(`${server.baseURL}/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: server.modelName, ...body }),
+  });
   if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -32,13 +39,27 @@ for (const parallel of [1, 4]) {
   const decode = [];
   for (let i = 0; i < REPEAT; i++) {
     let started = performance.now();
-    const answers = await Promise.all(Array.from({ length: parallel }, (_, k) => post(server, { prompt: `${k}${PROMPT}`, max_tokens: 1, temperature: 0 })));
+    const answers = await Promise.all(
+      Array.from({ length: parallel }, (_, k) =>
+        post(server, { prompt: `${k}${PROMPT}`, max_tokens: 1, temperature: 0 }),
+      ),
+    );
     prefill.push(answers.reduce((sum, a) => sum + a.usage.prompt_tokens, 0) / ((performance.now() - started) / 1000));
     started = performance.now();
-    const generated = await Promise.all(Array.from({ length: parallel }, (_, k) => post(server, { prompt: `Story ${k}:`, max_tokens: 128, temperature: 0.8, seed: k, ignore_eos: true })));
-    decode.push(generated.reduce((sum, a) => sum + a.usage.completion_tokens, 0) / ((performance.now() - started) / 1000));
+    const generated = await Promise.all(
+      Array.from({ length: parallel }, (_, k) =>
+        post(server, { prompt: `Story ${k}:`, max_tokens: 128, temperature: 0.8, seed: k, ignore_eos: true }),
+      ),
+    );
+    decode.push(
+      generated.reduce((sum, a) => sum + a.usage.completion_tokens, 0) / ((performance.now() - started) / 1000),
+    );
   }
-  results[`parallel${parallel}`] = { requests: parallel, promptTokensPerSecond: median(prefill), generatedTokensPerSecond: median(decode) };
+  results[`parallel${parallel}`] = {
+    requests: parallel,
+    promptTokensPerSecond: median(prefill),
+    generatedTokensPerSecond: median(decode),
+  };
   if (parallel === 1) {
     const echo = [];
     for (let i = 0; i < REPEAT; i++) {
@@ -66,7 +87,11 @@ for (let i = 0; i < REPEAT; i++) {
   await sequence.clearHistory();
   started = performance.now();
   let n = 0;
-  for await (const token of sequence.evaluate(model.tokenize("Story 0:", true), { temperature: 0.8, seed: 0, yieldEogToken: true })) {
+  for await (const token of sequence.evaluate(model.tokenize("Story 0:", true), {
+    temperature: 0.8,
+    seed: 0,
+    yieldEogToken: true,
+  })) {
     void token;
     if (++n >= 128) break;
   }

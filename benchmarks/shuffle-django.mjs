@@ -25,7 +25,9 @@ const WARMUP = 1;
 const TARGET_MS = 10_000;
 
 if (!existsSync(join(SOURCE, "__init__.py"))) {
-  console.log(`shuffle-django: skipped, ${SOURCE} is missing (apt-get install -y --no-install-recommends python3-django)`);
+  console.log(
+    `shuffle-django: skipped, ${SOURCE} is missing (apt-get install -y --no-install-recommends python3-django)`,
+  );
   process.exit(0);
 }
 
@@ -52,10 +54,15 @@ async function timeRounds(task) {
     if (i >= WARMUP) times.push(ms);
   }
   times.sort((a, b) => a - b);
-  return { times: { medianMs: round(times[Math.floor(times.length / 2)]), minMs: round(times[0]), maxMs: round(times.at(-1)) }, last };
+  return {
+    times: { medianMs: round(times[Math.floor(times.length / 2)]), minMs: round(times[0]), maxMs: round(times.at(-1)) },
+    last,
+  };
 }
 
-const shuffle = await timeRounds((target) => shuffleRepository({ repo: checkout, out: target, mapping: `${target}.json`, seed: 1 }));
+const shuffle = await timeRounds((target) =>
+  shuffleRepository({ repo: checkout, out: target, mapping: `${target}.json`, seed: 1 }),
+);
 const copy = await timeRounds((target) => run("cp", ["-r", checkout, target]));
 const renameOnly = await timeRounds(async (target) => {
   const walk = await walkCheckout(checkout, { skipDirectories: new Set(DEFAULT_SKIP_DIRECTORIES) });

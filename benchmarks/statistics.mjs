@@ -16,7 +16,16 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveDataDir } from "@loclab/datasets";
-import { clusterOfInstanceId, clusteredStandardError, compareSystems, exactMcNemar, holmAdjust, pairedTable, parseResolvedMatrix, wilsonInterval } from "@loclab/statistics";
+import {
+  clusterOfInstanceId,
+  clusteredStandardError,
+  compareSystems,
+  exactMcNemar,
+  holmAdjust,
+  pairedTable,
+  parseResolvedMatrix,
+  wilsonInterval,
+} from "@loclab/statistics";
 import { gammaln } from "simple-statistics";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 15);
@@ -54,7 +63,9 @@ function naiveMcNemar(b, c) {
 
 // 1. b + c = 10^7. Reference p-values from packages/statistics/fixtures/scipy-reference.json
 // (scipy 1.17 binom.cdf; mpmath where present), for the accuracy columns.
-const fixture = JSON.parse(readFileSync(new URL("../packages/statistics/fixtures/scipy-reference.json", import.meta.url), "utf8"));
+const fixture = JSON.parse(
+  readFileSync(new URL("../packages/statistics/fixtures/scipy-reference.json", import.meta.url), "utf8"),
+);
 const large = [
   { label: "p≈1e-3", b: 4_994_796, c: 5_005_204 },
   { label: "p≈0.5", b: 4_998_935, c: 5_001_065 },
@@ -99,7 +110,13 @@ function pairwise(mcnemar) {
   for (let i = 0; i < systems.length; i += 1) {
     for (let j = i + 1; j < systems.length; j += 1) {
       const table = pairedTable({ a: maps[i], b: maps[j] });
-      pairs.push({ a: systems[i], b: systems[j], aOnly: table.aOnly, bOnly: table.bOnly, p: mcnemar(table.aOnly, table.bOnly) });
+      pairs.push({
+        a: systems[i],
+        b: systems[j],
+        aOnly: table.aOnly,
+        bOnly: table.bOnly,
+        p: mcnemar(table.aOnly, table.bOnly),
+      });
     }
   }
   const adjusted = holmAdjust(pairs.map((pair) => pair.p));
@@ -110,7 +127,10 @@ function pairwise(mcnemar) {
 }
 
 // What `loclab compare --holm` runs: parse, then compareSystems over the columns directly.
-const compareCommand = timeCalls(() => compareSystems(parseResolvedMatrix(liteText, { source: "lite.csv" }), { holm: true }), ROUNDS);
+const compareCommand = timeCalls(
+  () => compareSystems(parseResolvedMatrix(liteText, { source: "lite.csv" }), { holm: true }),
+  ROUNDS,
+);
 const parseOnly = timeCalls(() => parseResolvedMatrix(liteText, { source: "lite.csv" }), ROUNDS);
 const loclabPipeline = timeCalls(() => pairwise((b, c) => exactMcNemar({ b, c }).p), ROUNDS);
 const naivePipeline = timeCalls(() => pairwise(naiveMcNemar), ROUNDS);
@@ -118,7 +138,9 @@ const { perSystem, pairs } = loclabPipeline.result;
 // The 861 McNemar tests alone (b, c from the tables above), loclab vs naive.
 const mcnemarOnly = timeCalls(() => pairs.map((pair) => exactMcNemar({ b: pair.aOnly, c: pair.bOnly }).p), ROUNDS);
 const naiveOnly = timeCalls(() => pairs.map((pair) => naiveMcNemar(pair.aOnly, pair.bOnly)), ROUNDS);
-const maxPairDifference = Math.max(...pairs.map((pair, k) => Math.abs(pair.p - naivePipeline.result.pairs[k].p) / pair.p));
+const maxPairDifference = Math.max(
+  ...pairs.map((pair, k) => Math.abs(pair.p - naivePipeline.result.pairs[k].p) / pair.p),
+);
 const best = [...perSystem].sort((x, y) => y.solved - x.solved)[0];
 
 const result = {
@@ -139,10 +161,19 @@ const result = {
     naiveMcNemarPipelineMedianMs: naivePipeline.medianMs,
     ratio: +(naivePipeline.medianMs / loclabPipeline.medianMs).toFixed(2),
     maxRelativeDifferenceToNaive: maxPairDifference,
-    mcnemar861Only: { loclabMedianMs: mcnemarOnly.medianMs, naiveMedianMs: naiveOnly.medianMs, ratio: +(naiveOnly.medianMs / mcnemarOnly.medianMs).toFixed(2) },
+    mcnemar861Only: {
+      loclabMedianMs: mcnemarOnly.medianMs,
+      naiveMedianMs: naiveOnly.medianMs,
+      ratio: +(naiveOnly.medianMs / mcnemarOnly.medianMs).toFixed(2),
+    },
     pairsSignificantRaw: pairs.filter((pair) => pair.p < 0.05).length,
     pairsSignificantHolm: pairs.filter((pair) => pair.holm < 0.05).length,
-    mostSolved: { system: best.system, solved: best.solved, wilson: best.wilson, clusteredSE: best.clustered.standardError },
+    mostSolved: {
+      system: best.system,
+      solved: best.solved,
+      wilson: best.wilson,
+      clusteredSE: best.clustered.standardError,
+    },
   },
 };
 const out = join(dirname(fileURLToPath(import.meta.url)), "..", "results", "bench-statistics.json");

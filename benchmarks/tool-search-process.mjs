@@ -15,14 +15,28 @@ const bin = join(repoRoot, "packages", "cli", "bin", "loclab.mjs");
 const work = scratch("tool-search");
 try {
   const { tree } = await cachedDjango(work);
-  const loclabHits = (stdout) => JSON.parse(stdout).hits.map((hit) => `${hit.path}:${hit.line}`).sort();
-  const rgHits = (root, stdout) => stdout.trim().split("\n").map((line) => { const [path, number] = line.split(":"); return `${relative(root, path)}:${number}`; }).sort();
+  const loclabHits = (stdout) =>
+    JSON.parse(stdout)
+      .hits.map((hit) => `${hit.path}:${hit.line}`)
+      .sort();
+  const rgHits = (root, stdout) =>
+    stdout
+      .trim()
+      .split("\n")
+      .map((line) => {
+        const [path, number] = line.split(":");
+        return `${relative(root, path)}:${number}`;
+      })
+      .sort();
   const answers = {};
   const record = (name, hits) => {
     answers[name] = hits;
   };
   const commands = [];
-  for (const [label, root] of [["cached workspace", tree], ["Debian folder", DJANGO]]) {
+  for (const [label, root] of [
+    ["cached workspace", tree],
+    ["Debian folder", DJANGO],
+  ]) {
     commands.push({
       name: `loclab (${label})`,
       file: process.execPath,
@@ -43,7 +57,8 @@ try {
   for (const label of ["cached workspace", "Debian folder"]) {
     const a = answers[`loclab (${label})`];
     const b = answers[`rg (${label})`];
-    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${label}: loclab found ${a.length} hits, rg ${b.length}: they differ`);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      throw new Error(`${label}: loclab found ${a.length} hits, rg ${b.length}: they differ`);
   }
   const cached = times["loclab (cached workspace)"].medianMs;
   report("tool-search-process", {
@@ -51,7 +66,11 @@ try {
     query: QUERY,
     hits: answers["rg (cached workspace)"].length,
     loclab: { ms: cached, debianFolderMs: times["loclab (Debian folder)"].medianMs },
-    alternative: { name: "rg -F", ms: times["rg (cached workspace)"].medianMs, debianFolderMs: times["rg (Debian folder)"].medianMs },
+    alternative: {
+      name: "rg -F",
+      ms: times["rg (cached workspace)"].medianMs,
+      debianFolderMs: times["rg (Debian folder)"].medianMs,
+    },
     ratio: round(cached / times["rg (cached workspace)"].medianMs, 2),
     goal: "under 500 ms on a cached workspace",
     times,

@@ -99,10 +99,15 @@ async function findRipgrep() {
 /** One `rg -F` spawn as a tool would run it: start, read all output, split it into hits. */
 function spawnRipgrep(rg, root, query) {
   return new Promise((resolve, reject) => {
-    execFile(rg, ["-F", "--no-ignore", "-n", "--no-config", "--no-heading", "--color", "never", "--", query, "./"], { cwd: root, maxBuffer: 1 << 30, encoding: "buffer" }, (error, stdout) => {
-      if (error && error.code !== 1) reject(error);
-      else resolve(stdout.length === 0 ? 0 : stdout.toString("utf8").split("\n").length - 1);
-    });
+    execFile(
+      rg,
+      ["-F", "--no-ignore", "-n", "--no-config", "--no-heading", "--color", "never", "--", query, "./"],
+      { cwd: root, maxBuffer: 1 << 30, encoding: "buffer" },
+      (error, stdout) => {
+        if (error && error.code !== 1) reject(error);
+        else resolve(stdout.length === 0 ? 0 : stdout.toString("utf8").split("\n").length - 1);
+      },
+    );
   });
 }
 
@@ -120,7 +125,9 @@ if (missing.length > 0) {
 }
 
 // 1. Search: warm workspace against a spawn of rg per query.
-const queries = JSON.parse(readFileSync(join(here, "..", "packages", "tools", "test", "fixtures", "django-queries.json"), "utf8")).queries.map((q) => q.query);
+const queries = JSON.parse(
+  readFileSync(join(here, "..", "packages", "tools", "test", "fixtures", "django-queries.json"), "utf8"),
+).queries.map((q) => q.query);
 const workspace = await openWorkspace({ root: DJANGO });
 let t = performance.now();
 await searchCode(workspace, { query: queries[0], maxHits: 1_000_000 });
@@ -162,12 +169,19 @@ const search = {
 
 // 2 and 3. Import graphs, each built in a fresh process.
 function graphRun(root, withQueries) {
-  const out = execFileSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--graph", root, ...(withQueries ? ["--queries"] : [])], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const out = execFileSync(
+    process.execPath,
+    ["--expose-gc", fileURLToPath(import.meta.url), "--graph", root, ...(withQueries ? ["--queries"] : [])],
+    { encoding: "utf8", maxBuffer: 1 << 26 },
+  );
   return JSON.parse(out.trim().split("\n").at(-1));
 }
 const graphs = {};
 let djangoQueries = null;
-for (const [name, root, runs] of [["django", DJANGO, GRAPH_RUNS], ["sympy", SYMPY, 1]]) {
+for (const [name, root, runs] of [
+  ["django", DJANGO, GRAPH_RUNS],
+  ["sympy", SYMPY, 1],
+]) {
   const results = [];
   for (let r = 0; r < runs; r += 1) results.push(graphRun(root, name === "django" && r === 0));
   if (name === "django") djangoQueries = results[0].queries;
@@ -204,7 +218,8 @@ process.stdout.write(
     `  median per query: search_code ${search.searchCodeMedianMs} ms, rg ${search.ripgrepSpawnMedianMs} ms → rg / search_code = ${search.ratioRipgrepOverSearchCode}×; faster on ${search.queriesFasterThanRipgrep}/${search.queries} queries`,
     `  first search in a cold workspace (reads every file): ${search.coldFirstSearchMs} ms; hit-count mismatches with rg: ${search.hitCountMismatches}`,
     ...Object.entries(graphs).map(
-      ([name, g]) => `import graph ${name}: build ${g.buildMedianMs} ms (median of ${g.runs}), ${g.parsedFiles} files, ${g.edges} edges; peak RSS ${g.peakRssMB} MB, graph heap ${g.graphHeapMB} MB (growth, contents dropped), content kept ${g.contentCachedMB} MB`,
+      ([name, g]) =>
+        `import graph ${name}: build ${g.buildMedianMs} ms (median of ${g.runs}), ${g.parsedFiles} files, ${g.edges} edges; peak RSS ${g.peakRssMB} MB, graph heap ${g.graphHeapMB} MB (growth, contents dropped), content kept ${g.contentCachedMB} MB`,
     ),
     `connected_tree on django (${djangoQueries.files} files): depth 1 median ${djangoQueries.depth1MedianMs} ms (largest ${djangoQueries.depth1MaxMs}), depth 2 median ${djangoQueries.depth2MedianMs} ms (largest ${djangoQueries.depth2MaxMs})`,
     `targets: ${JSON.stringify(report.targets)}`,

@@ -54,7 +54,10 @@ if (process.argv[2] === "--parse-only") {
     }
   };
   // The synthetic set's three runs, or (--folders) the folders given, as python_json_load.py.
-  const folders = process.argv[3] === "--folders" ? process.argv.slice(4) : ["mini", "swe", "loclab"].map((run) => join(process.argv[3], run));
+  const folders =
+    process.argv[3] === "--folders"
+      ? process.argv.slice(4)
+      : ["mini", "swe", "loclab"].map((run) => join(process.argv[3], run));
   for (const folder of folders) walk(folder);
   const start = performance.now();
   let bytes = 0;
@@ -66,7 +69,15 @@ if (process.argv[2] === "--parse-only") {
     } else JSON.parse(text);
   }
   const seconds = (performance.now() - start) / 1000;
-  process.stdout.write(JSON.stringify({ files: files.length, bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+  process.stdout.write(
+    JSON.stringify({
+      files: files.length,
+      bytes,
+      seconds,
+      mbPerSecond: bytes / 1e6 / seconds,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    }),
+  );
   process.exit(0);
 }
 
@@ -83,7 +94,13 @@ if (process.argv[2] === "--real") {
     const start = performance.now();
     const read = await readRun({ name: "real", format, dir });
     const seconds = (performance.now() - start) / 1000;
-    answers.push({ seconds, tasks: read.summaries.length, files: read.files, problems: read.problems.length, labels: read.labels !== null });
+    answers.push({
+      seconds,
+      tasks: read.summaries.length,
+      files: read.files,
+      problems: read.problems.length,
+      labels: read.labels !== null,
+    });
   }
   process.stdout.write(JSON.stringify(answers));
   process.exit(0);
@@ -96,7 +113,12 @@ if (process.argv[2] === "--analyse") {
   const mode = process.argv[4];
   // streamed: readRun's defaults (worker threads for large runs, see readRun); one-thread: the
   // same in the main thread; whole: every file parsed whole by JSON.parse, in the main thread.
-  const readOptions = mode === "whole" ? { maxWholeFileBytes: Number.POSITIVE_INFINITY, threads: 1 } : mode === "one-thread" ? { threads: 1 } : {};
+  const readOptions =
+    mode === "whole"
+      ? { maxWholeFileBytes: Number.POSITIVE_INFINITY, threads: 1 }
+      : mode === "one-thread"
+        ? { threads: 1 }
+        : {};
   const specs = [
     { name: "mini", format: "mini-swe-agent", dir: join(root, "mini") },
     { name: "swe", format: "swe-agent", dir: join(root, "swe") },
@@ -113,29 +135,62 @@ if (process.argv[2] === "--analyse") {
     const t0 = performance.now();
     const read = await readRun(spec, readOptions);
     const seconds = (performance.now() - t0) / 1000;
-    perRun.push({ run: spec.name, files: read.files, bytes: read.bytes, threads: read.threads, seconds: +seconds.toFixed(2), mbPerSecond: +(read.bytes / 1e6 / seconds).toFixed(1), problems: read.problems.length });
+    perRun.push({
+      run: spec.name,
+      files: read.files,
+      bytes: read.bytes,
+      threads: read.threads,
+      seconds: +seconds.toFixed(2),
+      mbPerSecond: +(read.bytes / 1e6 / seconds).toFixed(1),
+      problems: read.problems.length,
+    });
     reads.push(read);
   }
   const breakdown = breakdownRuns(reads.map((read) => runInputOf(read)));
   const seconds = (performance.now() - start) / 1000;
   clearInterval(sampler);
   const bytes = reads.reduce((sum, read) => sum + read.bytes, 0);
-  const rows = breakdown.rows.map(({ run, tasks, solved, outOfBudget, wrongPatch, noPatch, medianCalls, loops, loopsFinishLength, loopsRepeatedLine, badPrefix, noFile }) => ({
-    run,
-    tasks,
-    solved,
-    outOfBudget,
-    wrongPatch,
-    noPatch,
-    medianCalls,
-    loops,
-    loopsFinishLength,
-    loopsRepeatedLine,
-    badPrefix,
-    noFile,
-  }));
+  const rows = breakdown.rows.map(
+    ({
+      run,
+      tasks,
+      solved,
+      outOfBudget,
+      wrongPatch,
+      noPatch,
+      medianCalls,
+      loops,
+      loopsFinishLength,
+      loopsRepeatedLine,
+      badPrefix,
+      noFile,
+    }) => ({
+      run,
+      tasks,
+      solved,
+      outOfBudget,
+      wrongPatch,
+      noPatch,
+      medianCalls,
+      loops,
+      loopsFinishLength,
+      loopsRepeatedLine,
+      badPrefix,
+      noFile,
+    }),
+  );
   const maxRssMb = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssMb: Math.max(maxRssMb, peakSampled / 2 ** 20), threads: Math.max(...perRun.map((run) => run.threads)), perRun, rows }));
+  process.stdout.write(
+    JSON.stringify({
+      bytes,
+      seconds,
+      mbPerSecond: bytes / 1e6 / seconds,
+      peakRssMb: Math.max(maxRssMb, peakSampled / 2 ** 20),
+      threads: Math.max(...perRun.map((run) => run.threads)),
+      perRun,
+      rows,
+    }),
+  );
   process.exit(0);
 }
 
@@ -144,7 +199,10 @@ if (process.argv[2] === "--analyse") {
 // generated from the same seed, so a set is the same whether measured alone or with the other.
 const TARGETS = (process.env.BENCH_TRAJECTORY_BYTES ?? `200000000,${2 ** 30}`).split(",").map((text) => {
   const bytes = Number(text);
-  if (!Number.isFinite(bytes) || bytes < 1e6) throw new Error(`BENCH_TRAJECTORY_BYTES: ${JSON.stringify(text)} is not a size in bytes of at least 1e6 (comma-separated for several sets)`);
+  if (!Number.isFinite(bytes) || bytes < 1e6)
+    throw new Error(
+      `BENCH_TRAJECTORY_BYTES: ${JSON.stringify(text)} is not a size in bytes of at least 1e6 (comma-separated for several sets)`,
+    );
   return bytes;
 });
 let TARGET = 0;
@@ -155,21 +213,43 @@ let random = seededRandom(8);
 const int = (lo, hi) => lo + random.nextBelow(hi - lo + 1);
 
 // A pool of code-like observation texts (1–12 KB), stringified once.
-const WORDS = ["def", "return", "self", "import", "class", "value", "None", "if", "for", "in", "models", "field", "query", "=", "(", ")", ":", "django", "path", "request"];
+const WORDS = [
+  "def",
+  "return",
+  "self",
+  "import",
+  "class",
+  "value",
+  "None",
+  "if",
+  "for",
+  "in",
+  "models",
+  "field",
+  "query",
+  "=",
+  "(",
+  ")",
+  ":",
+  "django",
+  "path",
+  "request",
+];
 // Made again with the generator reseeded for each set (measureSet), so each set's data is the
 // same as when it is measured alone.
 let POOL = [];
-const makePool = () => Array.from({ length: 64 }, () => {
-  const lines = [];
-  const target = int(1000, 12000);
-  let size = 0;
-  for (let n = 1; size < target; n += 1) {
-    const line = `${n}: ${"    ".repeat(int(0, 3))}${Array.from({ length: int(3, 12) }, () => WORDS[int(0, WORDS.length - 1)]).join(" ")}`;
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join("\n");
-});
+const makePool = () =>
+  Array.from({ length: 64 }, () => {
+    const lines = [];
+    const target = int(1000, 12000);
+    let size = 0;
+    for (let n = 1; size < target; n += 1) {
+      const line = `${n}: ${"    ".repeat(int(0, 3))}${Array.from({ length: int(3, 12) }, () => WORDS[int(0, WORDS.length - 1)]).join(" ")}`;
+      lines.push(line);
+      size += line.length + 1;
+    }
+    return lines.join("\n");
+  });
 const NO_FILE = "cat: src/missing.py: No such file or directory";
 const REPEATED = `THOUGHT: checking again.\n${"I need to look at the file once more.\n".repeat(8)}`;
 const PATCH = "diff --git a/django/x.py b/django/x.py\n--- a/django/x.py\n+++ b/django/x.py\n@@ -1 +1 @@\n-a\n+b\n";
@@ -233,20 +313,41 @@ function writeMini(path, id, i, targetBytes) {
   const out = writer(path);
   const steps = Math.max(8, Math.round(targetBytes / 16_000));
   const apiCalls = p.limits ? 250 : steps;
-  out.write(`{"info": ${json({ model_stats: { instance_cost: 0.5, api_calls: apiCalls }, config: { agent: { step_limit: 250, cost_limit: 3 } }, mini_version: "2.2.7", exit_status: p.limits ? "LimitsExceeded" : "Submitted", submission: p.limits ? "" : PATCH })}, "messages": [`);
-  out.write(`${json({ role: "system", content: "You are a helpful assistant." })}, ${json({ role: "user", content: `fix ${id}` })}`);
+  out.write(
+    `{"info": ${json({ model_stats: { instance_cost: 0.5, api_calls: apiCalls }, config: { agent: { step_limit: 250, cost_limit: 3 } }, mini_version: "2.2.7", exit_status: p.limits ? "LimitsExceeded" : "Submitted", submission: p.limits ? "" : PATCH })}, "messages": [`,
+  );
+  out.write(
+    `${json({ role: "system", content: "You are a helpful assistant." })}, ${json({ role: "user", content: `fix ${id}` })}`,
+  );
   let time = 1_700_000_000 + i * 1000;
   for (let k = 0; k < steps; k += 1) {
     const s = stepContent(p, k, steps);
     const id_ = `call_${k}`;
-    const calls = s.call ? [{ index: 0, function: { arguments: json({ command: s.command }), name: "bash" }, id: id_, type: "function" }] : [];
-    const response = { id: `r${k}`, created: time, model: "synthetic", object: "chat.completion", choices: [{ finish_reason: s.finish, index: 0, message: { content: s.output, role: "assistant", tool_calls: calls } }], usage: { completion_tokens: 80, prompt_tokens: 3000 + 40 * k, total_tokens: 3080 + 40 * k } };
-    out.write(`, ${json({ content: s.output, role: "assistant", tool_calls: calls, function_call: null, extra: { actions: s.call ? [{ command: s.command, tool_call_id: id_ }] : [], response, cost: 0.001, timestamp: time + 1.5 } })}`);
+    const calls = s.call
+      ? [{ index: 0, function: { arguments: json({ command: s.command }), name: "bash" }, id: id_, type: "function" }]
+      : [];
+    const response = {
+      id: `r${k}`,
+      created: time,
+      model: "synthetic",
+      object: "chat.completion",
+      choices: [
+        { finish_reason: s.finish, index: 0, message: { content: s.output, role: "assistant", tool_calls: calls } },
+      ],
+      usage: { completion_tokens: 80, prompt_tokens: 3000 + 40 * k, total_tokens: 3080 + 40 * k },
+    };
+    out.write(
+      `, ${json({ content: s.output, role: "assistant", tool_calls: calls, function_call: null, extra: { actions: s.call ? [{ command: s.command, tool_call_id: id_ }] : [], response, cost: 0.001, timestamp: time + 1.5 } })}`,
+    );
     if (s.call) {
       const observation = json(s.observation);
-      out.write(`, {"content": ${json(`<returncode>0</returncode>\n<output>\n${s.observation}\n</output>`)}, "extra": {"raw_output": ${observation}, "returncode": 0, "timestamp": ${time + 2.1}, "exception_info": ""}, "tool_call_id": "${id_}", "role": "tool"}`);
+      out.write(
+        `, {"content": ${json(`<returncode>0</returncode>\n<output>\n${s.observation}\n</output>`)}, "extra": {"raw_output": ${observation}, "returncode": 0, "timestamp": ${time + 2.1}, "exception_info": ""}, "tool_call_id": "${id_}", "role": "tool"}`,
+      );
     } else {
-      out.write(`, ${json({ role: "user", content: "Tool call error: no tool call", extra: { interrupt_type: "FormatError" } })}`);
+      out.write(
+        `, ${json({ role: "user", content: "Tool call error: no tool call", extra: { interrupt_type: "FormatError" } })}`,
+      );
     }
     time += 3;
   }
@@ -261,13 +362,24 @@ function writeSwe(path, i, targetBytes) {
   const contents = [];
   for (let k = 0; k < steps; k += 1) {
     const s = stepContent(p, k, steps);
-    const action = k === steps - 1 ? "submit" : s.command.startsWith("grep") ? `open django/db/models/mod${k % 97}.py` : s.command;
-    contents.push(json({ action: `${action}\n`, observation: s.observation, response: `${s.output}\n\n\`\`\`\n${action}\n\`\`\``, thought: s.output, state: '{"open_file": "n/a", "working_dir": "/django__django"}' }));
+    const action =
+      k === steps - 1 ? "submit" : s.command.startsWith("grep") ? `open django/db/models/mod${k % 97}.py` : s.command;
+    contents.push(
+      json({
+        action: `${action}\n`,
+        observation: s.observation,
+        response: `${s.output}\n\n\`\`\`\n${action}\n\`\`\``,
+        thought: s.output,
+        state: '{"open_file": "n/a", "working_dir": "/django__django"}',
+      }),
+    );
   }
   out.write(`{"environment": "swe_main", "trajectory": [${contents.join(", ")}], "history": [`);
   // history[] repeats the exchange as chat messages: written, then skipped by the reader.
   contents.forEach((step, k) => out.write(`${k === 0 ? "" : ", "}${step}`));
-  out.write(`], "info": ${json({ exit_status: p.limits ? "submitted (exit_cost)" : "submitted", submission: PATCH, model_stats: { instance_cost: p.limits ? 2.05 : 0.6, tokens_sent: 50_000, tokens_received: 2_000, api_calls: steps } })}}`);
+  out.write(
+    `], "info": ${json({ exit_status: p.limits ? "submitted (exit_cost)" : "submitted", submission: PATCH, model_stats: { instance_cost: p.limits ? 2.05 : 0.6, tokens_sent: 50_000, tokens_received: 2_000, api_calls: steps } })}}`,
+  );
   return out.close();
 }
 
@@ -275,11 +387,23 @@ function writeLoclab(path, id, i, targetBytes) {
   const p = plan(i);
   const out = writer(path);
   const steps = Math.max(8, Math.round(targetBytes / 8_000));
-  out.write(`${json({ kind: "loclab.trajectory", schemaVersion: 1, instanceId: id, outcome: { exit: p.limits ? "step_limit" : "submitted", patch: p.limits ? null : PATCH }, limits: { steps: 250 } })}\n`);
+  out.write(
+    `${json({ kind: "loclab.trajectory", schemaVersion: 1, instanceId: id, outcome: { exit: p.limits ? "step_limit" : "submitted", patch: p.limits ? null : PATCH }, limits: { steps: 250 } })}\n`,
+  );
   for (let k = 0; k < steps; k += 1) {
     const s = stepContent(p, k, steps);
-    const toolCalls = s.call ? [{ name: k === steps - 1 ? "submit_patch" : "run_command", arguments: { command: s.command }, observation: s.observation }] : [];
-    out.write(`${json({ step: k, output: s.output, finishReason: s.finish, usage: { promptTokens: 3000, completionTokens: 80 }, toolCalls })}\n`);
+    const toolCalls = s.call
+      ? [
+          {
+            name: k === steps - 1 ? "submit_patch" : "run_command",
+            arguments: { command: s.command },
+            observation: s.observation,
+          },
+        ]
+      : [];
+    out.write(
+      `${json({ step: k, output: s.output, finishReason: s.finish, usage: { promptTokens: 3000, completionTokens: 80 }, toolCalls })}\n`,
+    );
   }
   return out.close();
 }
@@ -337,8 +461,13 @@ function generate(root) {
 
 function analyse(root, mode) {
   // BENCH_PROFILE_DIR=DIR: a CPU profile of each analysis child, written there.
-  const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=analysis-${mode}.cpuprofile`] : [];
-  const output = execFileSync(process.execPath, [...profile, SELF, "--analyse", root, mode], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=analysis-${mode}.cpuprofile`]
+    : [];
+  const output = execFileSync(process.execPath, [...profile, SELF, "--analyse", root, mode], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   return JSON.parse(output);
 }
 
@@ -358,14 +487,36 @@ function measureSet(target) {
     const whole = process.env.BENCH_SKIP_WHOLE === "1" ? null : analyse(root, "whole");
     const parseOnly = JSON.parse(execFileSync(process.execPath, [SELF, "--parse-only", root], { encoding: "utf8" }));
     // The alternative (issue 18): Python's json.load of every file whole, parsing only.
-    const python = JSON.parse(execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), join(root, "mini"), join(root, "swe"), join(root, "loclab")], { encoding: "utf8" }));
+    const python = JSON.parse(
+      execFileSync(
+        pythonExecutable(),
+        [
+          join(dirname(SELF), "lib", "python_json_load.py"),
+          join(root, "mini"),
+          join(root, "swe"),
+          join(root, "loclab"),
+        ],
+        { encoding: "utf8" },
+      ),
+    );
     const checked = generated.rows.map((expected) => {
       const found = streamed.rows.find((row) => row.run === expected.run);
       const keys = Object.keys(expected);
-      return { run: expected.run, agrees: keys.every((key) => found[key] === expected[key]), expected, found: Object.fromEntries(keys.map((key) => [key, found[key]])) };
+      return {
+        run: expected.run,
+        agrees: keys.every((key) => found[key] === expected[key]),
+        expected,
+        found: Object.fromEntries(keys.map((key) => [key, found[key]])),
+      };
     });
     return {
-      set: { bytes: streamed.bytes, gib: +(streamed.bytes / 2 ** 30).toFixed(3), files: generated.files, largestFileMb: +(generated.biggest / 1e6).toFixed(1), generateSeconds: +generateSeconds.toFixed(1) },
+      set: {
+        bytes: streamed.bytes,
+        gib: +(streamed.bytes / 2 ** 30).toFixed(3),
+        files: generated.files,
+        largestFileMb: +(generated.biggest / 1e6).toFixed(1),
+        generateSeconds: +generateSeconds.toFixed(1),
+      },
       streamed: {
         seconds: +streamed.seconds.toFixed(2),
         mbPerSecond: +streamed.mbPerSecond.toFixed(1),
@@ -376,14 +527,36 @@ function measureSet(target) {
         perRun: streamed.perRun,
       },
       // The same reading in the main thread only, in the same run: what the threads gain.
-      oneThread: { seconds: +oneThread.seconds.toFixed(2), mbPerSecond: +oneThread.mbPerSecond.toFixed(1), peakRssMb: +oneThread.peakRssMb.toFixed(0), perRun: oneThread.perRun, sameRows: JSON.stringify(oneThread.rows) === JSON.stringify(streamed.rows) },
+      oneThread: {
+        seconds: +oneThread.seconds.toFixed(2),
+        mbPerSecond: +oneThread.mbPerSecond.toFixed(1),
+        peakRssMb: +oneThread.peakRssMb.toFixed(0),
+        perRun: oneThread.perRun,
+        sameRows: JSON.stringify(oneThread.rows) === JSON.stringify(streamed.rows),
+      },
       loclab: { mbPerSecond: +streamed.mbPerSecond.toFixed(1), peakRssMiB: +streamed.peakRssMb.toFixed(0) },
-      alternative: { name: "Python json.load per file (parse only)", mbPerSecond: python.mbPerSecond, peakRssMiB: python.peakRssMiB, files: python.files, bytes: python.bytes },
+      alternative: {
+        name: "Python json.load per file (parse only)",
+        mbPerSecond: python.mbPerSecond,
+        peakRssMiB: python.peakRssMiB,
+        files: python.files,
+        bytes: python.bytes,
+      },
       ratio: +(streamed.mbPerSecond / python.mbPerSecond).toFixed(2),
       machine: machineAtStart,
       // V8's JSON.parse alone on the same files, as Python's side (see --parse-only).
-      v8ParseOnly: { mbPerSecond: +parseOnly.mbPerSecond.toFixed(1), peakRssMiB: +parseOnly.peakRssMb.toFixed(0), ratioToPython: +(parseOnly.mbPerSecond / python.mbPerSecond).toFixed(2), files: parseOnly.files, bytes: parseOnly.bytes },
-      wholeFileJsonParse: whole && { seconds: +whole.seconds.toFixed(2), mbPerSecond: +whole.mbPerSecond.toFixed(1), peakRssMb: +whole.peakRssMb.toFixed(0) },
+      v8ParseOnly: {
+        mbPerSecond: +parseOnly.mbPerSecond.toFixed(1),
+        peakRssMiB: +parseOnly.peakRssMb.toFixed(0),
+        ratioToPython: +(parseOnly.mbPerSecond / python.mbPerSecond).toFixed(2),
+        files: parseOnly.files,
+        bytes: parseOnly.bytes,
+      },
+      wholeFileJsonParse: whole && {
+        seconds: +whole.seconds.toFixed(2),
+        mbPerSecond: +whole.mbPerSecond.toFixed(1),
+        peakRssMb: +whole.peakRssMb.toFixed(0),
+      },
       plantedCountsAgree: checked.every((c) => c.agrees),
       planted: checked,
     };
@@ -409,12 +582,28 @@ async function measureReal(rounds = 5) {
     return { skipped: error.message };
   }
   const machineAtStart = machine();
-  const runs = REAL_TRAJECTORY_RUNS.map((spec) => ({ ...spec, dir: join(dataDir, "trajectories", spec.name), loclab: [], python: [], parseOnly: [] }));
+  const runs = REAL_TRAJECTORY_RUNS.map((spec) => ({
+    ...spec,
+    dir: join(dataDir, "trajectories", spec.name),
+    loclab: [],
+    python: [],
+    parseOnly: [],
+  }));
   for (let round = 0; round < rounds + 1; round += 1) {
-    const loclab = JSON.parse(execFileSync(process.execPath, [SELF, "--real", ...runs.map((run) => `${run.format}=${run.dir}`)], { encoding: "utf8" }));
+    const loclab = JSON.parse(
+      execFileSync(process.execPath, [SELF, "--real", ...runs.map((run) => `${run.format}=${run.dir}`)], {
+        encoding: "utf8",
+      }),
+    );
     runs.forEach((run, i) => {
-      const python = JSON.parse(execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), run.dir], { encoding: "utf8" }));
-      const parseOnly = JSON.parse(execFileSync(process.execPath, [SELF, "--parse-only", "--folders", run.dir], { encoding: "utf8" }));
+      const python = JSON.parse(
+        execFileSync(pythonExecutable(), [join(dirname(SELF), "lib", "python_json_load.py"), run.dir], {
+          encoding: "utf8",
+        }),
+      );
+      const parseOnly = JSON.parse(
+        execFileSync(process.execPath, [SELF, "--parse-only", "--folders", run.dir], { encoding: "utf8" }),
+      );
       const { seconds, ...answer } = loclab[i];
       run.bytes = python.bytes;
       run.answer = answer;
@@ -428,7 +617,16 @@ async function measureReal(rounds = 5) {
   const mb = (bytes, seconds) => +(bytes / 1e6 / seconds).toFixed(1);
   const perRun = runs.map((run) => {
     const [loclab, python, parseOnly] = [median(run.loclab), median(run.python), median(run.parseOnly)];
-    return { run: run.name, format: run.format, bytes: run.bytes, ...run.answer, loclabMs: +(loclab * 1000).toFixed(1), pythonMs: +(python * 1000).toFixed(1), v8ParseOnlyMs: +(parseOnly * 1000).toFixed(1), ratio: +(python / loclab).toFixed(2) };
+    return {
+      run: run.name,
+      format: run.format,
+      bytes: run.bytes,
+      ...run.answer,
+      loclabMs: +(loclab * 1000).toFixed(1),
+      pythonMs: +(python * 1000).toFixed(1),
+      v8ParseOnlyMs: +(parseOnly * 1000).toFixed(1),
+      ratio: +(python / loclab).toFixed(2),
+    };
   });
   const total = (key) => perRun.reduce((sum, run) => sum + run[key], 0);
   const bytes = total("bytes");
@@ -437,8 +635,16 @@ async function measureReal(rounds = 5) {
     rounds,
     bytes,
     loclab: { mbPerSecond: mb(bytes, total("loclabMs") / 1000), ms: +total("loclabMs").toFixed(1) },
-    alternative: { name: "Python json.load per file (parse only)", mbPerSecond: mb(bytes, total("pythonMs") / 1000), ms: +total("pythonMs").toFixed(1) },
-    v8ParseOnly: { mbPerSecond: mb(bytes, total("v8ParseOnlyMs") / 1000), ms: +total("v8ParseOnlyMs").toFixed(1), ratioToPython: +(total("pythonMs") / total("v8ParseOnlyMs")).toFixed(2) },
+    alternative: {
+      name: "Python json.load per file (parse only)",
+      mbPerSecond: mb(bytes, total("pythonMs") / 1000),
+      ms: +total("pythonMs").toFixed(1),
+    },
+    v8ParseOnly: {
+      mbPerSecond: mb(bytes, total("v8ParseOnlyMs") / 1000),
+      ms: +total("v8ParseOnlyMs").toFixed(1),
+      ratioToPython: +(total("pythonMs") / total("v8ParseOnlyMs")).toFixed(2),
+    },
     ratio: +(total("pythonMs") / total("loclabMs")).toFixed(2),
     perRun,
     machine: machineAtStart,

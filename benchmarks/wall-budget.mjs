@@ -21,7 +21,10 @@ const toy = await buildToyBenchmark({ dir: join(work, "toy"), repositories: 2, i
 const rows = [];
 try {
   for (const wallSeconds of [5, 10, 20]) {
-    const server = await startScriptedModelServer({ models: ["slow"], script: [{ fault: "delay", ms: 30_000, then: { content: "late" } }] });
+    const server = await startScriptedModelServer({
+      models: ["slow"],
+      script: [{ fault: "delay", ms: 30_000, then: { content: "late" } }],
+    });
     try {
       const spec = parseRunSpec({
         benchmark: toy.benchmark,
@@ -35,9 +38,20 @@ try {
       const started = performance.now();
       await startRun(spec);
       const elapsedMs = performance.now() - started;
-      const [record] = readFileSync(runLayout.ledger(spec.out), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      const [record] = readFileSync(runLayout.ledger(spec.out), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       const chat = server.requests.find((request) => request.path.endsWith("/chat/completions"));
-      rows.push({ wallSeconds, serverDelaySeconds: 30, outcome: record.outcome, exit: record.exit, attemptSeconds: +(record.wallMs / 1000).toFixed(2), runSeconds: +(elapsedMs / 1000).toFixed(2), serverSawClientGo: chat?.clientClosed === true });
+      rows.push({
+        wallSeconds,
+        serverDelaySeconds: 30,
+        outcome: record.outcome,
+        exit: record.exit,
+        attemptSeconds: +(record.wallMs / 1000).toFixed(2),
+        runSeconds: +(elapsedMs / 1000).toFixed(2),
+        serverSawClientGo: chat?.clientClosed === true,
+      });
     } finally {
       await server.close();
     }
@@ -48,5 +62,8 @@ try {
 }
 console.table(rows);
 mkdirSync(dirname(outFile), { recursive: true });
-writeFileSync(outFile, `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`);
+writeFileSync(
+  outFile,
+  `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`,
+);
 console.log(`wrote ${outFile}`);

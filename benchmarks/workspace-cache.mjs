@@ -30,12 +30,16 @@ let source;
 if (process.env.LOCLAB_MIRRORS && existsSync(process.env.LOCLAB_MIRRORS)) {
   mirrors = process.env.LOCLAB_MIRRORS;
   const lite = await loadBenchmark("lite");
-  instances = lite.instances.filter((instance) => instance.repo === "sympy/sympy").slice(0, Number(process.env.BENCH_COMMITS ?? 3));
+  instances = lite.instances
+    .filter((instance) => instance.repo === "sympy/sympy")
+    .slice(0, Number(process.env.BENCH_COMMITS ?? 3));
   source = `sympy/sympy from ${mirrors}`;
 } else {
   const django = "/usr/lib/python3/dist-packages/django";
   if (!existsSync(join(django, "__init__.py"))) {
-    console.log(`workspace-cache: skipped, ${django} is missing (apt-get install -y --no-install-recommends python3-django), and LOCLAB_MIRRORS is not set`);
+    console.log(
+      `workspace-cache: skipped, ${django} is missing (apt-get install -y --no-install-recommends python3-django), and LOCLAB_MIRRORS is not set`,
+    );
     process.exit(0);
   }
   const repo = join(root, "source");
@@ -77,7 +81,11 @@ for (let round = 0; round < ROUNDS; round += 1) {
     archive.push(
       await time(async () => {
         await mkdir(out, { recursive: true });
-        await run("sh", ["-c", `git --git-dir "${mirror.gitDir}" archive ${instance.base_commit} | tar -x -C "${out}"`], { maxBuffer: 1 << 26 });
+        await run(
+          "sh",
+          ["-c", `git --git-dir "${mirror.gitDir}" archive ${instance.base_commit} | tar -x -C "${out}"`],
+          { maxBuffer: 1 << 26 },
+        );
       }),
     );
     await rm(out, { recursive: true, force: true });

@@ -11,7 +11,9 @@ try {
   buildPackages();
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "the django and sympy trees the benchmarks read" });
   const dir = join(repoRoot, "benchmarks");
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".mjs")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(".mjs"))
+    .sort()) {
     step(`benchmark ${file}`);
     run(process.execPath, [join(dir, file)]);
   }

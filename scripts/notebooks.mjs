@@ -27,5 +27,9 @@ if (!frontEnd) {
   );
   process.exit(1);
 }
-const result = spawnSync("jupyter", [frontEnd, "--ip", "127.0.0.1", "--notebook-dir", join(repoRoot, "notebooks"), ...process.argv.slice(2)], { env, stdio: "inherit" });
+const result = spawnSync(
+  "jupyter",
+  [frontEnd, "--ip", "127.0.0.1", "--notebook-dir", join(repoRoot, "notebooks"), ...process.argv.slice(2)],
+  { env, stdio: "inherit" },
+);
 process.exit(result.status ?? 1);

@@ -8,7 +8,13 @@ try {
   ensureNodeDependencies();
   buildPackages();
   step("loclab reproduce");
-  run(process.execPath, [join(repoRoot, "packages", "cli", "dist", "bin.js"), "reproduce", "--out", join(repoRoot, "results"), ...process.argv.slice(2)]);
+  run(process.execPath, [
+    join(repoRoot, "packages", "cli", "dist", "bin.js"),
+    "reproduce",
+    "--out",
+    join(repoRoot, "results"),
+    ...process.argv.slice(2),
+  ]);
 } catch (error) {
   process.stderr.write(`reproduce: ${error.message}\n`);
   process.exit(error.exitCode ?? 1);

@@ -53,7 +53,10 @@ async function selectNotebooks(paths) {
     return [...paths].sort();
   }
   const names = existsSync(notebooksDir) ? await readdir(notebooksDir) : [];
-  return names.filter((name) => name.endsWith(".ipynb")).sort().map((name) => join(notebooksDir, name));
+  return names
+    .filter((name) => name.endsWith(".ipynb"))
+    .sort()
+    .map((name) => join(notebooksDir, name));
 }
 
 /** Relative to the working directory when inside it, else absolute. */
@@ -74,7 +77,9 @@ function run(command, args, { cwd, env, stdinFile }) {
     child.stdin.on("error", () => {});
     createReadStream(stdinFile).pipe(child.stdin);
     child.on("error", (error) => resolvePromise({ code: -1, output: `${output}${error.message}\n` }));
-    child.on("close", (code, signal) => resolvePromise({ code: code ?? -1, output: signal ? `${output}killed by ${signal}\n` : output }));
+    child.on("close", (code, signal) =>
+      resolvePromise({ code: code ?? -1, output: signal ? `${output}killed by ${signal}\n` : output }),
+    );
   });
 }
 
@@ -82,14 +87,22 @@ function run(command, args, { cwd, env, stdinFile }) {
 async function executeNotebook(notebook, { outputDir, env, kernelName }) {
   const name = basename(notebook, ".ipynb");
   const args = [
-    "nbconvert", "--to", "notebook", "--execute",
-    "--config", statusHook,
+    "nbconvert",
+    "--to",
+    "notebook",
+    "--execute",
+    "--config",
+    statusHook,
     // Keep going after an error so that the executed notebook is written and we can
     // read the error text: nbconvert's own message is empty for tslab.
     "--allow-errors",
     `--ExecutePreprocessor.kernel_name=${kernelName}`,
     `--ExecutePreprocessor.timeout=${CELL_TIMEOUT_SECONDS}`,
-    "--stdin", "--output", name, "--output-dir", outputDir,
+    "--stdin",
+    "--output",
+    name,
+    "--output-dir",
+    outputDir,
   ];
   const { code, output } = await run(JUPYTER_BIN, args, { cwd: notebooksDir, env, stdinFile: notebook });
   if (code !== 0) {
@@ -106,7 +119,9 @@ async function executeNotebook(notebook, { outputDir, env, kernelName }) {
   if (aborted.length > 0) report.push(`  not run after the error: cells ${aborted.join(", ")}`);
   if (report.length > 0) report.push(`  executed copy: ${displayPath(join(outputDir, `${name}.ipynb`))}`);
   if (!statusRecorded && executed.cells.some((cell) => cell.cell_type === "code")) {
-    report.push(`  no cell status recorded: is nbclient too old for the on_cell_executed hook in ${relative(repoRoot, statusHook)}?`);
+    report.push(
+      `  no cell status recorded: is nbclient too old for the on_cell_executed hook in ${relative(repoRoot, statusHook)}?`,
+    );
   }
   return report;
 }

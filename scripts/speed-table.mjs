@@ -15,22 +15,42 @@ import { repoRoot } from "./lib/run.mjs";
 const { values } = parseArgs({ options: { results: { type: "string" }, print: { type: "boolean" } } });
 const results = values.results ?? join(repoRoot, "results");
 
-const ms = (value) => (value === null || value === undefined ? "—" : value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 0)} ms`);
+const ms = (value) =>
+  value === null || value === undefined
+    ? "—"
+    : value >= 1000
+      ? `${(value / 1000).toFixed(2)} s`
+      : `${value.toFixed(value < 10 ? 2 : 0)} ms`;
 const ratio = (value, unit = "×") => (value === null || value === undefined ? "—" : `${value.toFixed(2)}${unit}`);
 
 /** Each row: the benchmark's result file and how its figures read in the table. */
 const ROWS = [
   {
     name: "cli-startup",
-    row: (r) => [`\`loclab mcnemar --b 5 --c 1 --json\` whole process (\`--help\`)`, `${ms(r.loclab.ms)} (${ms(r.loclab.helpMs)})`, `python3 with math.comb ${ms(r.alternative.ms)}; \`node -e 0\` ${ms(r.floor.ms)}`, `${ratio(r.ratio)} python; ${ratio(r.ratioToNodeFloor)} node`],
+    row: (r) => [
+      `\`loclab mcnemar --b 5 --c 1 --json\` whole process (\`--help\`)`,
+      `${ms(r.loclab.ms)} (${ms(r.loclab.helpMs)})`,
+      `python3 with math.comb ${ms(r.alternative.ms)}; \`node -e 0\` ${ms(r.floor.ms)}`,
+      `${ratio(r.ratio)} python; ${ratio(r.ratioToNodeFloor)} node`,
+    ],
   },
   {
     name: "tool-search-process",
-    row: (r) => [`\`loclab tool search\` on django, whole process: cached workspace (Debian folder)`, `${ms(r.loclab.ms)} (${ms(r.loclab.debianFolderMs)})`, `\`rg -F\` ${ms(r.alternative.ms)}`, ratio(r.ratio)],
+    row: (r) => [
+      `\`loclab tool search\` on django, whole process: cached workspace (Debian folder)`,
+      `${ms(r.loclab.ms)} (${ms(r.loclab.debianFolderMs)})`,
+      `\`rg -F\` ${ms(r.alternative.ms)}`,
+      ratio(r.ratio),
+    ],
   },
   {
     name: "first-search",
-    row: (r) => [`first search in a new workspace, in process: cached (folder in place)`, `${ms(r.loclab.ms)} (${ms(r.loclab.folderInPlaceMs)})`, `one \`rg -F\` spawn ${ms(r.alternative.ms)}`, ratio(r.ratio)],
+    row: (r) => [
+      `first search in a new workspace, in process: cached (folder in place)`,
+      `${ms(r.loclab.ms)} (${ms(r.loclab.folderInPlaceMs)})`,
+      `one \`rg -F\` spawn ${ms(r.alternative.ms)}`,
+      ratio(r.ratio),
+    ],
   },
   {
     name: "metrics-scoring",
@@ -91,7 +111,10 @@ for (const { name, row, rows } of ROWS) {
   const load = result.machine?.loadAverage;
   if (load) loads.push(`${name} ${load[0]}`);
 }
-lines.push("", `Measured by the scripts of \`benchmarks/\` (one per row; ratio = loclab / alternative, so below 1 is faster, except MB/s, where above 1 is), Node ${process.version}, ${loads.length ? `1-minute load average at each start: ${loads.join(", ")}` : ""}.`);
+lines.push(
+  "",
+  `Measured by the scripts of \`benchmarks/\` (one per row; ratio = loclab / alternative, so below 1 is faster, except MB/s, where above 1 is), Node ${process.version}, ${loads.length ? `1-minute load average at each start: ${loads.join(", ")}` : ""}.`,
+);
 const table = lines.join("\n");
 if (values.print) {
   process.stdout.write(`${table}\n`);

@@ -36,9 +36,13 @@ try {
   step("test model");
   const { ensureTestModel } = await import(pathToFileURL(join(repoRoot, "packages", "serve", "dist", "index.js")).href);
   const model = await ensureTestModel({ onProgress: (line) => process.stdout.write(`${line}\n`) });
-  process.stdout.write(`${model.path} (sha256 ${model.sha256.slice(0, 12)}…, ${model.downloaded ? "downloaded now" : "cached"})\n`);
+  process.stdout.write(
+    `${model.path} (sha256 ${model.sha256.slice(0, 12)}…, ${model.downloaded ? "downloaded now" : "cached"})\n`,
+  );
   step("Docker engine (for the container launcher's and the evaluation's tests)");
-  ensureDebianPackages(["docker.io", "debootstrap"], { reason: "a Docker engine, and debootstrap for the evaluation's base image" });
+  ensureDebianPackages(["docker.io", "debootstrap"], {
+    reason: "a Docker engine, and debootstrap for the evaluation's base image",
+  });
   dockerd = await startDockerd({ log: (line) => process.stdout.write(`${line}\n`) });
   Object.assign(env, dockerd.env);
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
@@ -55,7 +59,8 @@ try {
   const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
   const pinned = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).devDependencies.typescript;
   const version = spawnSync(process.execPath, [tsc, "--version"], { encoding: "utf8" }).stdout.trim();
-  if (version !== `Version ${pinned}`) throw new Error(`the type-check compiler is ${version}, not the pinned TypeScript ${pinned}`);
+  if (version !== `Version ${pinned}`)
+    throw new Error(`the type-check compiler is ${version}, not the pinned TypeScript ${pinned}`);
   process.stdout.write(`${version} (pinned ${pinned})\n`);
   run(process.execPath, [tsc, "-p", "tsconfig.json"], { env });
   passed += 1;
@@ -69,18 +74,24 @@ const reportDir = join(repoRoot, ".cache");
 const reportFile = join(reportDir, "vitest-report.json");
 mkdirSync(reportDir, { recursive: true });
 rmSync(reportFile, { force: true });
-const vitest = spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`], {
-  cwd: repoRoot,
-  stdio: "inherit",
-  env,
-});
+const vitest = spawnSync(
+  "npx",
+  ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${reportFile}`],
+  {
+    cwd: repoRoot,
+    stdio: "inherit",
+    env,
+  },
+);
 if (existsSync(reportFile)) {
   const report = JSON.parse(readFileSync(reportFile, "utf8"));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   if (report.numFailedTests > 0 || vitest.status !== 0) failures.push("vitest");
   // A suite that fails to load counts no test; count it so it cannot pass unnoticed.
-  const brokenSuites = report.testResults.filter((suite) => suite.status === "failed" && suite.assertionResults.length === 0);
+  const brokenSuites = report.testResults.filter(
+    (suite) => suite.status === "failed" && suite.assertionResults.length === 0,
+  );
   failed += brokenSuites.length;
 } else {
   failed += 1;

@@ -8,14 +8,16 @@ import { dataDir } from "./helpers.js";
 
 // The CLI as a user runs it: the built bin in a child process, real files, exit codes.
 const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
-const loclab = (args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+const loclab = (args: string[]) =>
+  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
 const scratch = mkdtempSync(join(tmpdir(), "loclab-cli-"));
 
 describe("loclab --help", () => {
   it("lists the subcommands", async () => {
     const { stdout, exitCode } = await loclab(["--help"]);
     expect(exitCode).toBe(0);
-    for (const command of ["gold", "datasets", "reproduce"]) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
+    for (const command of ["gold", "datasets", "reproduce"])
+      expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, "m"));
   });
 
   it("explains a missing required option", async () => {
@@ -29,7 +31,19 @@ describe("loclab gold", () => {
   it("prints one versioned JSON object per Lite instance", async () => {
     const { stdout, exitCode } = await loclab(["gold", "--benchmark", "lite", "--json"]);
     expect(exitCode).toBe(0);
-    const records = stdout.trim().split("\n").map((line) => JSON.parse(line) as { schemaVersion: number; instanceId: string; files: string[]; created: string[]; spans: unknown[] });
+    const records = stdout
+      .trim()
+      .split("\n")
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            schemaVersion: number;
+            instanceId: string;
+            files: string[];
+            created: string[];
+            spans: unknown[];
+          },
+      );
     expect(records).toHaveLength(300);
     expect(records.every((record) => record.schemaVersion === 1 && record.files.length === 1)).toBe(true);
     expect(records[0]).toEqual({
@@ -66,9 +80,25 @@ describe("loclab score", () => {
   const blagent = join(dataDir, "localization/blagent/gpt-oss-lite.jsonl");
 
   it("prints one JSON object with unrounded fractions keyed <level>.<metric>[@k]", async () => {
-    const { stdout, stderr, exitCode } = await loclab(["score", "--benchmark", "lite", "--predictions", blagent, "--format", "blagent", "--preset", "blagent", "--json"]);
+    const { stdout, stderr, exitCode } = await loclab([
+      "score",
+      "--benchmark",
+      "lite",
+      "--predictions",
+      blagent,
+      "--format",
+      "blagent",
+      "--preset",
+      "blagent",
+      "--json",
+    ]);
     expect(exitCode).toBe(0);
-    const result = JSON.parse(stdout) as { preset: string; n: number; excluded: number; metrics: Record<string, number> };
+    const result = JSON.parse(stdout) as {
+      preset: string;
+      n: number;
+      excluded: number;
+      metrics: Record<string, number>;
+    };
     expect(result).toMatchObject({ preset: "blagent", n: 300, excluded: 0 });
     expect(Object.keys(result.metrics)).toEqual(["file.acc@1", "file.acc@3", "file.acc@5", "file.acc@10", "file.mrr"]);
     expect(result.metrics["file.acc@1"]).toBe(236 / 300);
@@ -76,12 +106,32 @@ describe("loclab score", () => {
   });
 
   it("takes --k and defaults to the unified preset", async () => {
-    const { stdout, exitCode } = await loclab(["score", "-b", "lite", "-p", blagent, "-f", "blagent", "--k", "2,4", "--json"]);
+    const { stdout, exitCode } = await loclab([
+      "score",
+      "-b",
+      "lite",
+      "-p",
+      blagent,
+      "-f",
+      "blagent",
+      "--k",
+      "2,4",
+      "--json",
+    ]);
     expect(exitCode).toBe(0);
     const { preset, metrics } = JSON.parse(stdout) as { preset: string; metrics: Record<string, number> };
     expect(preset).toBe("unified");
     expect(Object.keys(metrics).filter((key) => key.startsWith("file."))).toEqual([
-      "file.hit@2", "file.hit@4", "file.acc@2", "file.acc@4", "file.recall@2", "file.recall@4", "file.precision@2", "file.precision@4", "file.mrr", "file.map",
+      "file.hit@2",
+      "file.hit@4",
+      "file.acc@2",
+      "file.acc@4",
+      "file.recall@2",
+      "file.recall@4",
+      "file.precision@2",
+      "file.precision@4",
+      "file.mrr",
+      "file.map",
     ]);
     for (const value of Object.values(metrics)) expect(value >= 0 && value <= 1).toBe(true);
   });
@@ -92,7 +142,9 @@ describe("loclab score", () => {
     expect(badK.stderr).toContain('loclab: error: --k: "zero" is not an integer >= 1');
     const badFormat = await loclab(["score", "-b", "lite", "-p", blagent, "-f", "swe-agent"]);
     expect(badFormat.exitCode).toBe(1);
-    expect(badFormat.stderr).toMatch(/argument 'swe-agent' is invalid\. Allowed choices are locagent, agentless, blagent, loclab/);
+    expect(badFormat.stderr).toMatch(
+      /argument 'swe-agent' is invalid\. Allowed choices are locagent, agentless, blagent, loclab/,
+    );
   });
 });
 
@@ -116,14 +168,26 @@ describe("loclab mcnemar, compare, power", () => {
     const file = join(dataDir, "resolved/lite.csv");
     const { stdout, exitCode } = await loclab(["compare", "--resolved", file, "--holm", "--json"]);
     expect(exitCode).toBe(0);
-    const result = JSON.parse(stdout) as { systems: { name: string; resolved: number; n: number; rate: number; wilson: [number, number]; clusteredSE: number }[]; pairs: { a: string; b: string; aOnly: number; bOnly: number; p: number; pHolm: number | null }[] };
+    const result = JSON.parse(stdout) as {
+      systems: {
+        name: string;
+        resolved: number;
+        n: number;
+        rate: number;
+        wilson: [number, number];
+        clusteredSE: number;
+      }[];
+      pairs: { a: string; b: string; aOnly: number; bOnly: number; p: number; pHolm: number | null }[];
+    };
     expect(result.systems).toHaveLength(42);
     expect(result.pairs).toHaveLength(861);
     const first = result.systems[0];
     expect(first).toMatchObject({ name: "20231010_rag_claude2", resolved: 9, n: 300, rate: 0.03 });
     expect(first?.wilson[0]).toBeLessThan(0.03);
     expect(result.pairs.every((pair) => pair.pHolm !== null && pair.pHolm >= pair.p)).toBe(true);
-    const unadjusted = JSON.parse((await loclab(["compare", "--resolved", file, "--json"])).stdout) as { pairs: { pHolm: number | null }[] };
+    const unadjusted = JSON.parse((await loclab(["compare", "--resolved", file, "--json"])).stdout) as {
+      pairs: { pHolm: number | null }[];
+    };
     expect(unadjusted.pairs.every((pair) => pair.pHolm === null)).toBe(true);
   });
 
@@ -137,14 +201,19 @@ describe("loclab mcnemar, compare, power", () => {
   });
 
   it("power gives Connor's n for a difference, and the minimum detectable effect for an n", async () => {
-    const n = JSON.parse((await loclab(["power", "--psi", "0.2", "--delta", "0.0595", "--json"])).stdout) as { n: number; nExact: number };
+    const n = JSON.parse((await loclab(["power", "--psi", "0.2", "--delta", "0.0595", "--json"])).stdout) as {
+      n: number;
+      nExact: number;
+    };
     // n = [z(0.975)·√ψ + z(0.8)·√(ψ − δ²)]² / δ²
     const z975 = 1.959963984540054;
     const z80 = 0.8416212335729143;
     const exact = (z975 * Math.sqrt(0.2) + z80 * Math.sqrt(0.2 - 0.0595 ** 2)) ** 2 / 0.0595 ** 2;
     expect(n.nExact).toBeCloseTo(exact, 8);
     expect(n.n).toBe(Math.ceil(exact));
-    const mde = JSON.parse((await loclab(["power", "--psi", "0.2", "--n", String(n.n), "--json"])).stdout) as { mde: number };
+    const mde = JSON.parse((await loclab(["power", "--psi", "0.2", "--n", String(n.n), "--json"])).stdout) as {
+      mde: number;
+    };
     expect(mde.mde).toBeLessThanOrEqual(0.0595);
     expect(mde.mde).toBeGreaterThan(0.059);
     const both = await loclab(["power", "--psi", "0.2", "--delta", "0.05", "--n", "300"]);
@@ -158,7 +227,12 @@ describe("loclab mask", () => {
     const out = join(scratch, "masked", "lite-paths.jsonl");
     const { stdout, exitCode } = await loclab(["mask", "--benchmark", "lite", "--out", out, "--json"]);
     expect(exitCode).toBe(0);
-    const summary = JSON.parse(stdout) as { instances: number; instancesWithMention: number; revealingBefore: { path: number }; revealingAfter: { path: number } };
+    const summary = JSON.parse(stdout) as {
+      instances: number;
+      instancesWithMention: number;
+      revealingBefore: { path: number };
+      revealingAfter: { path: number };
+    };
     expect(summary.instances).toBe(300);
     expect(summary.revealingBefore.path).toBeGreaterThan(0);
     expect(summary.revealingAfter.path).toBe(0);
@@ -171,7 +245,10 @@ describe("loclab mask", () => {
     expect(changed).toHaveLength(summary.instancesWithMention);
     expect(changed.every((row) => /<path-\d+>/.test(row.problem_statement))).toBe(true);
     expect(masked.instances.some((row) => "original_problem_statement" in row || "mask" in row)).toBe(false);
-    const reports = readFileSync(join(scratch, "masked", "lite-paths.report.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const reports = readFileSync(join(scratch, "masked", "lite-paths.report.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(reports.map((r) => r.instance_id)).toEqual(lite.instances.map((i) => i.instance_id));
     expect(reports.every((r, i) => r.original_problem_statement === lite.instances[i]?.problem_statement)).toBe(true);
   });
@@ -187,7 +264,18 @@ describe("loclab shuffle and unshuffle", () => {
     writeFileSync(join(repo, "pkg", "api.py"), "from pkg.core import f\nfrom . import core\n");
     const out = join(scratch, "shuffled");
     const mappingFile = join(scratch, "keys", "mapping.json");
-    const shuffled = await loclab(["shuffle", "--repo", repo, "--seed", "11", "--out", out, "--mapping", mappingFile, "--json"]);
+    const shuffled = await loclab([
+      "shuffle",
+      "--repo",
+      repo,
+      "--seed",
+      "11",
+      "--out",
+      out,
+      "--mapping",
+      mappingFile,
+      "--json",
+    ]);
     expect(shuffled.exitCode).toBe(0);
     const report = JSON.parse(shuffled.stdout) as { files: number; pythonFiles: number; importsRewritten: number };
     expect(report).toMatchObject({ files: 3, pythonFiles: 3 });
@@ -197,14 +285,38 @@ describe("loclab shuffle and unshuffle", () => {
     expect(shuffledCore).toMatch(/^d_[a-z0-9]{6}\/m_[a-z0-9]{6}\.py$/);
     expect(readFileSync(join(out, shuffledCore), "utf8")).toBe("def f():\n    return 1\n");
     const predictions = join(scratch, "on-shuffled.jsonl");
-    writeFileSync(predictions, `${JSON.stringify({ schemaVersion: 1, instanceId: "o__r-1", files: [shuffledCore, "nowhere/x.py"], locations: [{ path: shuffledCore, startLine: 1, endLine: 2, role: "edit" }] })}\n`);
+    writeFileSync(
+      predictions,
+      `${JSON.stringify({ schemaVersion: 1, instanceId: "o__r-1", files: [shuffledCore, "nowhere/x.py"], locations: [{ path: shuffledCore, startLine: 1, endLine: 2, role: "edit" }] })}\n`,
+    );
     const back = join(scratch, "unshuffled.jsonl");
-    const unshuffled = await loclab(["unshuffle", "--mapping", mappingFile, "--predictions", predictions, "--out", back]);
+    const unshuffled = await loclab([
+      "unshuffle",
+      "--mapping",
+      mappingFile,
+      "--predictions",
+      predictions,
+      "--out",
+      back,
+    ]);
     expect(unshuffled.exitCode).toBe(0);
-    const [row] = readFileSync(back, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { files: string[]; locations: { path: string }[] });
+    const [row] = readFileSync(back, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { files: string[]; locations: { path: string }[] });
     expect(row?.files).toEqual(["pkg/core.py", "<unmapped>/nowhere/x.py"]);
     expect(row?.locations[0]?.path).toBe("pkg/core.py");
-    const again = await loclab(["shuffle", "--repo", repo, "--seed", "11", "--out", out, "--mapping", join(scratch, "keys", "other.json")]);
+    const again = await loclab([
+      "shuffle",
+      "--repo",
+      repo,
+      "--seed",
+      "11",
+      "--out",
+      out,
+      "--mapping",
+      join(scratch, "keys", "other.json"),
+    ]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toMatch(/loclab: error: .*not empty|loclab: error: .*exists/);
   });
@@ -214,13 +326,24 @@ describe("loclab tool", () => {
   const django = "/usr/lib/python3/dist-packages/django";
   const haveDjango = existsSync(join(django, "__init__.py"));
 
-  it.skipIf(!haveDjango)("search prints repository-relative hits with 1-based lines (needs Debian python3-django)", async () => {
-    const { stdout, exitCode } = await loclab(["tool", "search", "--repo", django, "--query", "get_FOO_display", "--json"]);
-    expect(exitCode).toBe(0);
-    const result = JSON.parse(stdout) as { hits: { path: string; line: number; text: string }[]; truncated: number };
-    expect(result.hits[0]).toMatchObject({ path: "db/models/fields/__init__.py", line: 791 });
-    expect(result.truncated).toBe(0);
-  });
+  it.skipIf(!haveDjango)(
+    "search prints repository-relative hits with 1-based lines (needs Debian python3-django)",
+    async () => {
+      const { stdout, exitCode } = await loclab([
+        "tool",
+        "search",
+        "--repo",
+        django,
+        "--query",
+        "get_FOO_display",
+        "--json",
+      ]);
+      expect(exitCode).toBe(0);
+      const result = JSON.parse(stdout) as { hits: { path: string; line: number; text: string }[]; truncated: number };
+      expect(result.hits[0]).toMatchObject({ path: "db/models/fields/__init__.py", line: 791 });
+      expect(result.truncated).toBe(0);
+    },
+  );
 
   it("refuses a path that leaves the repository, and views a file by a fuzzy path", async () => {
     const { mkdirSync } = await import("node:fs");
@@ -235,7 +358,9 @@ describe("loclab tool", () => {
     const view = await loclab(["tool", "view", "--repo", repo, "--path", "MODULE.py", "--json"]);
     expect(view.exitCode).toBe(0);
     expect(view.stdout).toContain("pkg/module.py");
-    const imports = JSON.parse((await loclab(["tool", "imports", "--repo", repo, "--path", "pkg/module.py", "--json"])).stdout) as Record<string, unknown>;
+    const imports = JSON.parse(
+      (await loclab(["tool", "imports", "--repo", repo, "--path", "pkg/module.py", "--json"])).stdout,
+    ) as Record<string, unknown>;
     expect(JSON.stringify(imports)).toContain("pkg/other.py");
   });
 });
@@ -243,20 +368,43 @@ describe("loclab tool", () => {
 describe("loclab breakdown", () => {
   it("reproduces the solved counts of the four real runs on their 41 common tasks", async () => {
     const runs = join(dataDir, "trajectories");
-    const manifest = JSON.parse(readFileSync(join(runs, "manifest.json"), "utf8")) as { core_instance_set: { ids: string[] } };
+    const manifest = JSON.parse(readFileSync(join(runs, "manifest.json"), "utf8")) as {
+      core_instance_set: { ids: string[] };
+    };
     const tasks = join(scratch, "tasks.txt");
     writeFileSync(tasks, `${manifest.core_instance_set.ids.join("\n")}\n`);
     const { stdout, exitCode } = await loclab([
       "breakdown",
-      "--run", `deepseek=mini-swe-agent:${join(runs, "mini-swe-agent_deepseek-chat_lite")}`,
-      "--run", `gemini=mini-swe-agent:${join(runs, "mini-swe-agent_gemini-3-pro_verified")}`,
-      "--run", `sweagent=swe-agent:${join(runs, "swe-agent_gpt4_lite")}`,
-      "--run", `acr=autocoderover:${join(runs, "autocoderover_gpt4_lite")}`,
-      "--base", "sweagent", "--tasks", tasks, "--json",
+      "--run",
+      `deepseek=mini-swe-agent:${join(runs, "mini-swe-agent_deepseek-chat_lite")}`,
+      "--run",
+      `gemini=mini-swe-agent:${join(runs, "mini-swe-agent_gemini-3-pro_verified")}`,
+      "--run",
+      `sweagent=swe-agent:${join(runs, "swe-agent_gpt4_lite")}`,
+      "--run",
+      `acr=autocoderover:${join(runs, "autocoderover_gpt4_lite")}`,
+      "--base",
+      "sweagent",
+      "--tasks",
+      tasks,
+      "--json",
     ]);
     expect(exitCode).toBe(0);
-    const result = JSON.parse(stdout) as { runs: { run: string; tasks: number; solved: number; outOfBudget: number; wrongPatch: number; noPatch: number; vsBase: { baseOnly: number; runOnly: number; p: number } | null }[]; everSolved: number };
-    expect(result.runs.map((run) => [run.run, run.tasks, run.solved, run.outOfBudget, run.wrongPatch, run.noPatch])).toEqual([
+    const result = JSON.parse(stdout) as {
+      runs: {
+        run: string;
+        tasks: number;
+        solved: number;
+        outOfBudget: number;
+        wrongPatch: number;
+        noPatch: number;
+        vsBase: { baseOnly: number; runOnly: number; p: number } | null;
+      }[];
+      everSolved: number;
+    };
+    expect(
+      result.runs.map((run) => [run.run, run.tasks, run.solved, run.outOfBudget, run.wrongPatch, run.noPatch]),
+    ).toEqual([
       ["deepseek", 41, 33, 0, 8, 0],
       ["gemini", 41, 32, 0, 9, 0],
       ["sweagent", 41, 6, 0, 30, 5],

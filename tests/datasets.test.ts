@@ -46,7 +46,9 @@ describe("user JSONL files", () => {
     writeFileSync(path, `${lines.join("\n")}\n`);
     const benchmark = await loadBenchmark(path);
     expect(benchmark.name).toBe("my-split");
-    expect(benchmark.instances.map((row) => row.instance_id)).toEqual(lines.map((line) => (JSON.parse(line) as { instance_id: string }).instance_id));
+    expect(benchmark.instances.map((row) => row.instance_id)).toEqual(
+      lines.map((line) => (JSON.parse(line) as { instance_id: string }).instance_id),
+    );
     expect(benchmark.expected).toBeUndefined();
   });
 
@@ -71,7 +73,9 @@ describe("user JSONL files", () => {
   });
 
   it("says what it knows when the name is neither a benchmark nor a file", async () => {
-    await expect(loadBenchmark("lit")).rejects.toThrow(/unknown benchmark "lit": not one of lite, verified, locbench and no file at /);
+    await expect(loadBenchmark("lit")).rejects.toThrow(
+      /unknown benchmark "lit": not one of lite, verified, locbench and no file at /,
+    );
   });
 });
 
@@ -83,6 +87,8 @@ describe("resolveDataDir", () => {
   });
 
   it("reports a bundled benchmark missing from a data folder", async () => {
-    await expect(loadBenchmark("lite", { dataDir: scratch })).rejects.toThrow(/benchmark lite: .*swebench\/lite\.jsonl is missing/);
+    await expect(loadBenchmark("lite", { dataDir: scratch })).rejects.toThrow(
+      /benchmark lite: .*swebench\/lite\.jsonl is missing/,
+    );
   });
 });

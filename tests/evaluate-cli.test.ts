@@ -9,9 +9,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // `loclab evaluate` (issue 17): grading a log offline agrees with the official harness; the
 // checks that run before any work; a whole evaluation on the Docker engine `npm test` starts.
 const bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
-const loclab = (args: string[], env: Record<string, string> = {}) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0", ...env } });
-const reference = JSON.parse(await readFile(resolve(import.meta.dirname, "../packages/grading/fixtures/reference.json"), "utf8")) as {
-  cases: { name: string; repo: string; version: string; instance_id: string; log: string; FAIL_TO_PASS: string[]; PASS_TO_PASS: string[]; report: unknown }[];
+const loclab = (args: string[], env: Record<string, string> = {}) =>
+  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0", ...env } });
+const reference = JSON.parse(
+  await readFile(resolve(import.meta.dirname, "../packages/grading/fixtures/reference.json"), "utf8"),
+) as {
+  cases: {
+    name: string;
+    repo: string;
+    version: string;
+    instance_id: string;
+    log: string;
+    FAIL_TO_PASS: string[];
+    PASS_TO_PASS: string[];
+    report: unknown;
+  }[];
 };
 let root: string;
 let fixture: CalcFixture;
@@ -21,7 +33,10 @@ beforeAll(async () => {
   const row = await calcEvaluationRow(fixture);
   await writeFile(join(root, "calc.jsonl"), `${JSON.stringify(row)}\n`);
   await writeFile(join(root, "specs.json"), JSON.stringify(CALC_EVALUATION_SPECS));
-  await writeFile(join(root, "preds.jsonl"), `${JSON.stringify({ instance_id: row.instance_id, model_name_or_path: "org/gold-model", model_patch: row.patch })}\n`);
+  await writeFile(
+    join(root, "preds.jsonl"),
+    `${JSON.stringify({ instance_id: row.instance_id, model_name_or_path: "org/gold-model", model_patch: row.patch })}\n`,
+  );
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -30,25 +45,62 @@ afterAll(async () => {
 describe("loclab evaluate grade", () => {
   it("prints the report.json entry the official harness writes for the same log, for one case of each parser", async () => {
     const byParser = new Map<string, (typeof reference.cases)[number]>();
-    for (const entry of reference.cases) if (!byParser.has(entry.repo) && entry.instance_id.includes("__")) byParser.set(entry.repo, entry);
+    for (const entry of reference.cases)
+      if (!byParser.has(entry.repo) && entry.instance_id.includes("__")) byParser.set(entry.repo, entry);
     expect(byParser.size).toBeGreaterThanOrEqual(7);
-    const rows = [...byParser.values()].map((entry) => ({ instance_id: entry.instance_id, repo: entry.repo, version: entry.version, base_commit: "0".repeat(40), problem_statement: "", patch: "", FAIL_TO_PASS: entry.FAIL_TO_PASS, PASS_TO_PASS: entry.PASS_TO_PASS }));
+    const rows = [...byParser.values()].map((entry) => ({
+      instance_id: entry.instance_id,
+      repo: entry.repo,
+      version: entry.version,
+      base_commit: "0".repeat(40),
+      problem_statement: "",
+      patch: "",
+      FAIL_TO_PASS: entry.FAIL_TO_PASS,
+      PASS_TO_PASS: entry.PASS_TO_PASS,
+    }));
     const benchmark = join(root, "grading.jsonl");
     await writeFile(benchmark, rows.map((row) => JSON.stringify(row)).join("\n") + "\n");
     for (const entry of byParser.values()) {
       const log = join(root, `${entry.name}.txt`);
       await writeFile(log, entry.log);
-      const result = await loclab(["evaluate", "grade", "--log", log, "--instance", entry.instance_id, "-b", benchmark]);
+      const result = await loclab([
+        "evaluate",
+        "grade",
+        "--log",
+        log,
+        "--instance",
+        entry.instance_id,
+        "-b",
+        benchmark,
+      ]);
       expect(result.exitCode, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout), entry.name).toEqual({ [entry.instance_id]: entry.report });
     }
   });
 
   it("a missing log or an unknown instance is one error line, exit 1", async () => {
-    const missing = await loclab(["evaluate", "grade", "--log", join(root, "nope.txt"), "--instance", "django__django-11099", "-b", "lite"]);
+    const missing = await loclab([
+      "evaluate",
+      "grade",
+      "--log",
+      join(root, "nope.txt"),
+      "--instance",
+      "django__django-11099",
+      "-b",
+      "lite",
+    ]);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/--log .*nope\.txt: no such file/);
-    const unknown = await loclab(["evaluate", "grade", "--log", join(root, "nope.txt"), "--instance", "django__django-0", "-b", "lite"]);
+    const unknown = await loclab([
+      "evaluate",
+      "grade",
+      "--log",
+      join(root, "nope.txt"),
+      "--instance",
+      "django__django-0",
+      "-b",
+      "lite",
+    ]);
     expect(unknown.stderr).toMatch(/--instance: not in lite: django__django-0/);
   });
 });
@@ -56,12 +108,43 @@ describe("loclab evaluate grade", () => {
 describe("loclab evaluate", () => {
   it("checks before any work: missing options, local images without mirrors, a dead engine; nothing is written", async () => {
     expect((await loclab(["evaluate", "-b", "lite", "--run-id", "x"])).stderr).toMatch(/--predictions is required/);
-    const noRepos = await loclab(["evaluate", "--predictions", join(root, "preds.jsonl"), "-b", join(root, "calc.jsonl"), "--run-id", "x", "--images", "local", "--specs", join(root, "specs.json"), "--out", join(root, "out-a")]);
+    const noRepos = await loclab([
+      "evaluate",
+      "--predictions",
+      join(root, "preds.jsonl"),
+      "-b",
+      join(root, "calc.jsonl"),
+      "--run-id",
+      "x",
+      "--images",
+      "local",
+      "--specs",
+      join(root, "specs.json"),
+      "--out",
+      join(root, "out-a"),
+    ]);
     expect(noRepos.exitCode).toBe(1);
     expect(noRepos.stderr).toMatch(/--images local builds images from mirrors: give --repos DIR/);
-    const dead = await loclab(["evaluate", "--predictions", join(root, "preds.jsonl"), "-b", join(root, "calc.jsonl"), "--run-id", "x", "--repos", fixture.mirrors, "--specs", join(root, "specs.json"), "--out", join(root, "out-b")], {
-      DOCKER_HOST: `unix://${join(root, "dead.sock")}`,
-    });
+    const dead = await loclab(
+      [
+        "evaluate",
+        "--predictions",
+        join(root, "preds.jsonl"),
+        "-b",
+        join(root, "calc.jsonl"),
+        "--run-id",
+        "x",
+        "--repos",
+        fixture.mirrors,
+        "--specs",
+        join(root, "specs.json"),
+        "--out",
+        join(root, "out-b"),
+      ],
+      {
+        DOCKER_HOST: `unix://${join(root, "dead.sock")}`,
+      },
+    );
     expect(dead.exitCode).toBe(1);
     expect(dead.stderr).toMatch(/no Docker engine answers at unix:\/\/.*dead\.sock/);
     expect(existsSync(join(root, "out-b"))).toBe(false);
@@ -69,13 +152,35 @@ describe("loclab evaluate", () => {
 
   it("evaluates the gold patch on the engine: progress on stderr, the summary table, report.json in the harness's layout, exit 0", async () => {
     const out = join(root, "out-c");
-    const result = await loclab(["evaluate", "--predictions", join(root, "preds.jsonl"), "-b", join(root, "calc.jsonl"), "--run-id", "cli", "--repos", fixture.mirrors, "--specs", join(root, "specs.json"), "--out", out, "--no-cache", "--min-free-gib", "1"]);
+    const result = await loclab([
+      "evaluate",
+      "--predictions",
+      join(root, "preds.jsonl"),
+      "-b",
+      join(root, "calc.jsonl"),
+      "--run-id",
+      "cli",
+      "--repos",
+      fixture.mirrors,
+      "--specs",
+      join(root, "specs.json"),
+      "--out",
+      out,
+      "--no-cache",
+      "--min-free-gib",
+      "1",
+    ]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/\[1\/1\] acme__calc-1 resolved/);
     expect(result.stdout).toMatch(/summary: .*org__gold-model\.cli\.json/);
     const summary = JSON.parse(await readFile(join(out, "org__gold-model.cli.json"), "utf8"));
     expect(summary).toMatchObject({ resolved_ids: ["acme__calc-1"], error_ids: [], schema_version: 2 });
-    const report = JSON.parse(await readFile(join(out, "logs", "run_evaluation", "cli", "org__gold-model", "acme__calc-1", "report.json"), "utf8"));
+    const report = JSON.parse(
+      await readFile(
+        join(out, "logs", "run_evaluation", "cli", "org__gold-model", "acme__calc-1", "report.json"),
+        "utf8",
+      ),
+    );
     expect(report["acme__calc-1"].resolved).toBe(true);
   });
 });

@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectDocker, DockerUnavailableError } from "@loclab/docker";
-import { calibrate, evaluatePredictions, instanceDirectory, type EvaluationInstance, type SwePrediction } from "@loclab/evaluation";
+import {
+  calibrate,
+  evaluatePredictions,
+  instanceDirectory,
+  type EvaluationInstance,
+  type SwePrediction,
+} from "@loclab/evaluation";
 import { commitFiles, fixtureGit } from "@loclab/fixtures";
 import type { HarnessSpec } from "@loclab/grading";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,16 +20,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // host's pip, the instance image from the mirror); containers with no network. The test suite
 // of the fixture has a bug the gold patch fixes.
 const REPO = "loclab-fixtures/calc";
-const SPEC: HarnessSpec = { python: "3.11", pip_packages: ["six==1.16.0"], install: "python -m pip install -e .", test_cmd: "pytest -rA", parser: "pytest" };
+const SPEC: HarnessSpec = {
+  python: "3.11",
+  pip_packages: ["six==1.16.0"],
+  install: "python -m pip install -e .",
+  test_cmd: "pytest -rA",
+  parser: "pytest",
+};
 const SPECS = { [REPO]: { "1.0": SPEC } };
 
 const BASE_FILES = {
-  "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "calc"\nversion = "1.0"\n\n[tool.setuptools]\npackages = ["calc"]\n',
+  "pyproject.toml":
+    '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "calc"\nversion = "1.0"\n\n[tool.setuptools]\npackages = ["calc"]\n',
   "calc/__init__.py": "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
-  "tests/test_calc.py": "import six\n\nfrom calc import sub\n\n\ndef test_sub():\n    assert six.PY3 and sub(5, 3) == 2\n",
+  "tests/test_calc.py":
+    "import six\n\nfrom calc import sub\n\n\ndef test_sub():\n    assert six.PY3 and sub(5, 3) == 2\n",
 };
-const GOLD = "diff --git a/calc/__init__.py b/calc/__init__.py\n--- a/calc/__init__.py\n+++ b/calc/__init__.py\n@@ -1,5 +1,5 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def sub(a, b):\n";
-const BAD = "diff --git a/calc/__init__.py b/calc/__init__.py\n--- a/calc/__init__.py\n+++ b/calc/__init__.py\n@@ -1,2 +1,2 @@\n def multiply(a, b):\n-    return a / b\n+    return a * b\n";
+const GOLD =
+  "diff --git a/calc/__init__.py b/calc/__init__.py\n--- a/calc/__init__.py\n+++ b/calc/__init__.py\n@@ -1,5 +1,5 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def sub(a, b):\n";
+const BAD =
+  "diff --git a/calc/__init__.py b/calc/__init__.py\n--- a/calc/__init__.py\n+++ b/calc/__init__.py\n@@ -1,2 +1,2 @@\n def multiply(a, b):\n-    return a / b\n+    return a * b\n";
 const testPatch = (body: string) =>
   `diff --git a/tests/test_calc.py b/tests/test_calc.py\n--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n@@ -6,2 +6,${body.split("\n").length + 3} @@\n def test_sub():\n     assert six.PY3 and sub(5, 3) == 2\n+\n${body
     .split("\n")
@@ -53,17 +69,28 @@ beforeAll(async () => {
     PASS_TO_PASS: ["tests/test_calc.py::test_sub"],
   });
   instances = [
-    instance("loclab-fixtures__calc-1", "def test_add():\n    from calc import add\n    assert add(2, 3) == 5", ["tests/test_calc.py::test_add"]),
-    instance("loclab-fixtures__calc-2", "def test_hangs():\n    import time\n    time.sleep(3600)", ["tests/test_calc.py::test_hangs"]),
-    instance("loclab-fixtures__calc-3", "def test_slow():\n    import time\n    time.sleep(120)", ["tests/test_calc.py::test_slow"]),
+    instance("loclab-fixtures__calc-1", "def test_add():\n    from calc import add\n    assert add(2, 3) == 5", [
+      "tests/test_calc.py::test_add",
+    ]),
+    instance("loclab-fixtures__calc-2", "def test_hangs():\n    import time\n    time.sleep(3600)", [
+      "tests/test_calc.py::test_hangs",
+    ]),
+    instance("loclab-fixtures__calc-3", "def test_slow():\n    import time\n    time.sleep(120)", [
+      "tests/test_calc.py::test_slow",
+    ]),
   ];
 });
 afterAll(() => {
   if (work && !process.env.LOCLAB_KEEP_TEST_DIR) rmSync(work, { recursive: true, force: true });
 });
 
-const predict = (id: string, patch: string | null, model = "fixture-model"): SwePrediction => ({ instance_id: id, model_name_or_path: model, model_patch: patch });
-const report = (out: string, runId: string, id: string, model = "fixture-model") => JSON.parse(readFileSync(join(instanceDirectory(out, runId, model, id), "report.json"), "utf8"))[id];
+const predict = (id: string, patch: string | null, model = "fixture-model"): SwePrediction => ({
+  instance_id: id,
+  model_name_or_path: model,
+  model_patch: patch,
+});
+const report = (out: string, runId: string, id: string, model = "fixture-model") =>
+  JSON.parse(readFileSync(join(instanceDirectory(out, runId, model, id), "report.json"), "utf8"))[id];
 
 describe("evaluation on a real Docker engine", () => {
   it("gold → resolved, empty → empty patch, a patch that does not apply → patch_successfully_applied false; the harness's files and summary", async () => {
@@ -79,7 +106,12 @@ describe("evaluation on a real Docker engine", () => {
       specs: SPECS,
       cacheDir: cacheDir(),
       minFreeBytes: 2 ** 30,
-      onProgress: (event) => lines.push(event.kind === "log" ? event.line : `${event.done}/${event.total} ${event.outcome.instance_id} ${event.outcome.status}`),
+      onProgress: (event) =>
+        lines.push(
+          event.kind === "log"
+            ? event.line
+            : `${event.done}/${event.total} ${event.outcome.instance_id} ${event.outcome.status}`,
+        ),
     });
     expect(result.outcomes.map((outcome) => outcome.status)).toEqual(["resolved"]);
     expect(report(out, "gold", "loclab-fixtures__calc-1")).toEqual({
@@ -95,13 +127,20 @@ describe("evaluation on a real Docker engine", () => {
       },
     });
     const directory = instanceDirectory(out, "gold", "fixture-model", "loclab-fixtures__calc-1");
-    for (const file of ["test_output.txt", "patch.diff", "eval.sh", "run_instance.log", "outcome.json"]) expect(existsSync(join(directory, file)), file).toBe(true);
+    for (const file of ["test_output.txt", "patch.diff", "eval.sh", "run_instance.log", "outcome.json"])
+      expect(existsSync(join(directory, file)), file).toBe(true);
     const log = readFileSync(join(directory, "test_output.txt"), "utf8");
     expect(log).toContain("+ : '>>>>> Start Test Output'");
     expect(log).toContain("PASSED tests/test_calc.py::test_add");
     expect(log).toContain(">>>>> Test Exit Code: 0");
     expect(readFileSync(join(directory, "run_instance.log"), "utf8")).toContain(">>>>> Applied Patch");
-    expect(result.summary).toMatchObject({ total_instances: 3, submitted_instances: 1, resolved_ids: ["loclab-fixtures__calc-1"], incomplete_ids: ["loclab-fixtures__calc-2", "loclab-fixtures__calc-3"], schema_version: 2 });
+    expect(result.summary).toMatchObject({
+      total_instances: 3,
+      submitted_instances: 1,
+      resolved_ids: ["loclab-fixtures__calc-1"],
+      incomplete_ids: ["loclab-fixtures__calc-2", "loclab-fixtures__calc-3"],
+      schema_version: 2,
+    });
     expect(JSON.parse(readFileSync(join(out, "fixture-model.gold.json"), "utf8"))).toEqual(result.summary);
     expect(lines).toContain("1/1 loclab-fixtures__calc-1 resolved");
 
@@ -121,19 +160,64 @@ describe("evaluation on a real Docker engine", () => {
       ["loclab-fixtures__calc-1", "empty-patch"],
       ["loclab-fixtures__calc-3", "patch-apply-failed"],
     ]);
-    expect(report(out2, "mixed", "loclab-fixtures__calc-3")).toEqual({ patch_is_None: false, patch_exists: true, patch_successfully_applied: false, resolved: false });
-    expect(readFileSync(join(instanceDirectory(out2, "mixed", "fixture-model", "loclab-fixtures__calc-3"), "run_instance.log"), "utf8")).toContain(">>>>> Patch Apply Failed");
-    expect(second.summary).toMatchObject({ empty_patch_ids: ["loclab-fixtures__calc-1"], unresolved_ids: ["loclab-fixtures__calc-3"], patch_apply_failed_ids: ["loclab-fixtures__calc-3"], error_ids: [], resolved_ids: [] });
+    expect(report(out2, "mixed", "loclab-fixtures__calc-3")).toEqual({
+      patch_is_None: false,
+      patch_exists: true,
+      patch_successfully_applied: false,
+      resolved: false,
+    });
+    expect(
+      readFileSync(
+        join(instanceDirectory(out2, "mixed", "fixture-model", "loclab-fixtures__calc-3"), "run_instance.log"),
+        "utf8",
+      ),
+    ).toContain(">>>>> Patch Apply Failed");
+    expect(second.summary).toMatchObject({
+      empty_patch_ids: ["loclab-fixtures__calc-1"],
+      unresolved_ids: ["loclab-fixtures__calc-3"],
+      patch_apply_failed_ids: ["loclab-fixtures__calc-3"],
+      error_ids: [],
+      resolved_ids: [],
+    });
   });
 
   it("the empty patch run on the base commit fails the FAIL_TO_PASS test; a repeated patch comes from the cache, a repeated run id resumes", async () => {
     const out = join(work, "run-c");
-    const empty = await evaluatePredictions({ predictions: [predict("loclab-fixtures__calc-1", "")], instances, runId: "empty", out, images: "local", repos, specs: SPECS, cacheDir: cacheDir(), minFreeBytes: 2 ** 30, runEmptyPatches: true });
+    const empty = await evaluatePredictions({
+      predictions: [predict("loclab-fixtures__calc-1", "")],
+      instances,
+      runId: "empty",
+      out,
+      images: "local",
+      repos,
+      specs: SPECS,
+      cacheDir: cacheDir(),
+      minFreeBytes: 2 ** 30,
+      runEmptyPatches: true,
+    });
     expect(empty.outcomes[0]).toMatchObject({ status: "unresolved", resolution: "RESOLVED_NO", cached: false });
-    expect(report(out, "empty", "loclab-fixtures__calc-1").tests_status.FAIL_TO_PASS).toEqual({ success: [], failure: ["tests/test_calc.py::test_add"] });
+    expect(report(out, "empty", "loclab-fixtures__calc-1").tests_status.FAIL_TO_PASS).toEqual({
+      success: [],
+      failure: ["tests/test_calc.py::test_add"],
+    });
 
-    const again = await evaluatePredictions({ predictions: [predict("loclab-fixtures__calc-1", GOLD, "other-model")], instances, runId: "gold-again", out, images: "local", repos, specs: SPECS, cacheDir: cacheDir(), minFreeBytes: 2 ** 30 });
-    expect(again.outcomes[0]).toMatchObject({ status: "resolved", cached: true, model_name_or_path: "other-model", run_id: "gold-again" });
+    const again = await evaluatePredictions({
+      predictions: [predict("loclab-fixtures__calc-1", GOLD, "other-model")],
+      instances,
+      runId: "gold-again",
+      out,
+      images: "local",
+      repos,
+      specs: SPECS,
+      cacheDir: cacheDir(),
+      minFreeBytes: 2 ** 30,
+    });
+    expect(again.outcomes[0]).toMatchObject({
+      status: "resolved",
+      cached: true,
+      model_name_or_path: "other-model",
+      run_id: "gold-again",
+    });
     expect(report(out, "gold-again", "loclab-fixtures__calc-1", "other-model").resolved).toBe(true);
 
     const events: boolean[] = [];
@@ -173,18 +257,31 @@ describe("evaluation on a real Docker engine", () => {
         if (id === "loclab-fixtures__calc-3") setTimeout(() => void container.kill().catch(() => undefined), 15_000);
       },
     });
-    expect(result.outcomes.map((outcome) => [outcome.instance_id, outcome.status, outcome.infra_failure_reason])).toEqual([
+    expect(
+      result.outcomes.map((outcome) => [outcome.instance_id, outcome.status, outcome.infra_failure_reason]),
+    ).toEqual([
       ["loclab-fixtures__calc-2", "infra-failure", "timeout"],
       ["loclab-fixtures__calc-3", "infra-failure", "container-killed"],
     ]);
-    expect(result.summary).toMatchObject({ error_ids: ["loclab-fixtures__calc-2", "loclab-fixtures__calc-3"], unresolved_ids: [], resolved_ids: [] });
+    expect(result.summary).toMatchObject({
+      error_ids: ["loclab-fixtures__calc-2", "loclab-fixtures__calc-3"],
+      unresolved_ids: [],
+      resolved_ids: [],
+    });
     expect(result.summary.infra_failures["loclab-fixtures__calc-2"]?.reason).toBe("timeout");
     expect(report(out, "infra", "loclab-fixtures__calc-2")).toMatchObject({ resolved: false, infra_failure: true });
-    expect(readFileSync(join(instanceDirectory(out, "infra", "fixture-model", "loclab-fixtures__calc-2"), "test_output.txt"), "utf8")).toContain("Timeout error: 40 seconds exceeded.");
+    expect(
+      readFileSync(
+        join(instanceDirectory(out, "infra", "fixture-model", "loclab-fixtures__calc-2"), "test_output.txt"),
+        "utf8",
+      ),
+    ).toContain("Timeout error: 40 seconds exceeded.");
     const left = await docker.listContainers({ all: true, filters: { label: ["loclab.eval.run=infra"] } });
     expect(left).toEqual([]);
     // An infrastructure failure is not cached: the same run id tries it again.
-    const cached = existsSync(cacheDir()) ? execFileSync("find", [cacheDir(), "-name", "outcome.json"], { encoding: "utf8" }).trim().split("\n") : [];
+    const cached = existsSync(cacheDir())
+      ? execFileSync("find", [cacheDir(), "-name", "outcome.json"], { encoding: "utf8" }).trim().split("\n")
+      : [];
     for (const entry of cached) expect(JSON.parse(readFileSync(entry, "utf8")).status).not.toBe("infra-failure");
   });
 
@@ -193,7 +290,9 @@ describe("evaluation on a real Docker engine", () => {
     const built = await docker.listImages({ filters: { label: ["loclab.instance=loclab-fixtures__calc-1"] } });
     expect(built.length).toBeGreaterThan(0);
     // As if it were SWE-bench's image of this instance ("__" is written "_1776_").
-    await docker.getImage(built[0]!.Id).tag({ repo: "swebench/sweb.eval.x86_64.loclab-fixtures_1776_calc-1", tag: "latest" });
+    await docker
+      .getImage(built[0]!.Id)
+      .tag({ repo: "swebench/sweb.eval.x86_64.loclab-fixtures_1776_calc-1", tag: "latest" });
     const out = join(work, "prebuilt");
     const result = await evaluatePredictions({
       predictions: [predict("loclab-fixtures__calc-1", GOLD), predict("loclab-fixtures__calc-2", GOLD)],
@@ -206,19 +305,37 @@ describe("evaluation on a real Docker engine", () => {
       cacheDir: false,
       minFreeBytes: 2 ** 30,
     });
-    expect(result.outcomes.map((outcome) => [outcome.instance_id, outcome.status, outcome.infra_failure_reason])).toEqual([
+    expect(
+      result.outcomes.map((outcome) => [outcome.instance_id, outcome.status, outcome.infra_failure_reason]),
+    ).toEqual([
       ["loclab-fixtures__calc-1", "resolved", undefined],
       ["loclab-fixtures__calc-2", "infra-failure", "image-missing"],
     ]);
     expect(result.outcomes[0]!.image?.name).toBe("swebench/sweb.eval.x86_64.loclab-fixtures_1776_calc-1:latest");
-    expect(result.summary.infra_failures["loclab-fixtures__calc-2"]?.detail).toMatch(/swebench\/sweb\.eval\.x86_64\.loclab-fixtures_1776_calc-2:latest is not present locally \(pulling is off\)/);
+    expect(result.summary.infra_failures["loclab-fixtures__calc-2"]?.detail).toMatch(
+      /swebench\/sweb\.eval\.x86_64\.loclab-fixtures_1776_calc-2:latest is not present locally \(pulling is off\)/,
+    );
     // The harness's images activate conda's testbed; the eval script says so.
-    expect(readFileSync(join(instanceDirectory(out, "prebuilt", "fixture-model", "loclab-fixtures__calc-1"), "eval.sh"), "utf8")).toContain("conda activate testbed");
+    expect(
+      readFileSync(
+        join(instanceDirectory(out, "prebuilt", "fixture-model", "loclab-fixtures__calc-1"), "eval.sh"),
+        "utf8",
+      ),
+    ).toContain("conda activate testbed");
   });
 
   it("calibration: gold three times and the empty patch once on the same image, nothing flips on a deterministic suite", async () => {
     const out = join(work, "calibrate");
-    const result = await calibrate({ calibrate: [instances[0]!], instances, runId: "cal", out, images: "local", repos, specs: SPECS, minFreeBytes: 2 ** 30 });
+    const result = await calibrate({
+      calibrate: [instances[0]!],
+      instances,
+      runId: "cal",
+      out,
+      images: "local",
+      repos,
+      specs: SPECS,
+      minFreeBytes: 2 ** 30,
+    });
     expect(result.instances["loclab-fixtures__calc-1"]).toEqual({
       flaky: [],
       goldFailing: [],
@@ -228,12 +345,26 @@ describe("evaluation on a real Docker engine", () => {
       empty: "unresolved",
     });
     expect(JSON.parse(readFileSync(result.path, "utf8")).instances).toEqual(result.instances);
-    for (const run of ["cal.gold-1", "cal.gold-2", "cal.gold-3"]) expect(JSON.parse(readFileSync(join(instanceDirectory(out, run, "gold", "loclab-fixtures__calc-1"), "outcome.json"), "utf8")).cached).toBe(false);
+    for (const run of ["cal.gold-1", "cal.gold-2", "cal.gold-3"])
+      expect(
+        JSON.parse(
+          readFileSync(join(instanceDirectory(out, run, "gold", "loclab-fixtures__calc-1"), "outcome.json"), "utf8"),
+        ).cached,
+      ).toBe(false);
   });
 
   it("a dead engine is one clear error before any work", async () => {
     await expect(
-      evaluatePredictions({ predictions: [predict("loclab-fixtures__calc-1", GOLD)], instances, runId: "dead", out: join(work, "dead"), images: "local", repos, specs: SPECS, docker: { socketPath: join(work, "no.sock") } }),
+      evaluatePredictions({
+        predictions: [predict("loclab-fixtures__calc-1", GOLD)],
+        instances,
+        runId: "dead",
+        out: join(work, "dead"),
+        images: "local",
+        repos,
+        specs: SPECS,
+        docker: { socketPath: join(work, "no.sock") },
+      }),
     ).rejects.toThrow(DockerUnavailableError);
     expect(existsSync(join(work, "dead"))).toBe(false);
   });

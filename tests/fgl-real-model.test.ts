@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTrajectoryManifest } from "@loclab/analysis";
 import { loadBenchmark } from "@loclab/datasets";
-import { addedLineTokens, buildCandidates, checkoutCode, echoPrompt, fixerPrompt, readScores, scoreCandidates, trainingRecords } from "@loclab/fgl";
+import {
+  addedLineTokens,
+  buildCandidates,
+  checkoutCode,
+  echoPrompt,
+  fixerPrompt,
+  readScores,
+  scoreCandidates,
+  trainingRecords,
+} from "@loclab/fgl";
 import { buildCalcFixture, CALC_FUNCTION_SPAN, type CalcFixture } from "@loclab/fixtures";
 import { type ModelServer, startModelServer } from "@loclab/serve";
 import { materializeWorkspace } from "@loclab/tools";
@@ -32,7 +41,10 @@ describe("FGL scoring on the test model", () => {
     const ids = (await readTrajectoryManifest(dataDir)).core_instance_set.ids;
     const lite = await loadBenchmark("lite");
     // The two shortest of the 41 tasks' fixer prompts (issue + verified patch), to keep the test short.
-    const rows = lite.instances.filter((row) => ids.includes(row.instance_id)).sort((a, b) => a.problem_statement.length + a.patch.length - (b.problem_statement.length + b.patch.length)).slice(0, 2);
+    const rows = lite.instances
+      .filter((row) => ids.includes(row.instance_id))
+      .sort((a, b) => a.problem_statement.length + a.patch.length - (b.problem_statement.length + b.patch.length))
+      .slice(0, 2);
     for (const row of rows) {
       const prompt = fixerPrompt({ repo: row.repo, issue: row.problem_statement, context: "", patch: row.patch });
       const echoed = await echoPrompt({ baseURL: server.baseURL, model: server.modelName }, prompt.text);
@@ -48,22 +60,51 @@ describe("FGL scoring on the test model", () => {
   });
 
   it("scores calc's candidates from a real checkout, reproducibly; a missing file is that candidate's error only", async () => {
-    const code = checkoutCode(await materializeWorkspace({ instance: fixture.row, mirrors: fixture.mirrors, cacheDir: join(dir, "cache") }));
+    const code = checkoutCode(
+      await materializeWorkspace({ instance: fixture.row, mirrors: fixture.mirrors, cacheDir: join(dir, "cache") }),
+    );
     const candidates = [
       ...buildCandidates({
         task: fixture.row.instance_id,
-        teacher: { edits: [CALC_FUNCTION_SPAN], reads: [{ path: "calc/cli.py", startLine: 1, endLine: 7, role: "read" }], source: "calc fixture" },
+        teacher: {
+          edits: [CALC_FUNCTION_SPAN],
+          reads: [{ path: "calc/cli.py", startLine: 1, endLine: 7, role: "read" }],
+          source: "calc fixture",
+        },
       }),
-      { task: fixture.row.instance_id, id: "ghost", kind: "sample" as const, teacher: false, locations: [{ path: "calc/nowhere.py", startLine: 1, endLine: 2, role: "read" as const }], provenance: { source: "test" } },
+      {
+        task: fixture.row.instance_id,
+        id: "ghost",
+        kind: "sample" as const,
+        teacher: false,
+        locations: [{ path: "calc/nowhere.py", startLine: 1, endLine: 2, role: "read" as const }],
+        provenance: { source: "test" },
+      },
     ];
     expect(candidates.map((c) => c.id)).toEqual(["teacher", "edited-only", "viewed-only", "ghost"]);
-    const task = { task: fixture.row.instance_id, repo: fixture.row.repo, issue: fixture.row.problem_statement, patch: fixture.patch, candidates, code };
+    const task = {
+      task: fixture.row.instance_id,
+      repo: fixture.row.repo,
+      issue: fixture.row.problem_statement,
+      patch: fixture.patch,
+      candidates,
+      code,
+    };
     const endpoint = { baseURL: server.baseURL, model: server.modelName };
-    const first = await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "first.jsonl"), budget: 400 });
+    const first = await scoreCandidates({
+      tasks: [task],
+      endpoints: [endpoint],
+      out: join(dir, "first.jsonl"),
+      budget: 400,
+    });
     expect(first).toMatchObject({ total: 4, scored: 3, failed: 1 });
     await scoreCandidates({ tasks: [task], endpoints: [endpoint], out: join(dir, "second.jsonl"), budget: 400 });
     const scores = async (file: string): Promise<Record<string, number | string>> =>
-      Object.fromEntries((await readScores(join(dir, file))).map((r): [string, number | string] => ("score" in r ? [r.candidate, r.score] : ["error", r.error])));
+      Object.fromEntries(
+        (await readScores(join(dir, file))).map((r): [string, number | string] =>
+          "score" in r ? [r.candidate, r.score] : ["error", r.error],
+        ),
+      );
     const a = await scores("first.jsonl");
     // The same request twice: the same score, to the last bit.
     expect(await scores("second.jsonl")).toEqual(a);

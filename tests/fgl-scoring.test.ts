@@ -2,7 +2,14 @@ import { createServer, type Server } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Candidate, checkoutCode, type CodeSource, readScores, scoreCandidates, type ScoringEndpoint } from "@loclab/fgl";
+import {
+  type Candidate,
+  checkoutCode,
+  type CodeSource,
+  readScores,
+  scoreCandidates,
+  type ScoringEndpoint,
+} from "@loclab/fgl";
 import { buildCalcFixture, type CalcFixture } from "@loclab/fixtures";
 import { materializeWorkspace } from "@loclab/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,8 +50,19 @@ async function scriptedServer(mode: Mode): Promise<Scripted> {
         state.completions += 1;
         if (state.mode === "flaky" && state.failuresLeft-- > 0) return send(503, { error: { message: "busy" } });
         const tokens = [...tokenize(request.prompt), { text: "!", offset: request.prompt.length }];
-        const logprobs = state.mode === "no-logprobs" ? null : { text_offset: tokens.map((t) => t.offset), token_logprobs: tokens.map((t, i) => (i === 0 ? null : logprobOf(t.text))), tokens: tokens.map((t) => t.text), top_logprobs: null };
-        return send(200, { choices: [{ index: 0, text: `${request.prompt}!`, logprobs, finish_reason: "length" }], usage: { prompt_tokens: tokens.length - 1 } });
+        const logprobs =
+          state.mode === "no-logprobs"
+            ? null
+            : {
+                text_offset: tokens.map((t) => t.offset),
+                token_logprobs: tokens.map((t, i) => (i === 0 ? null : logprobOf(t.text))),
+                tokens: tokens.map((t) => t.text),
+                top_logprobs: null,
+              };
+        return send(200, {
+          choices: [{ index: 0, text: `${request.prompt}!`, logprobs, finish_reason: "length" }],
+          usage: { prompt_tokens: tokens.length - 1 },
+        });
       }
       send(404, { error: "no route" });
     });
@@ -62,13 +80,22 @@ let code: CodeSource;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "loclab-fgl-"));
   fixture = await buildCalcFixture({ dir: join(dir, "calc") });
-  code = checkoutCode(await materializeWorkspace({ instance: fixture.row, mirrors: fixture.mirrors, cacheDir: join(dir, "cache") }));
+  code = checkoutCode(
+    await materializeWorkspace({ instance: fixture.row, mirrors: fixture.mirrors, cacheDir: join(dir, "cache") }),
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const candidate = (id: string, locations: Candidate["locations"], teacher = false): Candidate => ({ task: "acme__calc-1", id, kind: teacher ? "teacher" : "sample", teacher, locations, provenance: { source: "test" } });
+const candidate = (id: string, locations: Candidate["locations"], teacher = false): Candidate => ({
+  task: "acme__calc-1",
+  id,
+  kind: teacher ? "teacher" : "sample",
+  teacher,
+  locations,
+  provenance: { source: "test" },
+});
 const FUNCTION = { path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit" as const };
 const CLI = { path: "calc/cli.py", startLine: 1, endLine: 7, role: "read" as const };
 
@@ -80,7 +107,11 @@ describe("scoreCandidates against a scripted completions server", () => {
   it("s_k = mean log p over y+'s tokens − λ_ctx·tok/1000 − λ_req·|a_k|, worked out by hand", async () => {
     const scripted = await scriptedServer("ok");
     const out = join(dir, "scores-1.jsonl");
-    const summary = await scoreCandidates({ tasks: [task([candidate("teacher", [FUNCTION], true), candidate("cli-only", [CLI])])], endpoints: [scripted.endpoint], out });
+    const summary = await scoreCandidates({
+      tasks: [task([candidate("teacher", [FUNCTION], true), candidate("cli-only", [CLI])])],
+      endpoints: [scripted.endpoint],
+      out,
+    });
     scripted.server.close();
     expect(summary).toMatchObject({ total: 2, scored: 2, failed: 0 });
     // y+ of the calc patch: the one added line "+    return sum(values) / len(values)"; its scripted tokens:
@@ -89,7 +120,17 @@ describe("scoreCandidates against a scripted completions server", () => {
     const tokens = tokenize(added[0]!).map((t) => t.text);
     const mean = tokens.map(logprobOf).reduce((a, b) => a + b, 0) / tokens.length;
     const [teacher, cliOnly] = await readScores(out);
-    expect(teacher).toMatchObject({ candidate: "teacher", teacher: true, addedTokens: tokens.length, extraReads: 0, startsBefore: 0, runsPast: 0, shown: 1, omitted: 0, cut: false });
+    expect(teacher).toMatchObject({
+      candidate: "teacher",
+      teacher: true,
+      addedTokens: tokens.length,
+      extraReads: 0,
+      startsBefore: 0,
+      runsPast: 0,
+      shown: 1,
+      omitted: 0,
+      cut: false,
+    });
     expect(cliOnly).toMatchObject({ candidate: "cli-only", extraReads: 1 });
     for (const record of [teacher, cliOnly]) {
       if (!record || !("score" in record)) throw new Error("no score");
@@ -104,7 +145,17 @@ describe("scoreCandidates against a scripted completions server", () => {
     const scripted = await scriptedServer("ok");
     const out = join(dir, "scores-same.jsonl");
     // Lines 8-30 of the 12-line ops.py are clipped to 8-12: the same code as the function span.
-    const summary = await scoreCandidates({ tasks: [task([candidate("teacher", [FUNCTION], true), candidate("long", [{ ...FUNCTION, endLine: 30 }]), candidate("cli-only", [CLI])])], endpoints: [scripted.endpoint], out });
+    const summary = await scoreCandidates({
+      tasks: [
+        task([
+          candidate("teacher", [FUNCTION], true),
+          candidate("long", [{ ...FUNCTION, endLine: 30 }]),
+          candidate("cli-only", [CLI]),
+        ]),
+      ],
+      endpoints: [scripted.endpoint],
+      out,
+    });
     scripted.server.close();
     expect(summary).toMatchObject({ scored: 3, reusedPrompts: 1 });
     expect(scripted.completions).toBe(2);
@@ -137,7 +188,11 @@ describe("scoreCandidates against a scripted completions server", () => {
     const removalOnly = fixture.patch.replace(/^\+    return.*\n/m, "").replace("@@ -9,4 +9,4 @@", "@@ -9,4 +9,3 @@");
     const summary = await scoreCandidates({
       tasks: [
-        task([candidate("teacher", [FUNCTION], true), candidate("ghost", [{ path: "calc/missing.py", startLine: 1, endLine: 3, role: "read" }]), candidate("past-end", [{ path: "calc/ops.py", startLine: 400, endLine: 410, role: "read" }])]),
+        task([
+          candidate("teacher", [FUNCTION], true),
+          candidate("ghost", [{ path: "calc/missing.py", startLine: 1, endLine: 3, role: "read" }]),
+          candidate("past-end", [{ path: "calc/ops.py", startLine: 400, endLine: 410, role: "read" }]),
+        ]),
         { ...task([candidate("teacher", [FUNCTION], true)], removalOnly), task: "acme__calc-2" },
       ],
       endpoints: [scripted.endpoint],
@@ -146,35 +201,63 @@ describe("scoreCandidates against a scripted completions server", () => {
     scripted.server.close();
     expect(summary).toMatchObject({ total: 4, scored: 1, failed: 3 });
     const records = await readScores(out);
-    const errors = records.filter((r) => "error" in r).map((r) => ("error" in r ? [r.task, r.candidate, r.errorKind, r.error] : []));
+    const errors = records
+      .filter((r) => "error" in r)
+      .map((r) => ("error" in r ? [r.task, r.candidate, r.errorKind, r.error] : []));
     expect(errors).toEqual(
       expect.arrayContaining([
         ["acme__calc-1", "ghost", "render", "acme__calc-1 / ghost: calc/missing.py does not exist at base commit"],
-        ["acme__calc-1", "past-end", "render", expect.stringMatching(/calc\/ops\.py: lines 400-410 are past the file's end \(12 lines\)/)],
+        [
+          "acme__calc-1",
+          "past-end",
+          "render",
+          expect.stringMatching(/calc\/ops\.py: lines 400-410 are past the file's end \(12 lines\)/),
+        ],
         ["acme__calc-2", null, "patch", expect.stringContaining("adds no line")],
       ]),
     );
 
     const silent = await scriptedServer("no-logprobs");
     const out2 = join(dir, "scores-4.jsonl");
-    const result = await scoreCandidates({ tasks: [task([candidate("teacher", [FUNCTION], true)])], endpoints: [silent.endpoint], out: out2 });
+    const result = await scoreCandidates({
+      tasks: [task([candidate("teacher", [FUNCTION], true)])],
+      endpoints: [silent.endpoint],
+      out: out2,
+    });
     silent.server.close();
     expect(result.failed).toBe(1);
-    expect(await readScores(out2)).toEqual([expect.objectContaining({ errorKind: "request", error: expect.stringContaining("has no logprobs (the server does not support echo + logprobs)") })]);
+    expect(await readScores(out2)).toEqual([
+      expect.objectContaining({
+        errorKind: "request",
+        error: expect.stringContaining("has no logprobs (the server does not support echo + logprobs)"),
+      }),
+    ]);
   });
 
   it("retries infrastructure errors (503) and spreads work over two endpoints; a dead endpoint fails before any work", async () => {
     const flaky = await scriptedServer("flaky");
     const steady = await scriptedServer("ok");
     const out = join(dir, "scores-5.jsonl");
-    const many = Array.from({ length: 6 }, (_, i) => candidate(`c${i}`, [{ ...FUNCTION, startLine: 8 - (i % 4), endLine: 12 }], i === 0));
-    const summary = await scoreCandidates({ tasks: [task(many)], endpoints: [flaky.endpoint, steady.endpoint], out, retryDelayMs: 10 });
+    const many = Array.from({ length: 6 }, (_, i) =>
+      candidate(`c${i}`, [{ ...FUNCTION, startLine: 8 - (i % 4), endLine: 12 }], i === 0),
+    );
+    const summary = await scoreCandidates({
+      tasks: [task(many)],
+      endpoints: [flaky.endpoint, steady.endpoint],
+      out,
+      retryDelayMs: 10,
+    });
     expect(summary).toMatchObject({ scored: 6, failed: 0 });
     expect(flaky.completions).toBeGreaterThan(2);
     expect(steady.completions).toBeGreaterThan(0);
     // The same candidate scored on each endpoint alone gives the same score (the scripted servers are deterministic).
     const alone = async (endpoint: ScoringEndpoint, file: string) => {
-      await scoreCandidates({ tasks: [task([many[0]!])], endpoints: [endpoint], out: join(dir, file), retryDelayMs: 10 });
+      await scoreCandidates({
+        tasks: [task([many[0]!])],
+        endpoints: [endpoint],
+        out: join(dir, file),
+        retryDelayMs: 10,
+      });
       return (await readScores(join(dir, file))).map((r) => ("score" in r ? r.score : r.error));
     };
     const onFlaky = await alone(flaky.endpoint, "scores-5a.jsonl");
@@ -183,6 +266,12 @@ describe("scoreCandidates against a scripted completions server", () => {
     const port = (steady.server.address() as { port: number }).port;
     flaky.server.close();
     steady.server.close();
-    await expect(scoreCandidates({ tasks: [task(many)], endpoints: [{ baseURL: `http://127.0.0.1:${port}/v1`, model: "scripted" }], out: join(dir, "scores-6.jsonl") })).rejects.toThrow(/not answering .*is the server up\?/);
+    await expect(
+      scoreCandidates({
+        tasks: [task(many)],
+        endpoints: [{ baseURL: `http://127.0.0.1:${port}/v1`, model: "scripted" }],
+        out: join(dir, "scores-6.jsonl"),
+      }),
+    ).rejects.toThrow(/not answering .*is the server up\?/);
   });
 });

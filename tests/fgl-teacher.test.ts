@@ -1,5 +1,11 @@
 import { join } from "node:path";
-import { listTrajectories, readTrajectory, readTrajectoryManifest, REAL_TRAJECTORY_RUNS, type RunFormat } from "@loclab/analysis";
+import {
+  listTrajectories,
+  readTrajectory,
+  readTrajectoryManifest,
+  REAL_TRAJECTORY_RUNS,
+  type RunFormat,
+} from "@loclab/analysis";
 import { loadBenchmark } from "@loclab/datasets";
 import { candidatesFromTrajectories, isEdit, type TeacherLocalization, teacherLocalization } from "@loclab/fgl";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -15,9 +21,12 @@ let ids: string[];
 beforeAll(async () => {
   ids = (await readTrajectoryManifest(dataDir)).core_instance_set.ids;
   for (const run of REAL_TRAJECTORY_RUNS) {
-    const entries = (await listTrajectories(join(dataDir, "trajectories", run.name), run.format as RunFormat)).filter((entry) => ids.includes(entry.instanceId));
+    const entries = (await listTrajectories(join(dataDir, "trajectories", run.name), run.format as RunFormat)).filter(
+      (entry) => ids.includes(entry.instanceId),
+    );
     const list: TeacherLocalization[] = [];
-    for (const entry of entries) list.push(await teacherLocalization(await readTrajectory(entry.path, run.format as RunFormat)));
+    for (const entry of entries)
+      list.push(await teacherLocalization(await readTrajectory(entry.path, run.format as RunFormat)));
     teachers.set(run.name, list);
   }
 });
@@ -50,7 +59,10 @@ describe("teacher localizations from the real trajectories", () => {
             if (!first) seen.set(key, { text, run });
             else if (first.run !== run) {
               if (first.text === text) agree += 1;
-              else disagree.push(`${key}: ${JSON.stringify(first.text)} (${first.run}) vs ${JSON.stringify(text)} (${run})`);
+              else
+                disagree.push(
+                  `${key}: ${JSON.stringify(first.text)} (${first.run}) vs ${JSON.stringify(text)} (${run})`,
+                );
             }
           }
         }
@@ -69,7 +81,9 @@ describe("teacher localizations from the real trajectories", () => {
     // mini-swe-agent (gemini) ran `cat ./django/contrib/auth/validators.py` at step 2 and `sed -i` on it at step 5.
     const gemini = of("mini-swe-agent_gemini-3-pro_verified");
     expect(gemini.cutStep).toBe(5);
-    expect(gemini.reads).toEqual([{ path: "django/contrib/auth/validators.py", startLine: 1, endLine: 25, role: "read" }]);
+    expect(gemini.reads).toEqual([
+      { path: "django/contrib/auth/validators.py", startLine: 1, endLine: 25, role: "read" },
+    ]);
     expect(gemini.recognisedBy).toEqual({ cat: 1 });
     // deepseek overwrote the file with `cat > … << 'EOF'` at step 18; `cp` to a backup before it is no edit.
     const deepseek = of("mini-swe-agent_deepseek-chat_lite");
@@ -84,12 +98,26 @@ describe("teacher localizations from the real trajectories", () => {
   it("AutoCodeRover's reads are its search results with code; without a checkout their lines are unresolved, by name", () => {
     const acr = teachers.get("autocoderover_gpt4_lite")!;
     const counts: Record<string, number> = {};
-    for (const teacher of acr) for (const [via, n] of Object.entries(teacher.recognisedBy)) counts[via] = (counts[via] ?? 0) + n;
-    expect(Object.keys(counts).sort()).toEqual(["search_class", "search_code", "search_code_in_file", "search_method", "search_method_in_class", "search_method_in_file"]);
+    for (const teacher of acr)
+      for (const [via, n] of Object.entries(teacher.recognisedBy)) counts[via] = (counts[via] ?? 0) + n;
+    expect(Object.keys(counts).sort()).toEqual([
+      "search_class",
+      "search_code",
+      "search_code_in_file",
+      "search_method",
+      "search_method_in_class",
+      "search_method_in_file",
+    ]);
     const one = acr.find((t) => t.instanceId === "django__django-11099")!;
-    expect(one.observed[0]).toMatchObject({ path: "django/contrib/auth/validators.py", symbol: "ASCIIUsernameValidator", via: "search_class" });
+    expect(one.observed[0]).toMatchObject({
+      path: "django/contrib/auth/validators.py",
+      symbol: "ASCIIUsernameValidator",
+      via: "search_class",
+    });
     expect(one.observed[0]!.code).toMatch(/^class ASCIIUsernameValidator\(validators\.RegexValidator\):/);
-    expect(one.unresolved[0]!.reason).toBe("search_class: needs the file at base commit to know its lines (no checkout given)");
+    expect(one.unresolved[0]!.reason).toBe(
+      "search_class: needs the file at base commit to know its lines (no checkout given)",
+    );
   });
 
   it("candidatesFromTrajectories: teacher, variants, ≤ 8 locations, one teacher per task, code from the observations", async () => {
@@ -115,7 +143,20 @@ describe("teacher localizations from the real trajectories", () => {
 
 describe("isEdit on real commands", () => {
   it("SWE-agent's edit, mini-swe-agent's sed -i and here-document rewrites of a patched file", () => {
-    expect(isEdit({ name: "bash", arguments: { command: "cat > ./django/contrib/auth/validators.py << 'EOF'\nimport re\nEOF" } }, ["django/contrib/auth/validators.py"])).toBe(true);
-    expect(isEdit({ name: "bash", arguments: { command: "cp ./django/contrib/auth/validators.py ./django/contrib/auth/validators.py.backup" } }, ["django/contrib/auth/validators.py"])).toBe(false);
+    expect(
+      isEdit(
+        { name: "bash", arguments: { command: "cat > ./django/contrib/auth/validators.py << 'EOF'\nimport re\nEOF" } },
+        ["django/contrib/auth/validators.py"],
+      ),
+    ).toBe(true);
+    expect(
+      isEdit(
+        {
+          name: "bash",
+          arguments: { command: "cp ./django/contrib/auth/validators.py ./django/contrib/auth/validators.py.backup" },
+        },
+        ["django/contrib/auth/validators.py"],
+      ),
+    ).toBe(false);
   });
 });

@@ -13,10 +13,15 @@ const patchOf = (name: keyof typeof benchmarks, id: string): string => {
   if (!instance) throw new Error(`${id} not in ${name}`);
   return instance.patch;
 };
-const goldOf = (name: keyof typeof benchmarks, id: string): GoldLocations => goldFromPatch(patchOf(name, id), { instanceId: id });
+const goldOf = (name: keyof typeof benchmarks, id: string): GoldLocations =>
+  goldFromPatch(patchOf(name, id), { instanceId: id });
 
 beforeAll(async () => {
-  const [lite, verified, locbench] = await Promise.all([loadBenchmark("lite"), loadBenchmark("verified"), loadBenchmark("locbench")]);
+  const [lite, verified, locbench] = await Promise.all([
+    loadBenchmark("lite"),
+    loadBenchmark("verified"),
+    loadBenchmark("locbench"),
+  ]);
   benchmarks = { lite, verified, locbench };
 });
 
@@ -70,8 +75,16 @@ describe("edge cases on real patches", () => {
   it("a single-line change (astropy__astropy-12907, Lite)", () => {
     const gold = goldOf("lite", "astropy__astropy-12907");
     expect(gold.files).toEqual(["astropy/modeling/separable.py"]);
-    expect(gold.spans).toEqual([{ path: "astropy/modeling/separable.py", startLine: 245, endLine: 245, kind: "removed", hunk: 0 }]);
-    expect(gold.addedLines).toEqual([{ path: "astropy/modeling/separable.py", hunk: 0, lines: ["        cright[-right.shape[0]:, -right.shape[1]:] = right"] }]);
+    expect(gold.spans).toEqual([
+      { path: "astropy/modeling/separable.py", startLine: 245, endLine: 245, kind: "removed", hunk: 0 },
+    ]);
+    expect(gold.addedLines).toEqual([
+      {
+        path: "astropy/modeling/separable.py",
+        hunk: 0,
+        lines: ["        cright[-right.shape[0]:, -right.shape[1]:] = right"],
+      },
+    ]);
     expect(gold.symbols).toMatchObject([{ name: "_cstack", kind: "function", approximate: true }]);
   });
 
@@ -83,7 +96,9 @@ describe("edge cases on real patches", () => {
     expect(gold.files).toContain(from);
     expect(gold.files).not.toContain(to);
     expect(gold.created).toEqual([]);
-    const renamed = parsePatch(patchOf("locbench", "hyeneung__tech-blog-hub-site-49")).find((file) => file.status === "renamed");
+    const renamed = parsePatch(patchOf("locbench", "hyeneung__tech-blog-hub-site-49")).find(
+      (file) => file.status === "renamed",
+    );
     expect(renamed).toMatchObject({ oldPath: from, newPath: to, similarity: 86 });
     // Spans of the renamed file are in its pre-image: the first hunk is @@ -14,8 +14,8 @@.
     expect(gold.spans.filter((span) => span.path === from)[0]).toMatchObject({ startLine: 17 });
@@ -104,7 +119,10 @@ describe("edge cases on real patches", () => {
 
   it("new files are recorded as created, not gold (mesonbuild__meson-11366; astropy__astropy-13398, Verified)", () => {
     const meson = goldOf("locbench", "mesonbuild__meson-11366");
-    expect(meson.created).toEqual(["docs/markdown/snippets/meson_install_drop_privs.md", "docs/markdown/snippets/meson_install_elevate.md"]);
+    expect(meson.created).toEqual([
+      "docs/markdown/snippets/meson_install_drop_privs.md",
+      "docs/markdown/snippets/meson_install_elevate.md",
+    ]);
     for (const created of meson.created) {
       expect(meson.files).not.toContain(created);
       expect(meson.spans.some((span) => span.path === created)).toBe(false);
@@ -119,15 +137,27 @@ describe("edge cases on real patches", () => {
   it("`\\ No newline at end of file` is read and does not shift lines (pm4-graders__3ES-72)", () => {
     const patch = patchOf("locbench", "pm4-graders__3ES-72");
     const gitignore = parsePatch(patch).find((file) => file.oldPath === ".gitignore");
-    expect(gitignore?.hunks[0]?.lines.at(-1)).toMatchObject({ text: "/cv/Models/__pycache__/", noNewlineAtEnd: true, oldLine: 9 });
+    expect(gitignore?.hunks[0]?.lines.at(-1)).toMatchObject({
+      text: "/cv/Models/__pycache__/",
+      noNewlineAtEnd: true,
+      oldLine: 9,
+    });
     const gold = goldOf("locbench", "pm4-graders__3ES-72");
-    expect(gold.spans.filter((span) => span.path === ".gitignore")).toEqual([{ path: ".gitignore", startLine: 7, endLine: 7, kind: "insertion", hunk: 0 }]);
+    expect(gold.spans.filter((span) => span.path === ".gitignore")).toEqual([
+      { path: ".gitignore", startLine: 7, endLine: 7, kind: "insertion", hunk: 0 },
+    ]);
   });
 
   it("CRLF content lines keep their line numbers and text (modin-project__modin-3438)", () => {
     const gold = goldOf("locbench", "modin-project__modin-3438");
     expect(gold.files).toEqual(["docs/troubleshooting.rst", "modin/backends/pandas/parsers.py"]);
-    expect(gold.spans[0]).toEqual({ path: "docs/troubleshooting.rst", startLine: 74, endLine: 74, kind: "insertion", hunk: 0 });
+    expect(gold.spans[0]).toEqual({
+      path: "docs/troubleshooting.rst",
+      startLine: 74,
+      endLine: 74,
+      kind: "insertion",
+      hunk: 0,
+    });
     expect(gold.addedLines[0]?.lines[0]).toBe("Importing heterogeneous data by ``read_csv``\r");
   });
 
@@ -143,7 +173,12 @@ describe("edge cases on real patches", () => {
 
   it("a mode change with hunks stays a modified gold file (una-auxme__paf-565)", () => {
     const [file] = parsePatch(patchOf("locbench", "una-auxme__paf-565"));
-    expect(file).toMatchObject({ status: "modified", oldMode: "100644", newMode: "100755", oldPath: "code/perception/src/lidar_distance.py" });
+    expect(file).toMatchObject({
+      status: "modified",
+      oldMode: "100644",
+      newMode: "100755",
+      oldPath: "code/perception/src/lidar_distance.py",
+    });
     expect(goldOf("locbench", "una-auxme__paf-565").files).toEqual(["code/perception/src/lidar_distance.py"]);
   });
 
@@ -160,6 +195,8 @@ describe("edge cases on real patches", () => {
   it("garbage in a real row names the instance and line", () => {
     const id = "astropy__astropy-12907";
     const broken = patchOf("lite", id).replace("@@ -242,7 +242,7 @@", "@@ -242,7 +242 7 @@");
-    expect(() => goldFromPatch(broken, { instanceId: id })).toThrow(/^astropy__astropy-12907: patch line 4: malformed hunk header/);
+    expect(() => goldFromPatch(broken, { instanceId: id })).toThrow(
+      /^astropy__astropy-12907: patch line 4: malformed hunk header/,
+    );
   });
 });

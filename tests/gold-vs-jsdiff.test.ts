@@ -18,7 +18,12 @@ function ours(files: FilePatch[]): Shape[] {
       oldPath: file.oldPath,
       newPath: file.newPath,
       hunks: file.hunks.map((hunk) => ({
-        header: [hunk.oldStart + (hunk.oldLines === 0 ? 1 : 0), hunk.oldLines, hunk.newStart + (hunk.newLines === 0 ? 1 : 0), hunk.newLines],
+        header: [
+          hunk.oldStart + (hunk.oldLines === 0 ? 1 : 0),
+          hunk.oldLines,
+          hunk.newStart + (hunk.newLines === 0 ? 1 : 0),
+          hunk.newLines,
+        ],
         lines: hunk.lines.map((line) => `${marker[line.kind]}${line.text}`),
       })),
     }));
@@ -43,7 +48,9 @@ function theirs(patch: string): Shape[] {
 describe("parsePatch agrees with jsdiff", () => {
   it.each(["lite", "verified", "locbench"])("on every %s gold patch", async (name) => {
     const { instances } = await loadBenchmark(name);
-    const disagreements = instances.filter((row) => JSON.stringify(ours(parsePatch(row.patch))) !== JSON.stringify(theirs(row.patch)));
+    const disagreements = instances.filter(
+      (row) => JSON.stringify(ours(parsePatch(row.patch))) !== JSON.stringify(theirs(row.patch)),
+    );
     expect(disagreements.map((row) => row.instance_id)).toEqual([]);
     expect(instances.length).toBeGreaterThanOrEqual(300);
   });

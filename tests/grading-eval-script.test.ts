@@ -1,14 +1,24 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { loadBenchmark } from "@loclab/datasets";
-import { CONDA_ACTIVATE, evalScript, harnessSpec, modifiedFiles, requirementsText, testCommand, testDirectives } from "@loclab/grading";
+import {
+  CONDA_ACTIVATE,
+  evalScript,
+  harnessSpec,
+  modifiedFiles,
+  requirementsText,
+  testCommand,
+  testDirectives,
+} from "@loclab/grading";
 import { describe, expect, it } from "vitest";
 
 // The official harness's eval.sh for all 300 SWE-bench Lite instances (swebench 4.1.0,
 // packages/grading/fixtures/generate-eval-scripts.py; sha256 of each script, the test patch
 // inside being benchmark data): loclab's script, with the harness's conda activation and without
 // its exit-code line, must be the same bytes.
-const reference = JSON.parse(readFileSync(new URL("../packages/grading/fixtures/eval-scripts.json", import.meta.url), "utf8")) as {
+const reference = JSON.parse(
+  readFileSync(new URL("../packages/grading/fixtures/eval-scripts.json", import.meta.url), "utf8"),
+) as {
   harness: { version: string };
   scripts: Record<string, { sha256: string; skeleton?: string }>;
 };
@@ -30,7 +40,8 @@ describe(`eval.sh equals the official harness's (swebench ${reference.harness.ve
         recordExitCode: false,
       });
       const expected = reference.scripts[instance.instance_id];
-      if (!expected || createHash("sha256").update(script).digest("hex") !== expected.sha256) differ.push(instance.instance_id);
+      if (!expected || createHash("sha256").update(script).digest("hex") !== expected.sha256)
+        differ.push(instance.instance_id);
     }
     expect(Object.keys(reference.scripts)).toHaveLength(300);
     expect(differ).toEqual([]);
@@ -39,7 +50,13 @@ describe(`eval.sh equals the official harness's (swebench ${reference.harness.ve
   it("the recorded exit code sits after the test command and before the end marker", () => {
     const instance = instances.find((row) => row.instance_id === "django__django-11099")!;
     const spec = harnessSpec(instance.repo, instance.version);
-    const script = evalScript({ repo: instance.repo, baseCommit: instance.base_commit, testPatch: instance.test_patch!, testCmd: testCommand(spec), activate: ["source /opt/testbed/bin/activate"] });
+    const script = evalScript({
+      repo: instance.repo,
+      baseCommit: instance.base_commit,
+      testPatch: instance.test_patch!,
+      testCmd: testCommand(spec),
+      activate: ["source /opt/testbed/bin/activate"],
+    });
     const lines = script.split("\n");
     const start = lines.indexOf(": '>>>>> Start Test Output'");
     expect(lines.slice(start + 1, start + 5)).toEqual([

@@ -1,5 +1,14 @@
 import { SHUFFLE_TEXT_POLICIES as SCHEMA_POLICIES } from "@loclab/schemas";
-import { leakAudit, mapIssueText, maskIssuePaths, planShuffle, projectNames, renameProjectNames, SHUFFLE_TEXT_POLICIES, topLevelPackageNames } from "@loclab/controls";
+import {
+  leakAudit,
+  mapIssueText,
+  maskIssuePaths,
+  planShuffle,
+  projectNames,
+  renameProjectNames,
+  SHUFFLE_TEXT_POLICIES,
+  topLevelPackageNames,
+} from "@loclab/controls";
 import { loadBenchmark } from "@loclab/datasets";
 import { goldFromPatch } from "@loclab/gold";
 import { describe, expect, it } from "vitest";
@@ -16,10 +25,28 @@ const row = (id: string) => {
 const audit = (id: string, text: string, files: readonly string[]) => {
   const instance = row(id);
   const gold = goldFromPatch(instance.patch, { instanceId: id });
-  return leakAudit({ text, instanceId: id, repo: instance.repo, packages: topLevelPackageNames(files), goldFiles: gold.files, goldSymbols: gold.symbols.map((symbol) => symbol.name) });
+  return leakAudit({
+    text,
+    instanceId: id,
+    repo: instance.repo,
+    packages: topLevelPackageNames(files),
+    goldFiles: gold.files,
+    goldSymbols: gold.symbols.map((symbol) => symbol.name),
+  });
 };
 const CASES = [
-  { id: "psf__requests-2148", files: ["requests/__init__.py", "requests/models.py", "requests/exceptions.py", "requests/packages/__init__.py", "requests/packages/urllib3/__init__.py", "requests/packages/urllib3/response.py", "setup.py"] },
+  {
+    id: "psf__requests-2148",
+    files: [
+      "requests/__init__.py",
+      "requests/models.py",
+      "requests/exceptions.py",
+      "requests/packages/__init__.py",
+      "requests/packages/urllib3/__init__.py",
+      "requests/packages/urllib3/response.py",
+      "setup.py",
+    ],
+  },
   { id: "pallets__flask-5063", files: ["src/flask/__init__.py", "src/flask/cli.py", "src/flask/app.py", "setup.py"] },
 ] as const;
 
@@ -36,7 +63,13 @@ describe("the shuffle's names policy on real issue texts", () => {
       // The issue's finding: the project's name survives the layout rewrite (requests 9 times in 2148).
       expect(left.repository + left.packages, id).toBeGreaterThan(0);
       const now = audit(id, after.text, allFiles);
-      expect({ repository: now.repository, owner: now.owner, packages: now.packages, goldPaths: now.goldPaths, goldModules: now.goldModules }).toEqual({ repository: 0, owner: 0, packages: 0, goldPaths: 0, goldModules: 0 });
+      expect({
+        repository: now.repository,
+        owner: now.owner,
+        packages: now.packages,
+        goldPaths: now.goldPaths,
+        goldModules: now.goldModules,
+      }).toEqual({ repository: 0, owner: 0, packages: 0, goldPaths: 0, goldModules: 0 });
       expect(after.text.toLowerCase()).not.toMatch(new RegExp(`(^|[^a-z0-9])${name}([^a-z0-9]|$)`));
       expect(after.names?.renamed.length).toBeGreaterThan(0);
       // Everything but the renamed spans is the layout-rewritten text, byte for byte.
@@ -64,14 +97,21 @@ describe("the shuffle's names policy on real issue texts", () => {
 
   it("word boundaries: letters and digits bound a name, `_`, `-`, `.` and `/` do not; inside an identifier it is counted, not renamed", () => {
     const names = [{ name: "flask", sources: ["package" as const], replacement: "d_abc123" }];
-    const { text, report } = renameProjectNames("Flask routes; $ flask routes; flask_login, Flask-Login, https://github.com/pallets/flask; FlaskClient", names);
-    expect(text).toBe("d_abc123 routes; $ d_abc123 routes; d_abc123_login, d_abc123-Login, https://github.com/pallets/d_abc123; FlaskClient");
+    const { text, report } = renameProjectNames(
+      "Flask routes; $ flask routes; flask_login, Flask-Login, https://github.com/pallets/flask; FlaskClient",
+      names,
+    );
+    expect(text).toBe(
+      "d_abc123 routes; $ d_abc123 routes; d_abc123_login, d_abc123-Login, https://github.com/pallets/d_abc123; FlaskClient",
+    );
     expect(report.inIdentifiers).toEqual({ flask: 1 });
     expect(report.renamed.map((renamed) => renamed.context)).toEqual(["prose", "prose", "prose", "prose", "url"]);
   });
 
   it("project names: the owner and a repository named otherwise than its package get drawn names, stable for the seed; names under 3 characters are left", () => {
-    const mapping = planShuffle(["src/_pytest/__init__.py", "src/pytest/__init__.py", "src/py.py", "setup.py"], { seed: 3 });
+    const mapping = planShuffle(["src/_pytest/__init__.py", "src/pytest/__init__.py", "src/py.py", "setup.py"], {
+      seed: 3,
+    });
     const names = projectNames("pytest-dev/pytest", mapping);
     expect(names.map((name) => name.name).sort()).toEqual(["pytest", "pytest-dev"]);
     expect(names.find((name) => name.name === "pytest")?.sources).toEqual(["package", "repository"]);
@@ -94,8 +134,24 @@ describe("the leak audit", () => {
       goldFiles: ["requests/models.py"],
       goldSymbols: ["Response.iter_content"],
     });
-    expect(result).toMatchObject({ instanceId: 1, goldPaths: 1, goldModules: 1, goldFileNames: 1, goldSymbols: 1, repository: 1, owner: 0, packages: 0 });
-    expect(result.found).toEqual(["instanceId:psf__requests-2148", "repository:requests", "goldPaths:requests/models.py", "goldModules:requests.models", "goldFileNames:models.py", "goldSymbols:iter_content"]);
+    expect(result).toMatchObject({
+      instanceId: 1,
+      goldPaths: 1,
+      goldModules: 1,
+      goldFileNames: 1,
+      goldSymbols: 1,
+      repository: 1,
+      owner: 0,
+      packages: 0,
+    });
+    expect(result.found).toEqual([
+      "instanceId:psf__requests-2148",
+      "repository:requests",
+      "goldPaths:requests/models.py",
+      "goldModules:requests.models",
+      "goldFileNames:models.py",
+      "goldSymbols:iter_content",
+    ]);
   });
 
   it("masking at the default level leaves the gold symbols the issue names (the audit says so); at level symbols they go", () => {
@@ -106,7 +162,11 @@ describe("the leak audit", () => {
     const auditModules = audit(instance.instance_id, modules, files);
     expect(auditModules.goldPaths + auditModules.goldModules).toBe(0);
     expect(auditModules.goldSymbols).toBeGreaterThan(0);
-    const masked = maskIssuePaths(instance.problem_statement, { knownFiles: { files }, level: "symbols", symbols: gold.symbols }).text;
+    const masked = maskIssuePaths(instance.problem_statement, {
+      knownFiles: { files },
+      level: "symbols",
+      symbols: gold.symbols,
+    }).text;
     expect(audit(instance.instance_id, masked, files).goldSymbols).toBe(0);
   });
 });

@@ -17,8 +17,12 @@ type MentionCheck = "path" | "module" | "basename";
 // that is no identifier (the package filters runs left to right). Agreement of the two is the
 // evidence; a shared bug would need the same mistake written twice, differently.
 
-const isWord = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
-const isIdentifier = (name: string) => name.length > 0 && !(name.charCodeAt(0) >= 48 && name.charCodeAt(0) <= 57) && [...name].every((ch) => isWord(ch.charCodeAt(0)));
+const isWord = (code: number) =>
+  (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+const isIdentifier = (name: string) =>
+  name.length > 0 &&
+  !(name.charCodeAt(0) >= 48 && name.charCodeAt(0) <= 57) &&
+  [...name].every((ch) => isWord(ch.charCodeAt(0)));
 
 /** Whether `needle` occurs in `text` with no forbidden character right before it and no word character right after. */
 function occurs(text: string, needle: string, forbiddenBefore: (code: number) => boolean): boolean {
@@ -99,7 +103,9 @@ beforeAll(async () => {
 
 describe("path masking over all 1,360 issues of lite, verified and locbench", () => {
   it("loads every issue", () => {
-    expect(BENCHMARKS.map((benchmark) => rows.filter((row) => row.benchmark === benchmark).length)).toEqual([300, 500, 560]);
+    expect(BENCHMARKS.map((benchmark) => rows.filter((row) => row.benchmark === benchmark).length)).toEqual([
+      300, 500, 560,
+    ]);
   });
 
   it("prints how many issues mention their gold files, before and after masking", () => {
@@ -127,7 +133,9 @@ describe("path masking over all 1,360 issues of lite, verified and locbench", ()
   });
 
   it("leaves no gold dotted module path (Python gold files) after masking at level modules", () => {
-    const leaks = rows.filter((row) => row.after.modules.module || row.after.modules.path).map((row) => row.instance.instance_id);
+    const leaks = rows
+      .filter((row) => row.after.modules.module || row.after.modules.path)
+      .map((row) => row.instance.instance_id);
     expect(leaks).toEqual([]);
   });
 
@@ -163,6 +171,8 @@ describe("path masking over all 1,360 issues of lite, verified and locbench", ()
       } else expect(after?.[1]).toBe(before[1]);
     });
     expect(maskedFrames).toBeGreaterThan(10);
-    expect(row.masked.pathsOnly).toContain('File "/usr/local/lib/python3.8/site-packages/django_otp/middleware.py", line 38, in _verify_user');
+    expect(row.masked.pathsOnly).toContain(
+      'File "/usr/local/lib/python3.8/site-packages/django_otp/middleware.py", line 38, in _verify_user',
+    );
   });
 });

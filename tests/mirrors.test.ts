@@ -13,17 +13,28 @@ import { materializeWorkspace } from "@loclab/tools";
 // the remote does not have, and a partial mirror (one blob removed) reported per instance.
 
 const bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
-const loclab = (...args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+const loclab = (...args: string[]) =>
+  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
 
 let root: string;
 let source: string;
 let first: string;
-const row = (id: string, repo: string, commit: string) => ({ instance_id: id, repo, base_commit: commit, problem_statement: "x", patch: "" });
+const row = (id: string, repo: string, commit: string) => ({
+  instance_id: id,
+  repo,
+  base_commit: commit,
+  problem_statement: "x",
+  patch: "",
+});
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "loclab-mirrors-"));
   source = join(root, "remotes", "acme__widgets");
-  first = await commitFiles(source, { "widgets/__init__.py": "", "widgets/core.py": "def f():\n    return 1\n", "data/big.bin": "large file\n" });
+  first = await commitFiles(source, {
+    "widgets/__init__.py": "",
+    "widgets/core.py": "def f():\n    return 1\n",
+    "data/big.bin": "large file\n",
+  });
 });
 
 afterAll(async () => {
@@ -40,7 +51,10 @@ describe("loclab mirrors", () => {
   it("clones each repository, then fetches only what is new, and checks every base commit", async () => {
     const template = `${join(root, "remotes")}/{slug}`;
     expect(remoteFor("acme/widgets", template)).toBe(source);
-    const benchmark = await writeBenchmark("one.jsonl", [row("acme__widgets-1", "acme/widgets", first), row("acme__gadgets-1", "acme/gadgets", first)]);
+    const benchmark = await writeBenchmark("one.jsonl", [
+      row("acme__widgets-1", "acme/widgets", first),
+      row("acme__gadgets-1", "acme/gadgets", first),
+    ]);
     const to = join(root, "mirrors");
     // A clone an earlier, killed run left half done is started over, not taken for a mirror.
     await mkdir(join(to, "acme__widgets.git.partial-999999"), { recursive: true });
@@ -58,7 +72,11 @@ describe("loclab mirrors", () => {
     await writeFile(join(source, "widgets/core.py"), "def f():\n    return 2\n");
     fixtureGit(source, "commit", "-qam", "second");
     const second = fixtureGit(source, "rev-parse", "HEAD").trim();
-    const two = await writeBenchmark("two.jsonl", [row("acme__widgets-1", "acme/widgets", first), row("acme__widgets-2", "acme/widgets", second), row("acme__widgets-3", "acme/widgets", "f".repeat(40))]);
+    const two = await writeBenchmark("two.jsonl", [
+      row("acme__widgets-1", "acme/widgets", first),
+      row("acme__widgets-2", "acme/widgets", second),
+      row("acme__widgets-3", "acme/widgets", "f".repeat(40)),
+    ]);
     const fetched = await loclab("mirrors", "fetch", "--benchmark", two, "--to", to, "--remote", template, "--json");
     const report = JSON.parse(fetched.stdout);
     expect(report.instances.map((i: { instanceId: string; status: string }) => [i.instanceId, i.status])).toEqual([
@@ -80,18 +98,44 @@ describe("loclab mirrors", () => {
     expect(existsSync(loose)).toBe(true);
     await unlink(loose);
     const second = fixtureGit(source, "rev-parse", "HEAD").trim();
-    const report = await checkMirrors({ instances: [row("acme__widgets-1", "acme/widgets", first), row("acme__widgets-2", "acme/widgets", second)], mirrors: partial });
+    const report = await checkMirrors({
+      instances: [row("acme__widgets-1", "acme/widgets", first), row("acme__widgets-2", "acme/widgets", second)],
+      mirrors: partial,
+    });
     // Both commits share the blob (data/big.bin did not change).
     expect(report.instances.map((i) => [i.instanceId, i.status, i.missing])).toEqual([
       ["acme__widgets-1", "missing-blobs", ["data/big.bin"]],
       ["acme__widgets-2", "missing-blobs", ["data/big.bin"]],
     ]);
-    expect(report.repositories).toEqual([{ repo: "acme/widgets", mirror: join(partial, "acme__widgets.git"), instances: 2, commits: 2, ok: 0, missingCommit: 0, missingBlobs: 2 }]);
-    const cli = await loclab("mirrors", "check", "--benchmark", await writeBenchmark("p.jsonl", [row("acme__widgets-1", "acme/widgets", first)]), "--repos", partial);
+    expect(report.repositories).toEqual([
+      {
+        repo: "acme/widgets",
+        mirror: join(partial, "acme__widgets.git"),
+        instances: 2,
+        commits: 2,
+        ok: 0,
+        missingCommit: 0,
+        missingBlobs: 2,
+      },
+    ]);
+    const cli = await loclab(
+      "mirrors",
+      "check",
+      "--benchmark",
+      await writeBenchmark("p.jsonl", [row("acme__widgets-1", "acme/widgets", first)]),
+      "--repos",
+      partial,
+    );
     expect(cli.exitCode).toBe(1);
     expect(cli.stdout).toContain("acme__widgets-1: missing-blobs: 1 of 3 files missing (data/big.bin)");
     // Materializing from it fails with the same diagnosis, naming the file, not with git's words alone.
-    await expect(materializeWorkspace({ instance: { repo: "acme/widgets", base_commit: first }, mirrors: partial, cacheDir: join(root, "cache") })).rejects.toMatchObject({
+    await expect(
+      materializeWorkspace({
+        instance: { repo: "acme/widgets", base_commit: first },
+        mirrors: partial,
+        cacheDir: join(root, "cache"),
+      }),
+    ).rejects.toMatchObject({
       code: "partial-mirror",
       message: expect.stringContaining("lacks the contents of data/big.bin"),
     });

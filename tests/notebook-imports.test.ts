@@ -16,10 +16,13 @@ const notebooksDir = join(repoRoot, "notebooks");
 function packagesUsedByNotebooks(): string[] {
   const used = new Set<string>();
   for (const name of readdirSync(notebooksDir).filter((file) => file.endsWith(".ipynb"))) {
-    const notebook = JSON.parse(readFileSync(join(notebooksDir, name), "utf8")) as { cells: { cell_type: string; source: string | string[] }[] };
+    const notebook = JSON.parse(readFileSync(join(notebooksDir, name), "utf8")) as {
+      cells: { cell_type: string; source: string | string[] }[];
+    };
     for (const cell of notebook.cells.filter((c) => c.cell_type === "code")) {
       const source = Array.isArray(cell.source) ? cell.source.join("") : cell.source;
-      for (const match of source.matchAll(/(?:from\s+|require\()\s*["'](@loclab\/[\w-]+)["']/g)) used.add(match[1] ?? "");
+      for (const match of source.matchAll(/(?:from\s+|require\()\s*["'](@loclab\/[\w-]+)["']/g))
+        used.add(match[1] ?? "");
     }
   }
   return [...used].sort();
@@ -33,10 +36,16 @@ describe("packages used by notebooks", () => {
   });
 
   it.each(packages)("%s has top-level main and types, and loads with require() from notebooks/", (name) => {
-    const manifest = JSON.parse(readFileSync(join(repoRoot, "node_modules", name, "package.json"), "utf8")) as { main?: string; types?: string };
+    const manifest = JSON.parse(readFileSync(join(repoRoot, "node_modules", name, "package.json"), "utf8")) as {
+      main?: string;
+      types?: string;
+    };
     expect(manifest.main, "tslab reads main, not exports").toMatch(/\.js$/);
     expect(manifest.types, "tslab type-checks cells against types").toMatch(/\.d\.ts$/);
-    const result = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(name)})`], { cwd: notebooksDir, encoding: "utf8" });
+    const result = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(name)})`], {
+      cwd: notebooksDir,
+      encoding: "utf8",
+    });
     expect(result.stderr, `require(${name}) failed; is it built (npm run build)?`).toBe("");
     expect(result.status).toBe(0);
   });

@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 // stale figures or local paths from being committed.
 
 const notebooksDir = join(dirname(fileURLToPath(import.meta.url)), "..", "notebooks");
-const notebooks = readdirSync(notebooksDir).filter((name) => name.endsWith(".ipynb")).sort();
+const notebooks = readdirSync(notebooksDir)
+  .filter((name) => name.endsWith(".ipynb"))
+  .sort();
 
 interface Cell {
   cell_type: string;
@@ -32,7 +34,12 @@ describe("committed notebooks", () => {
     const raw = readFileSync(join(notebooksDir, name), "utf8");
 
     it("is nbformat 4 JSON with well-formed cells", () => {
-      const notebook = JSON.parse(raw) as { nbformat: unknown; nbformat_minor: unknown; metadata: unknown; cells: Cell[] };
+      const notebook = JSON.parse(raw) as {
+        nbformat: unknown;
+        nbformat_minor: unknown;
+        metadata: unknown;
+        cells: Cell[];
+      };
       expect(notebook.nbformat).toBe(4);
       expect(Number.isInteger(notebook.nbformat_minor)).toBe(true);
       expect(typeof notebook.metadata).toBe("object");
@@ -55,9 +62,13 @@ describe("committed notebooks", () => {
       const { cells } = JSON.parse(raw) as { cells: Cell[] };
       const dirty = cells
         .map((cell, index) => ({ cell, number: index + 1 }))
-        .filter(({ cell }) =>
-          cell.cell_type === "code" &&
-          ((cell.outputs ?? []).length > 0 || cell.execution_count !== null || "execution" in cell.metadata || "loclab" in cell.metadata),
+        .filter(
+          ({ cell }) =>
+            cell.cell_type === "code" &&
+            ((cell.outputs ?? []).length > 0 ||
+              cell.execution_count !== null ||
+              "execution" in cell.metadata ||
+              "loclab" in cell.metadata),
         )
         .map(({ number }) => number);
       expect(dirty, `cells with outputs or run metadata (clear them before committing)`).toEqual([]);
@@ -65,7 +76,11 @@ describe("committed notebooks", () => {
 
     it('uses the project kernel "loclab-tslab"', () => {
       const { metadata } = JSON.parse(raw) as { metadata: { kernelspec?: Record<string, unknown> } };
-      expect(metadata.kernelspec).toMatchObject({ name: "loclab-tslab", display_name: "TypeScript (loclab)", language: "typescript" });
+      expect(metadata.kernelspec).toMatchObject({
+        name: "loclab-tslab",
+        display_name: "TypeScript (loclab)",
+        language: "typescript",
+      });
     });
   });
 });

@@ -72,7 +72,8 @@ async function gitApplyOffsets(cwd: string, text: string): Promise<{ ok: boolean
   await writeFile(file, text);
   const result = await execa("git", ["apply", "-v", "--check", file], { cwd, reject: false });
   const offsets = new Map<number, number>();
-  for (const match of result.stderr.matchAll(/Hunk #(\d+) succeeded at \d+ \(offset (-?\d+) lines?\)/g)) offsets.set(Number(match[1]), Number(match[2]));
+  for (const match of result.stderr.matchAll(/Hunk #(\d+) succeeded at \d+ \(offset (-?\d+) lines?\)/g))
+    offsets.set(Number(match[1]), Number(match[2]));
   return { ok: result.exitCode === 0, offsets };
 }
 
@@ -101,7 +102,9 @@ describe("placing a patch on the pre-image (git apply's rules)", () => {
     const git = await gitApplyOffsets(repo, patch);
     expect(git.ok).toBe(true);
     // git prints an offset only for the hunks that moved.
-    const moved = new Map(placement.hunks.flatMap((hunk, index) => (hunk.offset !== 0 ? [[index + 1, hunk.offset] as const] : [])));
+    const moved = new Map(
+      placement.hunks.flatMap((hunk, index) => (hunk.offset !== 0 ? [[index + 1, hunk.offset] as const] : [])),
+    );
     expect(moved).toEqual(git.offsets);
     expect(moved.size).toBeGreaterThan(0);
   });
@@ -110,13 +113,20 @@ describe("placing a patch on the pre-image (git apply's rules)", () => {
     const gold = goldAtPreImage(patch, { instanceId: "acme__shapes-1", preImage: () => MOVED });
     const headerGold = goldFromPatch(patch, { instanceId: "acme__shapes-1" });
     const lines = MOVED.split("\n");
-    const removed = parsePatch(patch)[0]?.hunks.flatMap((hunk) => hunk.lines.filter((line) => line.kind === "removed").map((line) => line.text)) ?? [];
-    const atSpans = gold.spans.filter((span) => span.kind === "removed").flatMap((span) => lines.slice(span.startLine - 1, span.endLine));
+    const removed =
+      parsePatch(patch)[0]?.hunks.flatMap((hunk) =>
+        hunk.lines.filter((line) => line.kind === "removed").map((line) => line.text),
+      ) ?? [];
+    const atSpans = gold.spans
+      .filter((span) => span.kind === "removed")
+      .flatMap((span) => lines.slice(span.startLine - 1, span.endLine));
     expect(atSpans).toEqual(removed);
     expect(gold.lines).toBe("pre-image");
     expect(gold.unplaced).toEqual([]);
     // The header numbers point 3 lines too high below the moved block.
-    expect(gold.spans.map((span) => span.startLine - (span.offset ?? 0))).toEqual(headerGold.spans.map((span) => span.startLine));
+    expect(gold.spans.map((span) => span.startLine - (span.offset ?? 0))).toEqual(
+      headerGold.spans.map((span) => span.startLine),
+    );
     expect(gold.spans.map((span) => span.offset)).toEqual(gold.spans.map((span) => (span.startLine > 20 ? 3 : 0)));
     expect(gold.spans.length).toBe(5);
   });
@@ -135,7 +145,10 @@ describe("placing a patch on the pre-image (git apply's rules)", () => {
     expect(git.offsets).toEqual(new Map([[1, -1]]));
     // Move the second copy one line further: now the nearer one (below) wins.
     const base2 = ["a", "b", "x", "y", "c", "x", "y", ""].join("\n");
-    const placement2 = placeHunks(base2, parsePatch(["--- a/f.txt", "+++ b/f.txt", "@@ -4,2 +4,3 @@", " x", "+new", " y", ""].join("\n"))[0]?.hunks ?? []);
+    const placement2 = placeHunks(
+      base2,
+      parsePatch(["--- a/f.txt", "+++ b/f.txt", "@@ -4,2 +4,3 @@", " x", "+new", " y", ""].join("\n"))[0]?.hunks ?? [],
+    );
     expect(placement2).toEqual({ applies: true, hunks: [{ oldStart: 3, offset: -1 }] });
   });
 
@@ -166,10 +179,19 @@ describe("placing a patch on the pre-image (git apply's rules)", () => {
 describe("exact symbols from the pre-image (tree-sitter)", () => {
   it("names decorated, nested and appended-to definitions, and the module-level edit", async () => {
     const { parser } = await loadPythonImportParser();
-    const gold = goldAtPreImage(patch, { instanceId: "acme__shapes-1", preImage: () => MOVED, definitions: (_path, text) => pythonDefinitions(text, parser) });
+    const gold = goldAtPreImage(patch, {
+      instanceId: "acme__shapes-1",
+      preImage: () => MOVED,
+      definitions: (_path, text) => pythonDefinitions(text, parser),
+    });
     // @property → cached_property: the decorator is part of `area`; `return 1` is inside the nested
     // `inner`; `extra` appended after `last` belongs to the class; CONSTANT is module level.
-    expect(gold.exact?.functions).toEqual(["shapes.py:helper", "shapes.py:Shape.area", "shapes.py:Shape.outer.inner", "shapes.py:Shape"]);
+    expect(gold.exact?.functions).toEqual([
+      "shapes.py:helper",
+      "shapes.py:Shape.area",
+      "shapes.py:Shape.outer.inner",
+      "shapes.py:Shape",
+    ]);
     expect(gold.exact?.modules).toEqual(["shapes.py:helper", "shapes.py:Shape"]);
     const constantLine = MOVED.split("\n").indexOf("CONSTANT = 1") + 1;
     expect(gold.exact?.moduleLevel).toEqual([{ path: "shapes.py", line: constantLine, hunk: expect.any(Number) }]);
@@ -179,17 +201,53 @@ describe("exact symbols from the pre-image (tree-sitter)", () => {
 
   it("insertions: appended to a function's body, a function appended to the module, a method between two methods", async () => {
     const { parser } = await loadPythonImportParser();
-    const base = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\ndef h():\n    return 3\n";
+    const base =
+      "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\ndef h():\n    return 3\n";
     const exact = (patchText: string) =>
-      goldAtPreImage(patchText, { instanceId: "x", preImage: () => base, definitions: (_path, text) => pythonDefinitions(text, parser) }).exact;
+      goldAtPreImage(patchText, {
+        instanceId: "x",
+        preImage: () => base,
+        definitions: (_path, text) => pythonDefinitions(text, parser),
+      }).exact;
     // A statement appended to h's body, after its last line: h's.
-    expect(exact(["--- a/m.py", "+++ b/m.py", "@@ -9,2 +9,3 @@", " def h():", "     return 3", "+    # more", ""].join("\n"))?.functions).toEqual(["m.py:h"]);
+    expect(
+      exact(["--- a/m.py", "+++ b/m.py", "@@ -9,2 +9,3 @@", " def h():", "     return 3", "+    # more", ""].join("\n"))
+        ?.functions,
+    ).toEqual(["m.py:h"]);
     // A function appended at the end of the module: nobody's (module level).
-    const appended = exact(["--- a/m.py", "+++ b/m.py", "@@ -9,2 +9,6 @@", " def h():", "     return 3", "+", "+", "+def k():", "+    return 4", ""].join("\n"));
+    const appended = exact(
+      [
+        "--- a/m.py",
+        "+++ b/m.py",
+        "@@ -9,2 +9,6 @@",
+        " def h():",
+        "     return 3",
+        "+",
+        "+",
+        "+def k():",
+        "+    return 4",
+        "",
+      ].join("\n"),
+    );
     expect(appended?.functions).toEqual([]);
     expect(appended?.moduleLevel).toEqual([{ path: "m.py", line: 10, hunk: 0 }]);
     // A method inserted between f and g: the class's (it holds both neighbouring lines).
-    expect(exact(["--- a/m.py", "+++ b/m.py", "@@ -3,3 +3,6 @@", "         return 1", " ", "+    def e(self):", "+        return 0", "+", "     def g(self):", ""].join("\n"))?.functions).toEqual(["m.py:A"]);
+    expect(
+      exact(
+        [
+          "--- a/m.py",
+          "+++ b/m.py",
+          "@@ -3,3 +3,6 @@",
+          "         return 1",
+          " ",
+          "+    def e(self):",
+          "+        return 0",
+          "+",
+          "     def g(self):",
+          "",
+        ].join("\n"),
+      )?.functions,
+    ).toEqual(["m.py:A"]);
   });
 
   it("reports definitions with decorators, nesting and line ranges", async () => {
@@ -212,18 +270,31 @@ describe("gold at base commit from a mirror", () => {
   it("reads the pre-images from the bare mirror and places the patch", async () => {
     const mirrors = join(folders[0] as string, "mirrors");
     const instance = { instance_id: "acme__shapes-1", repo: "acme/shapes", base_commit: baseCommit, patch };
-    const { golds, failures, unreadable } = await goldAtBaseCommit({ instances: [instance, { ...instance, instance_id: "acme__shapes-2", base_commit: "0".repeat(40) }], mirrors });
+    const { golds, failures, unreadable } = await goldAtBaseCommit({
+      instances: [instance, { ...instance, instance_id: "acme__shapes-2", base_commit: "0".repeat(40) }],
+      mirrors,
+    });
     expect(failures).toEqual([]);
-    expect(unreadable).toEqual([{ instanceId: "acme__shapes-2", message: expect.stringContaining("is not in the mirror") }]);
+    expect(unreadable).toEqual([
+      { instanceId: "acme__shapes-2", message: expect.stringContaining("is not in the mirror") },
+    ]);
     // The instance that cannot be read keeps its patch-only gold, in order.
     expect(golds.map((gold) => [gold.instanceId, gold.lines])).toEqual([
       ["acme__shapes-1", "pre-image"],
       ["acme__shapes-2", "patch-header"],
     ]);
     expect(golds[1]?.spans).toEqual(goldFromPatch(patch, { instanceId: "acme__shapes-2" }).spans);
-    expect(golds[0]?.exact?.functions).toEqual(["shapes.py:helper", "shapes.py:Shape.area", "shapes.py:Shape.outer.inner", "shapes.py:Shape"]);
+    expect(golds[0]?.exact?.functions).toEqual([
+      "shapes.py:helper",
+      "shapes.py:Shape.area",
+      "shapes.py:Shape.outer.inner",
+      "shapes.py:Shape",
+    ]);
     expect(golds[0]?.hunks.map((hunk) => hunk.offset)).toEqual(placeHunksOffsets());
-    const blobs = await readObjects({ path: join(mirrors, "acme__shapes.git"), gitDir: join(mirrors, "acme__shapes.git") }, [`${baseCommit}:shapes.py`, `${baseCommit}:nope.py`]);
+    const blobs = await readObjects(
+      { path: join(mirrors, "acme__shapes.git"), gitDir: join(mirrors, "acme__shapes.git") },
+      [`${baseCommit}:shapes.py`, `${baseCommit}:nope.py`],
+    );
     expect(blobs.get(`${baseCommit}:shapes.py`)?.toString("utf8")).toBe(MOVED);
     expect(blobs.get(`${baseCommit}:nope.py`)).toBeUndefined();
   });
@@ -236,24 +307,55 @@ function placeHunksOffsets(): number[] {
 
 describe("loclab gold and score with --repos", () => {
   const bin = join(import.meta.dirname, "../packages/cli/dist/bin.js");
-  const loclab = (...args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+  const loclab = (...args: string[]) =>
+    execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
 
   it("gold --repos --json gives the real lines with offsets and the exact symbols; without, it says the lines are the header's", async () => {
     const root = folders[0] as string;
     const benchmark = join(root, "shapes.jsonl");
-    await writeFile(benchmark, `${JSON.stringify({ instance_id: "acme__shapes-1", repo: "acme/shapes", base_commit: baseCommit, patch, problem_statement: "area is cached wrongly" })}\n`);
+    await writeFile(
+      benchmark,
+      `${JSON.stringify({ instance_id: "acme__shapes-1", repo: "acme/shapes", base_commit: baseCommit, patch, problem_statement: "area is cached wrongly" })}\n`,
+    );
     const located = await loclab("gold", "--benchmark", benchmark, "--repos", join(root, "mirrors"), "--json");
     expect(located.exitCode, located.stderr).toBe(0);
     const record = JSON.parse(located.stdout);
-    expect(record).toMatchObject({ lines: "pre-image", symbols: ["shapes.py:helper", "shapes.py:Shape.area", "shapes.py:Shape.outer.inner", "shapes.py:Shape"], modules: ["shapes.py:helper", "shapes.py:Shape"] });
+    expect(record).toMatchObject({
+      lines: "pre-image",
+      symbols: ["shapes.py:helper", "shapes.py:Shape.area", "shapes.py:Shape.outer.inner", "shapes.py:Shape"],
+      modules: ["shapes.py:helper", "shapes.py:Shape"],
+    });
     expect(record.spans.map((span: { offset: number }) => span.offset)).toEqual([0, 3, 3, 3, 3]);
     expect(located.stderr).toContain("1 instance(s) with 4 span(s) moved (3 to 3 lines)");
     // An instance that cannot be read at base commit still gets its patch-only gold, said so; exit 1.
     const withMissing = join(root, "shapes-missing.jsonl");
-    await writeFile(withMissing, [JSON.stringify({ instance_id: "acme__shapes-1", repo: "acme/shapes", base_commit: baseCommit, patch, problem_statement: "x" }), JSON.stringify({ instance_id: "acme__shapes-9", repo: "acme/shapes", base_commit: "9".repeat(40), patch, problem_statement: "x" })].join("\n") + "\n");
+    await writeFile(
+      withMissing,
+      [
+        JSON.stringify({
+          instance_id: "acme__shapes-1",
+          repo: "acme/shapes",
+          base_commit: baseCommit,
+          patch,
+          problem_statement: "x",
+        }),
+        JSON.stringify({
+          instance_id: "acme__shapes-9",
+          repo: "acme/shapes",
+          base_commit: "9".repeat(40),
+          patch,
+          problem_statement: "x",
+        }),
+      ].join("\n") + "\n",
+    );
     const partial = await loclab("gold", "--benchmark", withMissing, "--repos", join(root, "mirrors"), "--json");
     expect(partial.exitCode).toBe(1);
-    expect(partial.stdout.trim().split("\n").map((line) => [JSON.parse(line).instanceId, JSON.parse(line).lines])).toEqual([
+    expect(
+      partial.stdout
+        .trim()
+        .split("\n")
+        .map((line) => [JSON.parse(line).instanceId, JSON.parse(line).lines]),
+    ).toEqual([
       ["acme__shapes-1", "pre-image"],
       ["acme__shapes-9", "patch-header"],
     ]);
@@ -264,14 +366,37 @@ describe("loclab gold and score with --repos", () => {
 
     // Scoring against that gold: the function level exists (exact gold), spans are the real lines.
     const predictions = join(root, "predictions.jsonl");
-    await writeFile(predictions, `${JSON.stringify({ schemaVersion: 1, instanceId: "acme__shapes-1", files: ["shapes.py"], functions: ["shapes.py:Shape.area"], locations: [{ path: "shapes.py", startLine: MOVED.split("\n").indexOf("    @property") + 1, endLine: MOVED.split("\n").indexOf("    @property") + 1 }] })}\n`);
-    const scored = await loclab("score", "--benchmark", benchmark, "--predictions", predictions, "--format", "loclab", "--repos", join(root, "mirrors"), "--json");
+    await writeFile(
+      predictions,
+      `${JSON.stringify({ schemaVersion: 1, instanceId: "acme__shapes-1", files: ["shapes.py"], functions: ["shapes.py:Shape.area"], locations: [{ path: "shapes.py", startLine: MOVED.split("\n").indexOf("    @property") + 1, endLine: MOVED.split("\n").indexOf("    @property") + 1 }] })}\n`,
+    );
+    const scored = await loclab(
+      "score",
+      "--benchmark",
+      benchmark,
+      "--predictions",
+      predictions,
+      "--format",
+      "loclab",
+      "--repos",
+      join(root, "mirrors"),
+      "--json",
+    );
     expect(scored.exitCode, scored.stderr).toBe(0);
     const metrics = JSON.parse(scored.stdout).metrics;
     expect(metrics["file.acc@1"]).toBe(1);
     expect(metrics["function.hit@1"]).toBe(1);
     expect(scored.stderr).toContain("placed on the files at base commit");
-    const unscored = await loclab("score", "--benchmark", benchmark, "--predictions", predictions, "--format", "loclab", "--json");
+    const unscored = await loclab(
+      "score",
+      "--benchmark",
+      benchmark,
+      "--predictions",
+      predictions,
+      "--format",
+      "loclab",
+      "--json",
+    );
     // No checkout, no function gold for a JSONL benchmark: the level is not scored.
     expect(JSON.parse(unscored.stdout).metrics["function.hit@1"]).toBeUndefined();
   });

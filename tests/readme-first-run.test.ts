@@ -25,7 +25,11 @@ function blockAfter(heading: string, lang: string): string {
   return match[1] as string;
 }
 /** A shell line without its comment and trailing `&`. */
-const command = (line: string) => line.replace(/\s+#.*$/, "").replace(/\s*&$/, "").trim();
+const command = (line: string) =>
+  line
+    .replace(/\s+#.*$/, "")
+    .replace(/\s*&$/, "")
+    .trim();
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -46,7 +50,9 @@ describe("README: a newcomer's commands, as written", () => {
     const copy = mkdtempSync(join(tmpdir(), "loclab-readme-install-"));
     try {
       // The tracked files as they are in the working tree (what a clone of this commit has).
-      const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
+      const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" })
+        .split("\0")
+        .filter(Boolean);
       for (const file of files) {
         if (!existsSync(join(root, file))) continue;
         mkdirSync(dirname(join(copy, file)), { recursive: true });
@@ -55,10 +61,18 @@ describe("README: a newcomer's commands, as written", () => {
       // Turbo's local cache comes along when there is one: the copy's build then restores the
       // packages whose inputs are unchanged instead of compiling them again (a clean build of
       // every package is what `npm test` itself does first, on the clone CI makes).
-      if (existsSync(join(root, ".turbo", "cache"))) cpSync(join(root, ".turbo", "cache"), join(copy, ".turbo", "cache"), { recursive: true });
-      const built = await execa("bash", ["-c", install], { cwd: copy, reject: false, env: { TURBO_TELEMETRY_DISABLED: "1", NO_COLOR: "1" } });
+      if (existsSync(join(root, ".turbo", "cache")))
+        cpSync(join(root, ".turbo", "cache"), join(copy, ".turbo", "cache"), { recursive: true });
+      const built = await execa("bash", ["-c", install], {
+        cwd: copy,
+        reject: false,
+        env: { TURBO_TELEMETRY_DISABLED: "1", NO_COLOR: "1" },
+      });
       expect(built.exitCode, built.stderr.slice(-2000)).toBe(0);
-      const help = await execa(process.execPath, [join(copy, "packages", "cli", "dist", "bin.js"), "--help"], { cwd: copy, reject: false });
+      const help = await execa(process.execPath, [join(copy, "packages", "cli", "dist", "bin.js"), "--help"], {
+        cwd: copy,
+        reject: false,
+      });
       expect(help.exitCode, help.stderr).toBe(0);
       expect(help.stdout).toContain("Commands:");
     } finally {
@@ -70,7 +84,11 @@ describe("README: a newcomer's commands, as written", () => {
     const lines = blockAfter("## A first run with the test model", "sh").split("\n").map(command).filter(Boolean);
     expect(lines.every((line) => line.startsWith("npx loclab "))).toBe(true);
     const port = await freePort();
-    const argv = (line: string) => line.replace(/^npx loclab /, "").replace("--port 8000", `--port ${port}`).split(/\s+/);
+    const argv = (line: string) =>
+      line
+        .replace(/^npx loclab /, "")
+        .replace("--port 8000", `--port ${port}`)
+        .split(/\s+/);
     const spec = blockAfter("`demo-run.json`:", "json");
     expect(spec).toContain("http://127.0.0.1:8000/v1");
     const dir = mkdtempSync(join(tmpdir(), "loclab-readme-run-"));
@@ -81,9 +99,12 @@ describe("README: a newcomer's commands, as written", () => {
       expect(serveLine).toMatch(/^npx loclab serve --test-model --port 8000$/);
       server = execa(process.execPath, [bin, ...argv(serveLine as string)], { cwd: dir, reject: false });
       for (;;) {
-        const ok = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok).catch(() => false);
+        const ok = await fetch(`http://127.0.0.1:${port}/health`)
+          .then((response) => response.ok)
+          .catch(() => false);
         if (ok) break;
-        if (server.exitCode !== null && server.exitCode !== undefined) throw new Error(`loclab serve exited: ${(await server).stderr}`);
+        if (server.exitCode !== null && server.exitCode !== undefined)
+          throw new Error(`loclab serve exited: ${(await server).stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       const outputs: Record<string, string> = {};
@@ -92,7 +113,10 @@ describe("README: a newcomer's commands, as written", () => {
         expect(result.exitCode, `${line}\n${result.stderr.slice(-2000)}`).toBe(0);
         outputs[line] = result.stdout;
       }
-      const records = readFileSync(join(dir, "runs", "demo", "attempts.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { outcome: string; leaks?: { instanceId: number } });
+      const records = readFileSync(join(dir, "runs", "demo", "attempts.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { outcome: string; leaks?: { instanceId: number } });
       expect(records).toHaveLength(3);
       expect(records.every((record) => record.leaks?.instanceId === 0)).toBe(true);
       expect(records.some((record) => record.outcome === "model_error")).toBe(false);

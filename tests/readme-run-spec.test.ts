@@ -16,7 +16,9 @@ describe("docs/guide.md: the example run spec for GPU servers", () => {
     expect(plan.instances).toHaveLength(100);
     expect(plan.cells).toHaveLength(12);
     expect(plan.attempts).toHaveLength(1200);
-    expect(spec.endpoints.map((endpoint) => endpoint.baseURL)).toEqual([0, 1, 2, 3].map((i) => `http://127.0.0.1:800${i}/v1`));
+    expect(spec.endpoints.map((endpoint) => endpoint.baseURL)).toEqual(
+      [0, 1, 2, 3].map((i) => `http://127.0.0.1:800${i}/v1`),
+    );
     expect(plan.pairings.get(7)).toHaveLength(100);
   });
 });

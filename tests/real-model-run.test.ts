@@ -36,7 +36,10 @@ function withoutRunSpecifics(path: string): unknown[] {
     }
     return value;
   };
-  return readFileSync(path, "utf8").trim().split("\n").map((line) => strip(JSON.parse(line)));
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => strip(JSON.parse(line)));
 }
 
 describe("a run against a real model", () => {
@@ -56,7 +59,9 @@ describe("a run against a real model", () => {
     const [first, second] = [await run("a"), await run("b")];
     expect(first).toMatchObject({ keys: 1, done: 1, complete: true });
     expect(second.outcomes).toEqual(first.outcomes);
-    const [a = [], b = []] = ["a", "b"].map((name) => withoutRunSpecifics(runLayout.trajectory(join(work, name), "seed-3/plain", CALC_ISSUE.instance_id, 1)));
+    const [a = [], b = []] = ["a", "b"].map((name) =>
+      withoutRunSpecifics(runLayout.trajectory(join(work, name), "seed-3/plain", CALC_ISSUE.instance_id, 1)),
+    );
     expect(b).toEqual(a);
     // Byte for byte, once the run-specific fields are gone.
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
@@ -65,10 +70,13 @@ describe("a run against a real model", () => {
     // The model's calls went through the server's tool grammar: every call names a real tool.
     const names = steps.flatMap((step) => step.toolCalls ?? []).map((call) => call.name);
     expect(names.length).toBeGreaterThan(0);
-    for (const name of names) expect(["view_file", "search_code", "repo_tree", "connected_tree", "submit_localization"]).toContain(name);
+    for (const name of names)
+      expect(["view_file", "search_code", "repo_tree", "connected_tree", "submit_localization"]).toContain(name);
     // Real token counts from the real tokenizer; the trajectory's total is the sum of its steps'.
     const prompts = steps.map((step) => step.usage?.promptTokens ?? 0);
     expect(prompts.every((n) => n > 500)).toBe(true);
-    expect((a[0] as { usage: { promptTokens: number } }).usage.promptTokens).toBe(prompts.reduce((sum, n) => sum + n, 0));
+    expect((a[0] as { usage: { promptTokens: number } }).usage.promptTokens).toBe(
+      prompts.reduce((sum, n) => sum + n, 0),
+    );
   }); // CPU inference: two runs of three turns over ≈ 2,000-token prompts
 });

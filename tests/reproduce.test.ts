@@ -11,7 +11,8 @@ import { z } from "zod";
 // test model): in the real-model group of the vitest config, which runs alone after the others
 // (two llama.cpp processes on two cores spin against each other).
 const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
-const loclab = (args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+const loclab = (args: string[]) =>
+  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
 const scratch = mkdtempSync(join(tmpdir(), "loclab-reproduce-"));
 
 describe("loclab reproduce", () => {
@@ -21,7 +22,11 @@ describe("loclab reproduce", () => {
     expect(exitCode).toBe(0);
     expect(stdout).toMatch(/reproduce finished in/);
     const summary = artifactSchema(
-      z.object({ benchmarks: z.array(z.object({ benchmark: z.string(), instances: z.number(), repos: z.number(), failures: z.array(z.unknown()) })) }),
+      z.object({
+        benchmarks: z.array(
+          z.object({ benchmark: z.string(), instances: z.number(), repos: z.number(), failures: z.array(z.unknown()) }),
+        ),
+      }),
     ).parse(JSON.parse(readFileSync(join(out, "gold-summary.json"), "utf8")));
     expect(summary.kind).toBe("gold-summary");
     expect(summary.data.benchmarks.map((b) => [b.benchmark, b.instances, b.failures.length])).toEqual([
@@ -42,10 +47,17 @@ describe("loclab reproduce", () => {
     // BLAgent ranks files only: its module and function columns are blank, not 0; floats to 6 significant digits.
     expect(leaderboard).toContain("blagent/claude-4-6,lite,blagent,300,0,0.866667,,0.946667,,,0.900861,,,,,,,,,");
     // SHERLOC's file recall counts all of BLAgent's ~10 ranked files: 95.33 % against acc@1's 86.67 %.
-    expect(leaderboard).toContain("blagent/claude-4-6,lite,unified,300,0,0.866667,0.866667,0.946667,0.946667,0.946667,0.900861,,,,,,,,0.953333,0.0938076");
-    expect(leaderboard).toContain("locagent/claude35-lite,lite,locagent,274,26,0.777372,,0.941606,,0.941606,,0.864964,0.733577,,274,26,274,26,,");
-    const significance = artifactSchema(z.array(z.object({ benchmark: z.string(), systems: z.number(), pairs: z.number(), tasksNeeded: z.number().nullable() })))
-      .parse(JSON.parse(readFileSync(join(out, "significance-summary.json"), "utf8")));
+    expect(leaderboard).toContain(
+      "blagent/claude-4-6,lite,unified,300,0,0.866667,0.866667,0.946667,0.946667,0.946667,0.900861,,,,,,,,0.953333,0.0938076",
+    );
+    expect(leaderboard).toContain(
+      "locagent/claude35-lite,lite,locagent,274,26,0.777372,,0.941606,,0.941606,,0.864964,0.733577,,274,26,274,26,,",
+    );
+    const significance = artifactSchema(
+      z.array(
+        z.object({ benchmark: z.string(), systems: z.number(), pairs: z.number(), tasksNeeded: z.number().nullable() }),
+      ),
+    ).parse(JSON.parse(readFileSync(join(out, "significance-summary.json"), "utf8")));
     expect(significance.data.map((row) => [row.benchmark, row.systems, row.pairs])).toEqual([
       ["lite", 42, 861],
       ["verified", 36, 630],
@@ -54,7 +66,10 @@ describe("loclab reproduce", () => {
     const breakdown = readFileSync(join(out, "trajectory-breakdown.csv"), "utf8").trim().split("\n");
     expect(breakdown).toHaveLength(1 + 4);
     expect(breakdown[1]).toMatch(/^mini-swe-agent_deepseek-chat_lite,41,33,/);
-    const demo = JSON.parse(readFileSync(join(out, "localizer-demo-score.json"), "utf8")) as { outcomes: Record<string, number>; metrics: Record<string, number> };
+    const demo = JSON.parse(readFileSync(join(out, "localizer-demo-score.json"), "utf8")) as {
+      outcomes: Record<string, number>;
+      metrics: Record<string, number>;
+    };
     expect(demo.outcomes).toEqual({ finished: 1 });
     expect(demo.metrics["file.acc@1"]).toBe(1);
     // Stage 6: the real model, through `loclab serve` in its own process.
@@ -63,9 +78,18 @@ describe("loclab reproduce", () => {
       runs: Record<string, { attempts: number; outcomes: Record<string, number> }>;
       cells: Array<{ temperature: number; seed: number; exit: string }>;
     };
-    expect(real.model).toMatchObject({ server: "loclab-serve", model: { sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53" } });
-    expect(real.cells.map((cell) => [cell.temperature, cell.seed])).toEqual([[0.2, 1], [0.2, 2], [1, 1], [1, 2]]);
-    for (const run of Object.values(real.runs)) expect(Object.values(run.outcomes).reduce((sum, n) => sum + n, 0)).toBe(2);
+    expect(real.model).toMatchObject({
+      server: "loclab-serve",
+      model: { sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53" },
+    });
+    expect(real.cells.map((cell) => [cell.temperature, cell.seed])).toEqual([
+      [0.2, 1],
+      [0.2, 2],
+      [1, 1],
+      [1, 2],
+    ]);
+    for (const run of Object.values(real.runs))
+      expect(Object.values(run.outcomes).reduce((sum, n) => sum + n, 0)).toBe(2);
     expect(stdout).toMatch(/\|temperature\|seed\|exit\|/);
   }); // the real-model stage is CPU inference: about 2 minutes
 });

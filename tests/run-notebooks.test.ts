@@ -19,23 +19,38 @@ function writeNotebook(name: string, cells: string[]): string {
     nbformat: 4,
     nbformat_minor: 5,
     metadata: { kernelspec: { name: "loclab-tslab", display_name: "TypeScript (loclab)", language: "typescript" } },
-    cells: cells.map((source, i) => ({ cell_type: "code", id: `cell-${i}`, metadata: {}, execution_count: null, outputs: [], source })),
+    cells: cells.map((source, i) => ({
+      cell_type: "code",
+      id: `cell-${i}`,
+      metadata: {},
+      execution_count: null,
+      outputs: [],
+      source,
+    })),
   };
   writeFileSync(path, JSON.stringify(notebook));
   return path;
 }
 
 function runNotebooks(...paths: string[]): { status: number | null; stdout: string } {
-  const result = spawnSync(process.execPath, ["scripts/run-notebooks.mjs", "--output-dir", join(dir, "out"), ...paths], {
-    cwd: repoRoot,
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["scripts/run-notebooks.mjs", "--output-dir", join(dir, "out"), ...paths],
+    {
+      cwd: repoRoot,
+      encoding: "utf8",
+    },
+  );
   return { status: result.status, stdout: result.stdout + result.stderr };
 }
 
 describe("run-notebooks", () => {
   it("passes a notebook whose cells succeed, even if one writes to stderr", () => {
-    const ok = writeNotebook("ok", ['console.log("hi");', 'console.warn("only a warning");', "const n: number = await Promise.resolve(1);"]);
+    const ok = writeNotebook("ok", [
+      'console.log("hi");',
+      'console.warn("only a warning");',
+      "const n: number = await Promise.resolve(1);",
+    ]);
     const { status, stdout } = runNotebooks(ok);
     expect(stdout).toMatch(/^PASS .*ok\.ipynb \(\d+\.\d s\)$/m);
     expect(stdout).toMatch(/^notebooks: 1 passed, 0 failed$/m);
@@ -43,11 +58,15 @@ describe("run-notebooks", () => {
   });
 
   it("names the failing cell and prints the thrown error and the skipped cells", () => {
-    const throws = writeNotebook("throws", ['console.log("fine");', 'throw new Error("gold file missing: x.py");', 'console.log("never");']);
+    const throws = writeNotebook("throws", [
+      'console.log("fine");',
+      'throw new Error("gold file missing: x.py");',
+      'console.log("never");',
+    ]);
     const typeError = writeNotebook("type-error", ['const total: number = "three";']);
     const { status, stdout } = runNotebooks(throws, typeError);
     expect(stdout).toMatch(/^FAIL .*throws\.ipynb/m);
-    expect(stdout).toContain("  cell 2:\n    | throw new Error(\"gold file missing: x.py\");");
+    expect(stdout).toContain('  cell 2:\n    | throw new Error("gold file missing: x.py");');
     expect(stdout).toContain("Error: gold file missing: x.py");
     expect(stdout).toContain("not run after the error: cells 3");
     expect(stdout).toMatch(/^FAIL .*type-error\.ipynb/m);

@@ -7,7 +7,8 @@ import { loadPreset, scorePeerLeaderboard, scorePredictionsFile } from "@loclab/
 // Published figures re-derived from the peers' own output files (issue 3 evidence).
 const dataDir = resolveDataDir();
 const file = (relative: string) => join(dataDir, relative);
-const figures = (metrics: Record<string, { value: number }>, keys: string[]) => keys.map((key) => Number(metrics[key]?.value.toFixed(4)));
+const figures = (metrics: Record<string, { value: number }>, keys: string[]) =>
+  keys.map((key) => Number(metrics[key]?.value.toFixed(4)));
 
 describe("BLAgent preset reproduces the 15 figures of the BLAgent README (data README)", () => {
   it.each([
@@ -23,14 +24,21 @@ describe("BLAgent preset reproduces the 15 figures of the BLAgent README (data R
     });
     expect(report.n).toBe(300);
     expect(report.excluded).toBe(0);
-    expect(figures(report.metrics, ["file.mrr", "file.acc@1", "file.acc@3", "file.acc@5", "file.acc@10"])).toEqual([...expected]);
+    expect(figures(report.metrics, ["file.mrr", "file.acc@1", "file.acc@3", "file.acc@5", "file.acc@10"])).toEqual([
+      ...expected,
+    ]);
   });
 
   it("takes the same gold file as BLAgent's own gold_file_first on all 300 instances", async () => {
-    const rows = readFileSync(file("localization/blagent/claude-4-6-lite.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { instance_id: string; gold_file_first: string });
+    const rows = readFileSync(file("localization/blagent/claude-4-6-lite.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { instance_id: string; gold_file_first: string });
     const { extractGold } = await import("@loclab/gold");
     const { loadBenchmark } = await import("@loclab/datasets");
-    const firstFile = new Map(extractGold((await loadBenchmark("lite")).instances).golds.map((gold) => [gold.instanceId, gold.files[0]]));
+    const firstFile = new Map(
+      extractGold((await loadBenchmark("lite")).instances).golds.map((gold) => [gold.instanceId, gold.files[0]]),
+    );
     expect(rows.filter((row) => firstFile.get(row.instance_id) !== row.gold_file_first)).toEqual([]);
   });
 });
@@ -39,7 +47,12 @@ describe("LocAgent preset on LocAgent's Claude-3.5 Lite output", () => {
   const predictions = file("localization/locagent/claude35-lite.jsonl");
 
   it("scores N = 274 (26 excluded) and gives the LocAgent paper's accuracy figures", async () => {
-    const { report } = await scorePredictionsFile({ benchmark: "lite", predictions, format: "locagent", preset: "locagent" });
+    const { report } = await scorePredictionsFile({
+      benchmark: "lite",
+      predictions,
+      format: "locagent",
+      preset: "locagent",
+    });
     expect([report.n, report.excluded]).toEqual([274, 26]);
     expect(figures(report.metrics, ["file.acc@1", "file.acc@3", "file.acc@5"])).toEqual([0.7774, 0.9197, 0.9416]);
     expect(figures(report.metrics, ["module.acc@5", "module.acc@10"])).toEqual([0.865, 0.8759]);
@@ -65,11 +78,29 @@ describe("LocAgent preset on LocAgent's Claude-3.5 Lite output", () => {
 describe("CoSIL preset", () => {
   it("matches an independent count of file and function top-1 hits straight from the raw rows", async () => {
     const name = "localization/cosil/afl-loc-qwen-coder-32b-func.jsonl";
-    const { report } = await scorePredictionsFile({ benchmark: "lite", predictions: file(name), format: "agentless", preset: "cosil" });
+    const { report } = await scorePredictionsFile({
+      benchmark: "lite",
+      predictions: file(name),
+      format: "agentless",
+      preset: "cosil",
+    });
     // The definition, literally: hit if the first predicted file (or the first function:/class:
     // name in found_related_locs order) is in the gold; every Lite instance counts.
-    const gt = JSON.parse(readFileSync(file("localization/cosil/gt-lite.json"), "utf8")) as Record<string, string[] | string>;
-    const rows = readFileSync(file(name), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { instance_id: string; found_files: string[]; found_related_locs: Record<string, string[]> });
+    const gt = JSON.parse(readFileSync(file("localization/cosil/gt-lite.json"), "utf8")) as Record<
+      string,
+      string[] | string
+    >;
+    const rows = readFileSync(file(name), "utf8")
+      .trim()
+      .split("\n")
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            instance_id: string;
+            found_files: string[];
+            found_related_locs: Record<string, string[]>;
+          },
+      );
     let fileHits = 0;
     let functionHits = 0;
     for (const row of rows) {
@@ -86,14 +117,26 @@ describe("CoSIL preset", () => {
     expect(report.n).toBe(300);
     expect(report.metrics["file.hit@1"]?.value).toBe(fileHits / 300);
     expect(report.metrics["function.hit@1"]?.value).toBe(functionHits / 300);
-    expect(figures(report.metrics, ["file.hit@1", "file.hit@3", "file.hit@5", "function.hit@1", "function.hit@3", "function.hit@5"])).toEqual([
-      0.6133, 0.78, 0.8367, 0.4333, 0.5467, 0.58,
-    ]);
+    expect(
+      figures(report.metrics, [
+        "file.hit@1",
+        "file.hit@3",
+        "file.hit@5",
+        "function.hit@1",
+        "function.hit@3",
+        "function.hit@5",
+      ]),
+    ).toEqual([0.6133, 0.78, 0.8367, 0.4333, 0.5467, 0.58]);
   });
 
   it("refuses a benchmark it has no gold for", async () => {
     await expect(
-      scorePredictionsFile({ benchmark: "locbench", predictions: file("localization/cosil/afl-loc-qwen-coder-32b-func.jsonl"), format: "agentless", preset: "cosil" }),
+      scorePredictionsFile({
+        benchmark: "locbench",
+        predictions: file("localization/cosil/afl-loc-qwen-coder-32b-func.jsonl"),
+        format: "agentless",
+        preset: "cosil",
+      }),
     ).rejects.toThrow("the cosil preset has gold for lite and verified only, not locbench");
   });
 });

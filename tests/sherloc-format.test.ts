@@ -36,7 +36,11 @@ describe("SHERLOC's answer parsing = DialogProcessor (977d1fb)", () => {
       testingImpact: "test_parser.",
     });
     expect(parseSherlocFindings("• Root cause: x")).toBeUndefined();
-    expect(parseSherlocFindings("**Location explanation:** a\n**Root cause:** b\n- Solution idea: c\nDependencies: d\nTesting impact: e")).toEqual({
+    expect(
+      parseSherlocFindings(
+        "**Location explanation:** a\n**Root cause:** b\n- Solution idea: c\nDependencies: d\nTesting impact: e",
+      ),
+    ).toEqual({
       locationExplanation: "a",
       rootCause: "b",
       solutionIdea: "c",
@@ -59,15 +63,30 @@ describe("a SHERLOC generation file", () => {
     expect(report.locationsWithoutRange).toBe(1);
     const last = predictions[3];
     expect(last?.sherlocLocations).toHaveLength(2);
-    expect(last?.locations).toEqual([{ path: "astropy/nddata/mixins/ndarithmetic.py", startLine: 512, endLine: 530, role: "edit" }]);
-    expect(predictions[0]?.finding?.rootCause).toBe("for an ndarray right operand it assigns 1 instead of the operand's matrix.");
+    expect(last?.locations).toEqual([
+      { path: "astropy/nddata/mixins/ndarithmetic.py", startLine: 512, endLine: 530, role: "edit" },
+    ]);
+    expect(predictions[0]?.finding?.rootCause).toBe(
+      "for an ndarray right operand it assigns 1 instead of the operand's matrix.",
+    );
     expect(predictions[0]?.files).toEqual(["astropy/modeling/separable.py"]);
   });
 
   it("is scored under both presets: the failed and skipped generations are 0 under sherloc, missing ones too", async () => {
-    const sherloc = await scorePredictionsFile({ benchmark: "lite", predictions: output, format: "sherloc", preset: "sherloc" });
-    const unified = await scorePredictionsFile({ benchmark: "lite", predictions: output, format: "sherloc", preset: "unified" });
-    const at = (report: typeof sherloc.report, key: string, id: string) => report.metrics[key]?.perInstance?.[report.instanceIds.indexOf(id)];
+    const sherloc = await scorePredictionsFile({
+      benchmark: "lite",
+      predictions: output,
+      format: "sherloc",
+      preset: "sherloc",
+    });
+    const unified = await scorePredictionsFile({
+      benchmark: "lite",
+      predictions: output,
+      format: "sherloc",
+      preset: "unified",
+    });
+    const at = (report: typeof sherloc.report, key: string, id: string) =>
+      report.metrics[key]?.perInstance?.[report.instanceIds.indexOf(id)];
     expect(sherloc.report.preset).toBe("sherloc");
     expect(sherloc.report.n).toBe(300);
     expect(at(sherloc.report, "sherloc.file_recall", "astropy__astropy-12907")).toBe(1);
@@ -78,17 +97,34 @@ describe("a SHERLOC generation file", () => {
     // The {raw} line is a predicted entry, but chunk precision counts ranges only: 1 of 1.
     expect(at(sherloc.report, "sherloc.chunk_precision", "astropy__astropy-14995")).toBe(1);
     expect(at(sherloc.report, "sherloc.file_precision", "astropy__astropy-14995")).toBe(1);
-    expect("sherloc" in sherloc.report && sherloc.report.sherloc).toMatchObject({ total_samples: 300, skipped_samples: 1, successful_samples: 3, failed_samples: 297 });
+    expect("sherloc" in sherloc.report && sherloc.report.sherloc).toMatchObject({
+      total_samples: 300,
+      skipped_samples: 1,
+      successful_samples: 3,
+      failed_samples: 297,
+    });
     expect(unified.report.preset).toBe("unified");
     expect(at(unified.report, "file.acc@1", "astropy__astropy-12907")).toBe(1);
   });
 
   it("is read by the trajectory analysis: one trajectory per line, turns as steps, SHERLOC's statuses and token counts", async () => {
     const lines = listSherlocLines(output);
-    expect(lines.map((line) => line.instanceId)).toEqual(["astropy__astropy-12907", "astropy__astropy-14182", "astropy__astropy-14365", "astropy__astropy-14995"]);
+    expect(lines.map((line) => line.instanceId)).toEqual([
+      "astropy__astropy-12907",
+      "astropy__astropy-14182",
+      "astropy__astropy-14365",
+      "astropy__astropy-14995",
+    ]);
     const first = await readTrajectory((lines[0] as { path: string }).path, "sherloc");
-    expect(first.steps.map((step) => step.toolCalls.map((call) => call.name))).toEqual([["codebase_search"], ["view_file"], ["submit"]]);
-    expect(first.steps[1]?.toolCalls[0]?.arguments).toEqual({ path: "astropy/modeling/separable.py", view_range: [219, 247] });
+    expect(first.steps.map((step) => step.toolCalls.map((call) => call.name))).toEqual([
+      ["codebase_search"],
+      ["view_file"],
+      ["submit"],
+    ]);
+    expect(first.steps[1]?.toolCalls[0]?.arguments).toEqual({
+      path: "astropy/modeling/separable.py",
+      view_range: [219, 247],
+    });
     expect(first.steps.map((step) => step.usage?.completionTokens)).toEqual([301, 211, 400]);
     expect(first.usage).toEqual({ completionTokens: 912, apiCalls: 3 });
     const run = await readRun({ name: "sherloc", format: "sherloc", dir: output });

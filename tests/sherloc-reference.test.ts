@@ -38,26 +38,43 @@ interface Fixture {
   runs: Record<string, { entries: (Entry | null)[]; aggregate: SherlocAggregate }>;
 }
 
-const fixture = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "sherloc", "reference.json"), "utf8")) as Fixture;
+const fixture = JSON.parse(
+  readFileSync(join(import.meta.dirname, "fixtures", "sherloc", "reference.json"), "utf8"),
+) as Fixture;
 const patchOf = new Map<string, string>();
-for (const name of ["lite", "verified"] as const) for (const row of (await loadBenchmark(name)).instances) patchOf.set(row.instance_id, row.patch);
+for (const name of ["lite", "verified"] as const)
+  for (const row of (await loadBenchmark(name)).instances) patchOf.set(row.instance_id, row.patch);
 
 /** Every field where two plain JSON values differ, as `path: expected ≠ actual`. */
 function differences(expected: unknown, actual: unknown, path: string): string[] {
   if (typeof expected === "object" && expected !== null && typeof actual === "object" && actual !== null) {
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-    return [...keys].flatMap((key) => differences((expected as Record<string, unknown>)[key], (actual as Record<string, unknown>)[key], `${path}.${key}`));
+    return [...keys].flatMap((key) =>
+      differences(
+        (expected as Record<string, unknown>)[key],
+        (actual as Record<string, unknown>)[key],
+        `${path}.${key}`,
+      ),
+    );
   }
   return Object.is(expected, actual) ? [] : [`${path}: ${JSON.stringify(expected)} ≠ ${JSON.stringify(actual)}`];
 }
 
 const goldOf = (entry: Entry) => sherlocGoldLocations(entry.patch ?? (patchOf.get(entry.instance_id) as string));
 const locationsOf = (entry: Entry): SherlocLocation[] =>
-  entry.locations.map((location) => (Array.isArray(location) ? (location.length === 3 ? { file_path: location[0], start_line: location[1], end_line: location[2] } : { file_path: location[0] }) : { raw: location.raw }));
+  entry.locations.map((location) =>
+    Array.isArray(location)
+      ? location.length === 3
+        ? { file_path: location[0], start_line: location[1], end_line: location[2] }
+        : { file_path: location[0] }
+      : { raw: location.raw },
+  );
 const generationOf = (entry: Entry) => ({ status: entry.status, locations: locationsOf(entry) });
 /** An instance's scores laid out as the fixture's `eval` array. */
 const flatten = (scores: SherlocInstanceScores) =>
-  fixture.evalFields.map((field) => field.split(".").reduce<unknown>((value, part) => (value as Record<string, unknown>)[part], scores));
+  fixture.evalFields.map((field) =>
+    field.split(".").reduce<unknown>((value, part) => (value as Record<string, unknown>)[part], scores),
+  );
 const AGGREGATE_KEYS = Object.keys(Object.values(fixture.runs)[0]?.aggregate ?? {});
 
 describe("sherloc preset = SHERLOC's own evaluator (tests/fixtures/sherloc/reference.json)", () => {
@@ -78,7 +95,11 @@ describe("sherloc preset = SHERLOC's own evaluator (tests/fixtures/sherloc/refer
       const { patch, locations, locations_with_new_files } = fixture.patches[name] as Fixture["patches"][string];
       return [
         ...differences(locations, sherlocGoldLocations(patch), `${name}`),
-        ...differences(locations_with_new_files, sherlocGoldLocations(patch, { excludeNewFiles: false }), `${name}[new files]`),
+        ...differences(
+          locations_with_new_files,
+          sherlocGoldLocations(patch, { excludeNewFiles: false }),
+          `${name}[new files]`,
+        ),
       ];
     });
     expect(diffs).toEqual([]);
@@ -95,7 +116,11 @@ describe("sherloc preset = SHERLOC's own evaluator (tests/fixtures/sherloc/refer
           diffs.push(`${benchmark}/${id}: not in loclab's benchmark`);
           continue;
         }
-        const actual = sherlocGoldLocations(patch).map((location) => [location.file_path, location.start_line, location.end_line]);
+        const actual = sherlocGoldLocations(patch).map((location) => [
+          location.file_path,
+          location.start_line,
+          location.end_line,
+        ]);
         diffs.push(...differences(expected, actual, `${benchmark}/${id}`));
       }
     }
@@ -110,7 +135,9 @@ describe("sherloc preset = SHERLOC's own evaluator (tests/fixtures/sherloc/refer
     expect(fixture.evalFields).toHaveLength(21);
     const diffs = entries.flatMap((entry, index) => {
       const actual = flatten(sherlocInstanceScores(goldOf(entry), generationOf(entry)));
-      return fixture.evalFields.flatMap((field, f) => differences(entry.eval[f], actual[f], `${name}[${index}] ${entry.instance_id} (${entry.kind}) ${field}`));
+      return fixture.evalFields.flatMap((field, f) =>
+        differences(entry.eval[f], actual[f], `${name}[${index}] ${entry.instance_id} (${entry.kind}) ${field}`),
+      );
     });
     expect(diffs).toEqual([]);
   });
@@ -118,30 +145,50 @@ describe("sherloc preset = SHERLOC's own evaluator (tests/fixtures/sherloc/refer
   it.each(Object.keys(fixture.runs))("run %s: the aggregate SHERLOC reports, every key", (name) => {
     const run = fixture.runs[name] as Fixture["runs"][string];
     const entries = run.entries.filter((entry): entry is Entry => entry !== null);
-    const aggregate = aggregateSherloc(entries.map((entry) => ({ status: entry.status, scores: sherlocInstanceScores(goldOf(entry), generationOf(entry)) })));
+    const aggregate = aggregateSherloc(
+      entries.map((entry) => ({
+        status: entry.status,
+        scores: sherlocInstanceScores(goldOf(entry), generationOf(entry)),
+      })),
+    );
     expect(Object.keys(aggregate).sort()).toEqual([...AGGREGATE_KEYS].sort());
     expect(differences(run.aggregate, aggregate, name)).toEqual([]);
   });
 
-  it.each(["lite", "verified"])("run %s through loclab's predictions (scoreSherloc): SHERLOC's aggregate, and its values as fractions", (name) => {
-    const run = fixture.runs[name] as Fixture["runs"][string];
-    const entries = run.entries.filter((entry): entry is Entry => entry !== null);
-    const predictions = new Map<string, SherlocPredictionTargets>(
-      entries.map((entry) => [
-        entry.instance_id,
-        {
-          status: entry.status,
-          files: entry.locations.flatMap((location) => (Array.isArray(location) && location.length === 1 ? [location[0]] : [])),
-          locations: entry.locations.flatMap((location) => (Array.isArray(location) && location.length === 3 ? [{ path: location[0], startLine: location[1], endLine: location[2] }] : [])),
-        },
-      ]),
-    );
-    const gold = new Map(entries.map((entry) => [entry.instance_id, goldOf(entry)]));
-    const report = scoreSherloc({ instanceIds: entries.map((entry) => entry.instance_id), gold, predictions });
-    expect(differences(run.aggregate, report.sherloc, name)).toEqual([]);
-    for (const key of ["file_recall", "file_precision", "chunk_coverage_recall", "chunk_precision", "chunk_avg_tightness"] as const) {
-      expect(report.metrics[`sherloc.${key}`]?.value).toBeCloseTo((run.aggregate[key] as number) / 100, 12);
-    }
-    expect(report.n).toBe(run.aggregate.samples_with_gt);
-  });
+  it.each(["lite", "verified"])(
+    "run %s through loclab's predictions (scoreSherloc): SHERLOC's aggregate, and its values as fractions",
+    (name) => {
+      const run = fixture.runs[name] as Fixture["runs"][string];
+      const entries = run.entries.filter((entry): entry is Entry => entry !== null);
+      const predictions = new Map<string, SherlocPredictionTargets>(
+        entries.map((entry) => [
+          entry.instance_id,
+          {
+            status: entry.status,
+            files: entry.locations.flatMap((location) =>
+              Array.isArray(location) && location.length === 1 ? [location[0]] : [],
+            ),
+            locations: entry.locations.flatMap((location) =>
+              Array.isArray(location) && location.length === 3
+                ? [{ path: location[0], startLine: location[1], endLine: location[2] }]
+                : [],
+            ),
+          },
+        ]),
+      );
+      const gold = new Map(entries.map((entry) => [entry.instance_id, goldOf(entry)]));
+      const report = scoreSherloc({ instanceIds: entries.map((entry) => entry.instance_id), gold, predictions });
+      expect(differences(run.aggregate, report.sherloc, name)).toEqual([]);
+      for (const key of [
+        "file_recall",
+        "file_precision",
+        "chunk_coverage_recall",
+        "chunk_precision",
+        "chunk_avg_tightness",
+      ] as const) {
+        expect(report.metrics[`sherloc.${key}`]?.value).toBeCloseTo((run.aggregate[key] as number) / 100, 12);
+      }
+      expect(report.n).toBe(run.aggregate.samples_with_gt);
+    },
+  );
 });

@@ -66,8 +66,14 @@ for (const codebase of CODEBASES) {
       checkout = join(root, "checkout");
       await execa("mkdir", ["-p", checkout]);
       await execa("cp", ["-a", join(DIST_PACKAGES, codebase.name), checkout]);
-      for (const [n, seed] of [[1, 1], [2, 1], [3, 2]] as const) {
-        reports.push(await shuffleRepository({ repo: checkout, out: out(n), mapping: join(root, `mapping${n}.json`), seed }));
+      for (const [n, seed] of [
+        [1, 1],
+        [2, 1],
+        [3, 2],
+      ] as const) {
+        reports.push(
+          await shuffleRepository({ repo: checkout, out: out(n), mapping: join(root, `mapping${n}.json`), seed }),
+        );
       }
       mapping = parseShuffleMapping(JSON.parse(await readFile(join(root, "mapping1.json"), "utf8")));
       const benchmarks = await Promise.all(["lite", "verified"].map((name) => loadBenchmark(name)));
@@ -83,7 +89,10 @@ for (const codebase of CODEBASES) {
       expect(b).toEqual(a);
       expect([...(c as Map<string, string>).keys()].sort()).not.toEqual([...(a as Map<string, string>).keys()].sort());
       const report = reports[0] as ShuffleReport;
-      console.log(`${codebase.name} shuffle report:`, JSON.stringify({ ...report, skipped: report.skipped.filter((entry) => entry.reason !== "skipped-directory") }));
+      console.log(
+        `${codebase.name} shuffle report:`,
+        JSON.stringify({ ...report, skipped: report.skipped.filter((entry) => entry.reason !== "skipped-directory") }),
+      );
     });
 
     it("no original folder or file name survives, but the keep-list's", async () => {
@@ -92,7 +101,9 @@ for (const codebase of CODEBASES) {
           .map((path) => basename(path))
           .filter((name) => !SHUFFLE_KEEP_NAMES.includes(name) && !name.startsWith(".")),
       );
-      const survivors = [...(await treeDigest(out(1))).keys()].map((path) => basename(path)).filter((name) => originals.has(name));
+      const survivors = [...(await treeDigest(out(1))).keys()]
+        .map((path) => basename(path))
+        .filter((name) => originals.has(name));
       expect(survivors).toEqual([]);
       expect(originals.size).toBeGreaterThan(10);
     });
@@ -106,7 +117,10 @@ for (const codebase of CODEBASES) {
       const [before, after] = await Promise.all([treeCensus(checkout), treeCensus(out(1))]);
       const [pythonBefore, pythonAfter] = await Promise.all([pythonCensus(checkout), pythonCensus(out(1))]);
       console.log(`${codebase.name} import census (tree-sitter):`, JSON.stringify({ before, after }));
-      console.log(`${codebase.name} import census (CPython ast):`, JSON.stringify({ before: pythonBefore, after: pythonAfter }));
+      console.log(
+        `${codebase.name} import census (CPython ast):`,
+        JSON.stringify({ before: pythonBefore, after: pythonAfter }),
+      );
       expect(after).toEqual(before);
       expect(pythonAfter).toEqual(pythonBefore);
       // The two censuses (tree-sitter + TypeScript, CPython ast + Python) agree.
@@ -131,14 +145,25 @@ for (const codebase of CODEBASES) {
         const prediction: Prediction = {
           instanceId: row.instance_id,
           files: known,
-          locations: gold.spans.filter((span) => known.includes(span.path)).map((span) => ({ path: span.path, startLine: span.startLine, endLine: span.endLine, role: "edit" as const })),
-          functions: gold.symbols.filter((symbol) => known.includes(symbol.path)).map((symbol) => `${symbol.path}:${symbol.name}`),
+          locations: gold.spans
+            .filter((span) => known.includes(span.path))
+            .map((span) => ({
+              path: span.path,
+              startLine: span.startLine,
+              endLine: span.endLine,
+              role: "edit" as const,
+            })),
+          functions: gold.symbols
+            .filter((symbol) => known.includes(symbol.path))
+            .map((symbol) => `${symbol.path}:${symbol.name}`),
         };
         const shuffled = mapPredictions(mapping, [prediction]);
         expect(shuffled.unmapped).toEqual([]);
         expect(unmapPredictions(mapping, shuffled.predictions).predictions).toEqual([prediction]);
       }
-      console.log(`${codebase.name} benchmark gold: ${instances.length} instances, ${goldFilesInCheckout} of ${goldFiles} gold files present in the Debian checkout`);
+      console.log(
+        `${codebase.name} benchmark gold: ${instances.length} instances, ${goldFilesInCheckout} of ${goldFiles} gold files present in the Debian checkout`,
+      );
       expect(instances.length).toBeGreaterThan(0);
     });
 
@@ -154,9 +179,12 @@ for (const codebase of CODEBASES) {
           expect(target, replacement.target).toBeDefined();
         }
         if (unmapIssueText(mapping, mapped.text).text === row.problem_statement) roundTrips += 1;
-        for (const path of Object.keys(mapping.files)) if (path.includes("/") && mapped.text.includes(path)) leftOriginalPaths.push(path);
+        for (const path of Object.keys(mapping.files))
+          if (path.includes("/") && mapped.text.includes(path)) leftOriginalPaths.push(path);
       }
-      console.log(`${codebase.name} issue texts: ${instances.length} issues, ${rewritten} mentions rewritten, ${roundTrips} round-trip exactly, full paths left: ${leftOriginalPaths.length}`);
+      console.log(
+        `${codebase.name} issue texts: ${instances.length} issues, ${rewritten} mentions rewritten, ${roundTrips} round-trip exactly, full paths left: ${leftOriginalPaths.length}`,
+      );
       expect(roundTrips).toBe(instances.length);
       expect(leftOriginalPaths).toEqual([]);
     });
@@ -180,7 +208,15 @@ print(r.__version__)`;
 
     if (codebase.name === "django") {
       it("imports: django and its main subpackages under their shuffled names (original blocked)", async () => {
-        const modules = ["django", "django/db/models", "django/forms", "django/template", "django/contrib/admin", "django/core/management", "django/urls"];
+        const modules = [
+          "django",
+          "django/db/models",
+          "django/forms",
+          "django/template",
+          "django/contrib/admin",
+          "django/core/management",
+          "django/urls",
+        ];
         const names = modules.map((path) => (mapping.directories[path] as string).split("/").join("."));
         const script = `${blockOriginal("django")}
 sys.path.insert(0, ${JSON.stringify(out(1))})
@@ -193,10 +229,17 @@ print(importlib.import_module(${JSON.stringify(names[0])}).get_version())`;
       });
 
       it("with rewriteDottedStrings: settings.configure() and django.setup() run on the shuffled tree", async () => {
-        const report = await shuffleRepository({ repo: checkout, out: out(4), mapping: join(root, "mapping4.json"), seed: 1, rewriteDottedStrings: true });
+        const report = await shuffleRepository({
+          repo: checkout,
+          out: out(4),
+          mapping: join(root, "mapping4.json"),
+          seed: 1,
+          rewriteDottedStrings: true,
+        });
         expect(report.unresolvedDynamicReferences).toBe(0);
         const m = parseShuffleMapping(JSON.parse(await readFile(join(root, "mapping4.json"), "utf8")));
-        const dotted = (path: string) => (m.directories[path] ?? (m.files[`${path}.py`] as string).replace(/\.py$/, "")).split("/").join(".");
+        const dotted = (path: string) =>
+          (m.directories[path] ?? (m.files[`${path}.py`] as string).replace(/\.py$/, "")).split("/").join(".");
         const apps = ["django/contrib/contenttypes", "django/contrib/auth", "django/contrib/sessions"].map(dotted);
         const script = `${blockOriginal("django")}
 sys.path.insert(0, ${JSON.stringify(out(4))})

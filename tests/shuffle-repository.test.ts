@@ -3,7 +3,13 @@ import { mkdir, readFile, readlink, realpath, writeFile } from "node:fs/promises
 import { basename, dirname, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseShuffleMapping, planRepositoryShuffle, planShuffle, SHUFFLE_KEEP_NAMES, type ShuffleMapping } from "@loclab/controls";
+import {
+  parseShuffleMapping,
+  planRepositoryShuffle,
+  planShuffle,
+  SHUFFLE_KEEP_NAMES,
+  type ShuffleMapping,
+} from "@loclab/controls";
 import { loadPythonParser } from "@loclab/python";
 import { shuffleRepository, type ShuffleReport } from "@loclab/tools";
 import { SYSTEM_PYTHON, temporaryFolder, treeCensus, treeDigest, writeTree } from "./shuffle/tree-helpers.js";
@@ -16,12 +22,14 @@ import { SYSTEM_PYTHON, temporaryFolder, treeCensus, treeDigest, writeTree } fro
 const FIXTURE: Record<string, string | { link: string }> = {
   "src/shop/__init__.py": "from .cart import Cart\n",
   "src/shop/__main__.py": "from shop.cart import Cart\nprint(Cart().total())\n",
-  "src/shop/cart.py": "from shop import pricing\nfrom shop.pricing import price\n\n\nclass Cart:\n    def total(self):\n        return pricing.price(2) + price(3)\n",
+  "src/shop/cart.py":
+    "from shop import pricing\nfrom shop.pricing import price\n\n\nclass Cart:\n    def total(self):\n        return pricing.price(2) + price(3)\n",
   "src/shop/pricing.py": "def price(x):\n    return 10 * x\n",
   "src/shop/py.typed": "",
   "tests/conftest.py": "import shop\n",
   "tests/helpers.py": "def make():\n    return 1\n",
-  "tests/test_cart.py": "from shop.cart import Cart\nfrom helpers import make\n\n\ndef test_total():\n    assert Cart().total() == 50 and make() == 1\n",
+  "tests/test_cart.py":
+    "from shop.cart import Cart\nfrom helpers import make\n\n\ndef test_total():\n    assert Cart().total() == 50 and make() == 1\n",
   "docs/index.md": "Configure with `config.yaml`; see CHANGELOG.md and cart.py.\n",
   "config.yaml": "name: shop\n",
   "CHANGELOG.md": "1.0: first\n",
@@ -52,7 +60,10 @@ beforeAll(async () => {
   ({ path: root, cleanup } = await temporaryFolder("shuffle-fixture"));
   repo = join(root, "repo");
   await writeTree(repo, FIXTURE);
-  await writeFile(join(repo, "latin1.py"), Buffer.from("# -*- coding: latin-1 -*-\nname = '\xe9'\nimport shop\n", "latin1"));
+  await writeFile(
+    join(repo, "latin1.py"),
+    Buffer.from("# -*- coding: latin-1 -*-\nname = '\xe9'\nimport shop\n", "latin1"),
+  );
   await writeFile(join(repo, "utf16.py"), Buffer.from("\ufeffimport shop\n", "utf16le"));
   before = await treeDigest(repo);
   report = await shuffleRepository({ repo, out: out(), mapping: join(root, "keys", "mapping.json"), seed: 42 });
@@ -69,7 +80,9 @@ describe("shuffleRepository on a fixture checkout", () => {
     expect(report.mapping).toBe(await realpath(join(root, "keys", "mapping.json")));
     expect(mapping.provenance).toMatchObject({ tool: "@loclab/tools shuffleRepository", repo: await realpath(repo) });
     const { provenance: _provenance, ...plain } = mapping;
-    expect(plain).toEqual(planShuffle(Object.keys(mapping.files), { seed: 42, directories: Object.keys(mapping.directories) }));
+    expect(plain).toEqual(
+      planShuffle(Object.keys(mapping.files), { seed: 42, directories: Object.keys(mapping.directories) }),
+    );
   });
 
   it("reports what it did", () => {
@@ -88,7 +101,12 @@ describe("shuffleRepository on a fixture checkout", () => {
       notUtf8Files: ["latin1.py"],
     });
     expect(report.importsRewritten).toBe(report.imports.statementsRewritten);
-    expect(report.imports).toMatchObject({ inRepository: 9, unresolvedInRepository: 0, submoduleNamesRenamed: 1, skippedInErrors: 0 });
+    expect(report.imports).toMatchObject({
+      inRepository: 9,
+      unresolvedInRepository: 0,
+      submoduleNamesRenamed: 1,
+      skippedInErrors: 0,
+    });
     expect(report.skipped).toEqual([
       { path: ".git", reason: "skipped-directory" },
       { path: "links/a", reason: "symlink-loop" },
@@ -102,7 +120,9 @@ describe("shuffleRepository on a fixture checkout", () => {
 
   it("leaves no original name in the copy but the keep-list's", async () => {
     const digest = await treeDigest(out());
-    const originals = new Set([...Object.keys(mapping.files), ...Object.keys(mapping.directories)].map((path) => basename(path)));
+    const originals = new Set(
+      [...Object.keys(mapping.files), ...Object.keys(mapping.directories)].map((path) => basename(path)),
+    );
     for (const path of digest.keys()) {
       const name = basename(path);
       if (SHUFFLE_KEEP_NAMES.includes(name) || name.startsWith(".") || path === "src") continue;
@@ -129,9 +149,14 @@ describe("shuffleRepository on a fixture checkout", () => {
 
   it("rewrites the imports outside the error of a file that does not parse, and those of a non-UTF-8 file byte-transparently", async () => {
     const broken = await readFile(shuffled("bad/broken.py"), "utf8");
-    const [shop, cart] = [basename(mapping.directories["src/shop"] as string), basename(mapping.files["src/shop/cart.py"] as string, ".py")];
+    const [shop, cart] = [
+      basename(mapping.directories["src/shop"] as string),
+      basename(mapping.files["src/shop/cart.py"] as string, ".py"),
+    ];
     expect(broken).toBe(`import ${shop}.${cart}\ndef f(:\n    pass\n`);
-    expect(await readFile(shuffled("latin1.py"))).toEqual(Buffer.from(`# -*- coding: latin-1 -*-\nname = '\xe9'\nimport ${shop} as shop\n`, "latin1"));
+    expect(await readFile(shuffled("latin1.py"))).toEqual(
+      Buffer.from(`# -*- coding: latin-1 -*-\nname = '\xe9'\nimport ${shop} as shop\n`, "latin1"),
+    );
   });
 
   it("keeps file modes", async () => {
@@ -139,7 +164,12 @@ describe("shuffleRepository on a fixture checkout", () => {
     try {
       await writeTree(join(folder, "repo"), { "run.sh": "#!/bin/sh\n" });
       await execa("chmod", ["755", join(folder, "repo", "run.sh")]);
-      await shuffleRepository({ repo: join(folder, "repo"), out: join(folder, "out"), mapping: join(folder, "m.json"), seed: 1 });
+      await shuffleRepository({
+        repo: join(folder, "repo"),
+        out: join(folder, "out"),
+        mapping: join(folder, "m.json"),
+        seed: 1,
+      });
       const m = parseShuffleMapping(JSON.parse(await readFile(join(folder, "m.json"), "utf8")));
       const { stdout } = await execa("stat", ["-c", "%a", join(folder, "out", m.files["run.sh"] as string)]);
       expect(stdout).toBe("755");
@@ -151,8 +181,12 @@ describe("shuffleRepository on a fixture checkout", () => {
 
 describe.skipIf(!existsSync(SYSTEM_PYTHON))("the fixture's shuffled copy under Debian's Python", () => {
   it("compiles (compileall), except the two files that did not compile before either", async () => {
-    const broken = ["bad/broken.py", "utf16.py"].map((path) => basename(mapping.files[path] as string).replace(".", "\\."));
-    const compiled = await execa(SYSTEM_PYTHON, ["-m", "compileall", "-q", "-x", broken.join("|"), out()], { reject: false });
+    const broken = ["bad/broken.py", "utf16.py"].map((path) =>
+      basename(mapping.files[path] as string).replace(".", "\\."),
+    );
+    const compiled = await execa(SYSTEM_PYTHON, ["-m", "compileall", "-q", "-x", broken.join("|"), out()], {
+      reject: false,
+    });
     expect(compiled.exitCode, compiled.stdout + compiled.stderr).toBe(0);
     for (const path of ["bad/broken.py", "utf16.py"]) {
       const original = await execa(SYSTEM_PYTHON, ["-m", "py_compile", join(repo, path)], { reject: false });
@@ -195,7 +229,13 @@ describe("same seed, same tree; another seed, another tree", () => {
 
 describe("refusals (nothing written)", () => {
   const attempt = (overrides: Partial<Parameters<typeof shuffleRepository>[0]>) =>
-    shuffleRepository({ repo, out: join(root, "fresh"), mapping: join(root, "keys", "fresh.json"), seed: 1, ...overrides });
+    shuffleRepository({
+      repo,
+      out: join(root, "fresh"),
+      mapping: join(root, "keys", "fresh.json"),
+      seed: 1,
+      ...overrides,
+    });
 
   it("refuses an out folder inside the checkout, or around it", async () => {
     await expect(attempt({ out: join(repo, "shuffled") })).rejects.toThrow(/inside the checkout/);
@@ -211,7 +251,9 @@ describe("refusals (nothing written)", () => {
   });
 
   it("refuses a mapping inside the shuffled tree or the checkout, or one that exists", async () => {
-    await expect(attempt({ mapping: join(root, "fresh", "mapping.json") })).rejects.toThrow(/outside the shuffled tree/);
+    await expect(attempt({ mapping: join(root, "fresh", "mapping.json") })).rejects.toThrow(
+      /outside the shuffled tree/,
+    );
     await expect(attempt({ mapping: join(repo, "mapping.json") })).rejects.toThrow(/inside the checkout/);
     await expect(attempt({ mapping: join(root, "keys", "mapping.json") })).rejects.toThrow(/already exists/);
     expect(existsSync(join(root, "fresh"))).toBe(false);
@@ -223,7 +265,10 @@ describe("refusals (nothing written)", () => {
 
   it("accepts an empty existing out folder", async () => {
     await mkdir(join(root, "empty"));
-    const result = await attempt({ out: join(root, "empty"), mapping: join(dirname(root), `${basename(root)}-empty.json`) });
+    const result = await attempt({
+      out: join(root, "empty"),
+      mapping: join(dirname(root), `${basename(root)}-empty.json`),
+    });
     expect(result.files).toBe(report.files);
     await execa("rm", ["-f", join(dirname(root), `${basename(root)}-empty.json`)]);
   });
@@ -235,16 +280,29 @@ describe("a tree-sitter error is not a claim that the file is invalid Python", (
   // tree-sitter; CPython compiles it. The plan lists it as `tree-sitter-error`, still rewrites
   // the imports outside the error, and says nothing about compiling.
   const source = "import pkg.mod\n\nif pkg.mod:\n    f(1 +\ny)\n";
-  it.runIf(existsSync(SYSTEM_PYTHON))("CPython compiles it; the plan calls it a tree-sitter error and rewrites its import", async () => {
-    const compiled = await execa(SYSTEM_PYTHON, ["-c", "import sys; compile(sys.stdin.read(), 'dedented.py', 'exec')"], { input: source, reject: false });
-    expect(compiled.exitCode, compiled.stderr).toBe(0);
-    const files = ["pkg/__init__.py", "pkg/mod.py", "dedented.py"];
-    const pythonSources = new Map(files.map((path) => [path, Buffer.from(path === "dedented.py" ? source : "")] as const));
-    const plan = planRepositoryShuffle({ files, directories: ["pkg"], symlinks: [], pythonSources }, { seed: 3 }, await loadPythonParser());
-    expect(plan.unparsedFiles).toEqual([{ path: "dedented.py", reason: "tree-sitter-error" }]);
-    const rewritten = Buffer.from(plan.rewritten.get("dedented.py") ?? new Uint8Array()).toString("utf8");
-    const [pkg, mod] = (plan.mapping.files["pkg/mod.py"] as string).replace(/\.py$/, "").split("/");
-    expect(rewritten.split("\n")[0]).toMatch(new RegExp(`^import ${pkg}\\.${mod}\\b`));
-    expect(rewritten).not.toContain("import pkg.mod");
-  });
+  it.runIf(existsSync(SYSTEM_PYTHON))(
+    "CPython compiles it; the plan calls it a tree-sitter error and rewrites its import",
+    async () => {
+      const compiled = await execa(
+        SYSTEM_PYTHON,
+        ["-c", "import sys; compile(sys.stdin.read(), 'dedented.py', 'exec')"],
+        { input: source, reject: false },
+      );
+      expect(compiled.exitCode, compiled.stderr).toBe(0);
+      const files = ["pkg/__init__.py", "pkg/mod.py", "dedented.py"];
+      const pythonSources = new Map(
+        files.map((path) => [path, Buffer.from(path === "dedented.py" ? source : "")] as const),
+      );
+      const plan = planRepositoryShuffle(
+        { files, directories: ["pkg"], symlinks: [], pythonSources },
+        { seed: 3 },
+        await loadPythonParser(),
+      );
+      expect(plan.unparsedFiles).toEqual([{ path: "dedented.py", reason: "tree-sitter-error" }]);
+      const rewritten = Buffer.from(plan.rewritten.get("dedented.py") ?? new Uint8Array()).toString("utf8");
+      const [pkg, mod] = (plan.mapping.files["pkg/mod.py"] as string).replace(/\.py$/, "").split("/");
+      expect(rewritten.split("\n")[0]).toMatch(new RegExp(`^import ${pkg}\\.${mod}\\b`));
+      expect(rewritten).not.toContain("import pkg.mod");
+    },
+  );
 });

@@ -17,11 +17,20 @@ afterEach(async () => {
   await fixture.dispose();
 });
 
-async function localize(script: Parameters<typeof startScriptedModelServer>[0]["script"], options: { maxTurns?: number } = {}) {
+async function localize(
+  script: Parameters<typeof startScriptedModelServer>[0]["script"],
+  options: { maxTurns?: number } = {},
+) {
   const server = await startScriptedModelServer({ script });
   try {
     const workspace = await openWorkspace({ root: fixture.source });
-    const client = createModelClient({ baseURL: server.url, model: "scripted-model", backoffMs: 1, timeoutMs: 5_000, maxRetries: 1 });
+    const client = createModelClient({
+      baseURL: server.url,
+      model: "scripted-model",
+      backoffMs: 1,
+      timeoutMs: 5_000,
+      maxRetries: 1,
+    });
     const trajectoryPath = join(fixture.source, "..", "runs", `${CALC_ISSUE.instance_id}.traj.jsonl`);
     const result = await localizeInstance({ instance: CALC_ISSUE, workspace, client, trajectoryPath, ...options });
     return { result, trajectoryPath };
@@ -38,9 +47,17 @@ describe("agent trajectory → analysis", () => {
     expect(trajectory.outcome.exitStatus).toBe("submitted");
     expect(trajectory.instanceId).toBe(CALC_ISSUE.instance_id);
     expect(trajectory.usage).toMatchObject({ apiCalls: 3 });
-    expect(trajectory.steps.map((step) => step.toolCalls.map((call) => call.name))).toEqual([["search_code"], ["view_file"], ["submit_localization"]]);
+    expect(trajectory.steps.map((step) => step.toolCalls.map((call) => call.name))).toEqual([
+      ["search_code"],
+      ["view_file"],
+      ["submit_localization"],
+    ]);
     expect(trajectory.steps[1]?.toolCalls[0]).toMatchObject({ arguments: { path: "ops.py" }, ok: true });
-    expect(trajectory.steps.every((step) => step.finishReason === "tool_calls" && step.usage !== undefined && step.startedAt !== undefined)).toBe(true);
+    expect(
+      trajectory.steps.every(
+        (step) => step.finishReason === "tool_calls" && step.usage !== undefined && step.startedAt !== undefined,
+      ),
+    ).toBe(true);
     const summary = summarizeTrajectory(trajectory);
     expect(summary).toMatchObject({ format: "loclab", exitStatus: "submitted", steps: 3, apiCalls: 3 });
     expect(summary.toolCalls).toEqual({ search_code: 1, view_file: 1, submit_localization: 1 });

@@ -49,7 +49,9 @@ describe("reading trajectories on worker threads", () => {
       // is not JSON and one that names an instance another file names too.
       root = mkdtempSync(join(tmpdir(), "loclab-threads-"));
       cpSync(join(dataDir, "trajectories", "mini-swe-agent_deepseek-chat_lite"), root, { recursive: true });
-      const first = readdirSync(root).filter((name) => name.includes("__")).sort()[0] as string;
+      const first = readdirSync(root)
+        .filter((name) => name.includes("__"))
+        .sort()[0] as string;
       mkdirSync(join(root, "zz__broken-1"));
       writeFileSync(join(root, "zz__broken-1", "zz__broken-1.traj.json"), "{ not json");
       cpSync(join(root, first), join(root, "zz__again"), { recursive: true });
@@ -66,7 +68,11 @@ describe("reading trajectories on worker threads", () => {
       const twoOptions = progress(2);
       const one = await readRun(spec, oneOptions);
       const two = await readRun(spec, twoOptions);
-      expect(one.problems.some((problem) => problem.path.endsWith("zz__broken-1.traj.json") && problem.reason.startsWith("not valid JSON"))).toBe(true);
+      expect(
+        one.problems.some(
+          (problem) => problem.path.endsWith("zz__broken-1.traj.json") && problem.reason.startsWith("not valid JSON"),
+        ),
+      ).toBe(true);
       expect(one.problems.some((problem) => problem.reason.includes("is also in"))).toBe(true);
       expect(two.threads).toBe(2);
       expect(result(two)).toEqual(result(one));
@@ -76,7 +82,11 @@ describe("reading trajectories on worker threads", () => {
   });
 
   it("reads a file again in the calling thread when its thread runs out of memory", async () => {
-    const spec = { name: "swe", format: "swe-agent" as const, dir: join(dataDir, "trajectories", "swe-agent_gpt4_lite") };
+    const spec = {
+      name: "swe",
+      format: "swe-agent" as const,
+      dir: join(dataDir, "trajectories", "swe-agent_gpt4_lite"),
+    };
     const one = await readRun(spec, { threads: 1 });
     const starved = await readRun(spec, { threads: 2, threadLimits: STARVED });
     expect(one.files).toBeGreaterThan(40);
@@ -87,13 +97,17 @@ describe("reading trajectories on worker threads", () => {
     const pool = new SummaryPool({ threads: 1, resourceLimits: STARVED });
     try {
       const dir = join(dataDir, "trajectories", "swe-agent_gpt4_lite");
-      const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".traj")).slice(0, 2);
+      const files = readdirSync(dir, { recursive: true, encoding: "utf8" })
+        .filter((name) => name.endsWith(".traj"))
+        .slice(0, 2);
       expect(files).toHaveLength(2);
       for (const file of files) {
-        const error = await pool.summarize({ path: join(dir, file), format: "swe-agent", readOptions: {}, summaryOptions: {} }).then(
-          () => undefined,
-          (reason: unknown) => reason,
-        );
+        const error = await pool
+          .summarize({ path: join(dir, file), format: "swe-agent", readOptions: {}, summaryOptions: {} })
+          .then(
+            () => undefined,
+            (reason: unknown) => reason,
+          );
         expect(error).toBeInstanceOf(SummaryThreadLost);
         expect((error as Error).message).toContain(join(dir, file));
         expect((error as Error).message).toMatch(/the thread reading it stopped/);
@@ -105,8 +119,16 @@ describe("reading trajectories on worker threads", () => {
 
   it("by default reads a small run in this thread, and a run of 16 MiB or more on the threads once they are started", async () => {
     const threads = defaultSummaryThreads();
-    const swe = { name: "swe", format: "swe-agent" as const, dir: join(dataDir, "trajectories", "swe-agent_gpt4_lite") };
-    const mini = { name: "mini", format: "mini-swe-agent" as const, dir: join(dataDir, "trajectories", "mini-swe-agent_deepseek-chat_lite") };
+    const swe = {
+      name: "swe",
+      format: "swe-agent" as const,
+      dir: join(dataDir, "trajectories", "swe-agent_gpt4_lite"),
+    };
+    const mini = {
+      name: "mini",
+      format: "mini-swe-agent" as const,
+      dir: join(dataDir, "trajectories", "mini-swe-agent_deepseek-chat_lite"),
+    };
     const small = await readRun(swe);
     expect(small.bytes).toBeLessThan(MIN_THREADED_RUN_BYTES_WARM);
     expect(small.threads).toBe(1);
@@ -118,7 +140,11 @@ describe("reading trajectories on worker threads", () => {
   });
 
   it("refuses a number of threads that is not a whole number ≥ 1", async () => {
-    const spec = { name: "swe", format: "swe-agent" as const, dir: join(dataDir, "trajectories", "swe-agent_gpt4_lite") };
+    const spec = {
+      name: "swe",
+      format: "swe-agent" as const,
+      dir: join(dataDir, "trajectories", "swe-agent_gpt4_lite"),
+    };
     await expect(readRun(spec, { threads: 0 })).rejects.toThrow("threads: 0 is not a whole number ≥ 1");
     await expect(readRun(spec, { threads: 1.5 })).rejects.toThrow("threads: 1.5 is not a whole number ≥ 1");
   });

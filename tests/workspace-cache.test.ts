@@ -26,13 +26,21 @@ afterAll(async () => {
   await toy.dispose();
   await rm(cache, { recursive: true, force: true });
 });
-const loclab = (...args: string[]) => execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0", LOCLAB_WORKSPACE_CACHE: cache } });
+const loclab = (...args: string[]) =>
+  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0", LOCLAB_WORKSPACE_CACHE: cache } });
 
 function spec(name: string): string {
   const path = join(toy.dir, `${name}.json`);
   writeFileSync(
     path,
-    JSON.stringify({ benchmark: toy.benchmark, seeds: [1], controls: [{ kind: "plain" }, { kind: "shuffled", seed: 5 }], endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 2 }], repos: toy.mirrors, out: `runs/${name}` }),
+    JSON.stringify({
+      benchmark: toy.benchmark,
+      seeds: [1],
+      controls: [{ kind: "plain" }, { kind: "shuffled", seed: 5 }],
+      endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 2 }],
+      repos: toy.mirrors,
+      out: `runs/${name}`,
+    }),
   );
   return path;
 }
@@ -43,7 +51,12 @@ describe("the shared workspace cache", () => {
     expect(first.exitCode, first.stderr).toBe(0);
     const afterFirst = await listWorkspaceCache(cache);
     const commits = new Set(toy.rows.map((row) => `${row.repo}@${row.base_commit}`));
-    expect(afterFirst.filter((entry) => entry.kind === "tree").map((entry) => `${entry.repo}@${entry.commit}`).sort()).toEqual([...commits].sort());
+    expect(
+      afterFirst
+        .filter((entry) => entry.kind === "tree")
+        .map((entry) => `${entry.repo}@${entry.commit}`)
+        .sort(),
+    ).toEqual([...commits].sort());
     expect(afterFirst.filter((entry) => entry.kind === "shuffled").map((entry) => entry.seed)).toEqual([5, 5]);
     expect(afterFirst.every((entry) => entry.complete && entry.files > 0 && entry.diskBytes > 0)).toBe(true);
 
@@ -51,7 +64,9 @@ describe("the shared workspace cache", () => {
     expect(second.exitCode, second.stderr).toBe(0);
     const afterSecond = await listWorkspaceCache(cache);
     // Nothing was made again: the same entries, made at the same time.
-    expect(afterSecond.map((entry) => [entry.path, entry.createdAt])).toEqual(afterFirst.map((entry) => [entry.path, entry.createdAt]));
+    expect(afterSecond.map((entry) => [entry.path, entry.createdAt])).toEqual(
+      afterFirst.map((entry) => [entry.path, entry.createdAt]),
+    );
     for (const name of ["one", "two"]) expect(readdirSync(join(toy.dir, "runs", name))).not.toContain(".workspaces");
 
     const listed = await loclab("cache", "ls", "--json");
@@ -71,22 +86,44 @@ describe("the shared workspace cache", () => {
 
   const setpriv = existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
   const isRoot = process.getuid?.() === 0;
-  it.skipIf(!isRoot || !setpriv)("a user who is not root can delete a run folder and the cache they made (needs root to switch user, and setpriv)", async () => {
-    const home = await mkdtemp(join(tmpdir(), "loclab-user-"));
-    await chmod(home, 0o777);
-    await chown(home, 65534, 65534);
-    // The toy benchmark and its mirrors (root's) must be readable by the other user: mkdtemp made the folder 0700.
-    await chmod(toy.dir, 0o755);
-    const asNobody = (...args: string[]) =>
-      execa(setpriv as string, ["--reuid=65534", "--regid=65534", "--clear-groups", ...args], { reject: false, cwd: home, env: { HOME: home, LOCLAB_QUIET: "0", LOCLAB_WORKSPACE_CACHE: join(home, "cache"), PATH: process.env.PATH ?? "" } });
-    const specPath = join(home, "spec.json");
-    writeFileSync(specPath, JSON.stringify({ benchmark: toy.benchmark, seeds: [1], controls: [{ kind: "plain" }, { kind: "shuffled", seed: 2 }], endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 2 }], repos: toy.mirrors, out: join(home, "run") }));
-    const run = await asNobody(process.execPath, bin, "run", specPath);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect((await listWorkspaceCache(join(home, "cache"))).length).toBeGreaterThan(0);
-    const removed = await asNobody("rm", "-rf", join(home, "run"), join(home, "cache"));
-    expect(removed.exitCode, removed.stderr).toBe(0);
-    expect(existsSync(join(home, "run")) || existsSync(join(home, "cache"))).toBe(false);
-    await rm(home, { recursive: true, force: true });
-  });
+  it.skipIf(!isRoot || !setpriv)(
+    "a user who is not root can delete a run folder and the cache they made (needs root to switch user, and setpriv)",
+    async () => {
+      const home = await mkdtemp(join(tmpdir(), "loclab-user-"));
+      await chmod(home, 0o777);
+      await chown(home, 65534, 65534);
+      // The toy benchmark and its mirrors (root's) must be readable by the other user: mkdtemp made the folder 0700.
+      await chmod(toy.dir, 0o755);
+      const asNobody = (...args: string[]) =>
+        execa(setpriv as string, ["--reuid=65534", "--regid=65534", "--clear-groups", ...args], {
+          reject: false,
+          cwd: home,
+          env: {
+            HOME: home,
+            LOCLAB_QUIET: "0",
+            LOCLAB_WORKSPACE_CACHE: join(home, "cache"),
+            PATH: process.env.PATH ?? "",
+          },
+        });
+      const specPath = join(home, "spec.json");
+      writeFileSync(
+        specPath,
+        JSON.stringify({
+          benchmark: toy.benchmark,
+          seeds: [1],
+          controls: [{ kind: "plain" }, { kind: "shuffled", seed: 2 }],
+          endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 2 }],
+          repos: toy.mirrors,
+          out: join(home, "run"),
+        }),
+      );
+      const run = await asNobody(process.execPath, bin, "run", specPath);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect((await listWorkspaceCache(join(home, "cache"))).length).toBeGreaterThan(0);
+      const removed = await asNobody("rm", "-rf", join(home, "run"), join(home, "cache"));
+      expect(removed.exitCode, removed.stderr).toBe(0);
+      expect(existsSync(join(home, "run")) || existsSync(join(home, "cache"))).toBe(false);
+      await rm(home, { recursive: true, force: true });
+    },
+  );
 });

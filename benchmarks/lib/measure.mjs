@@ -15,7 +15,8 @@ export function median(values) {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
-export const round = (value, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? null : +value.toFixed(digits));
+export const round = (value, digits = 3) =>
+  value === null || value === undefined || Number.isNaN(value) ? null : +value.toFixed(digits);
 
 /** The machine as a benchmark saw it: cores and the 1/5/15-minute load averages at its start. */
 export function machine() {
@@ -38,8 +39,14 @@ export function interleaved(commands, { rounds = 15 } = {}) {
     return ms;
   };
   for (const command of commands) runOne(command);
-  for (let round = 0; round < rounds; round += 1) for (const command of commands) times[command.name].push(runOne(command));
-  return Object.fromEntries(Object.entries(times).map(([name, list]) => [name, { medianMs: round(median(list), 1), minMs: round(Math.min(...list), 1), runs: list.length }]));
+  for (let round = 0; round < rounds; round += 1)
+    for (const command of commands) times[command.name].push(runOne(command));
+  return Object.fromEntries(
+    Object.entries(times).map(([name, list]) => [
+      name,
+      { medianMs: round(median(list), 1), minMs: round(Math.min(...list), 1), runs: list.length },
+    ]),
+  );
 }
 
 /**
@@ -53,7 +60,14 @@ export async function cachedDjango(work) {
   const source = join(work, "django-src");
   if (!existsSync(source)) {
     cpSync(DJANGO, join(source, "django"), { recursive: true, filter: (path) => !path.includes("__pycache__") });
-    const git = (cwd, ...args) => execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } }).toString().trim();
+    const git = (cwd, ...args) =>
+      execFileSync("git", args, {
+        cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      })
+        .toString()
+        .trim();
     git(source, "init", "-q", "-b", "main");
     git(source, "add", "-A");
     git(source, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "django from Debian");
@@ -83,13 +97,18 @@ export function pythonExecutable() {
 export function numpyPython() {
   const system = pythonExecutable();
   if (spawnSync(system, ["-c", "import numpy"]).status === 0) return system;
-  const venv = join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? tmpdir(), ".cache"), "loclab", "bench-numpy");
+  const venv = join(
+    process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? tmpdir(), ".cache"),
+    "loclab",
+    "bench-numpy",
+  );
   const python = join(venv, "bin", "python");
   if (!existsSync(python)) {
     if (spawnSync(system, ["-m", "venv", venv], { stdio: "inherit" }).status !== 0) return undefined;
   }
   if (spawnSync(python, ["-c", "import numpy"]).status !== 0) {
-    if (spawnSync(python, ["-m", "pip", "install", "-q", "numpy==2.4.6"], { stdio: "inherit" }).status !== 0) return undefined;
+    if (spawnSync(python, ["-m", "pip", "install", "-q", "numpy==2.4.6"], { stdio: "inherit" }).status !== 0)
+      return undefined;
   }
   return python;
 }

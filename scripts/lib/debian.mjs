@@ -25,11 +25,16 @@ export function ensureDebianPackages(names, { reason, log = console.error } = {}
   const command = `apt-get install -y --no-install-recommends ${missing.join(" ")}`;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   if (!isRoot || !existsSync("/usr/bin/apt-get")) {
-    throw new Error(`Debian packages ${missing.join(", ")} are needed${reason ? ` (${reason})` : ""}. Install them with:\n  sudo apt-get update && sudo ${command}`);
+    throw new Error(
+      `Debian packages ${missing.join(", ")} are needed${reason ? ` (${reason})` : ""}. Install them with:\n  sudo apt-get update && sudo ${command}`,
+    );
   }
   log(`installing ${missing.join(" ")} with apt-get${reason ? ` (${reason})` : ""}`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  for (const args of [["update", "-qq"], ["install", "-y", "-qq", "--no-install-recommends", ...missing]]) {
+  for (const args of [
+    ["update", "-qq"],
+    ["install", "-y", "-qq", "--no-install-recommends", ...missing],
+  ]) {
     const result = spawnSync("apt-get", args, { stdio: "inherit", env });
     if (result.status !== 0) throw new Error(`"apt-get ${args.join(" ")}" failed with exit code ${result.status}`);
   }

@@ -22,8 +22,10 @@ function ping(socketPath) {
 /** @returns {Promise<{ env: Record<string, string>, stop: () => Promise<void>, started: boolean }>} */
 export async function startDockerd({ log = console.error } = {}) {
   const given = process.env.DOCKER_HOST;
-  if (given?.startsWith("unix://") && (await ping(given.slice(7)))) return { env: { DOCKER_HOST: given }, stop: async () => {}, started: false };
-  if (!existsSync("/usr/sbin/dockerd") && !existsSync("/usr/bin/dockerd")) throw new Error("dockerd is not installed (Debian: apt-get install docker.io)");
+  if (given?.startsWith("unix://") && (await ping(given.slice(7))))
+    return { env: { DOCKER_HOST: given }, stop: async () => {}, started: false };
+  if (!existsSync("/usr/sbin/dockerd") && !existsSync("/usr/bin/dockerd"))
+    throw new Error("dockerd is not installed (Debian: apt-get install docker.io)");
   // A short path: a unix socket's path is limited to 107 bytes.
   const dir = mkdtempSync("/tmp/loclab-dockerd-");
   const socket = join(dir, "docker.sock");
@@ -32,7 +34,19 @@ export async function startDockerd({ log = console.error } = {}) {
   const out = openSync(logFile, "a");
   const child = spawn(
     "dockerd",
-    ["--data-root", join(dir, "data"), "--exec-root", join(dir, "exec"), "--pidfile", pidFile, "-H", `unix://${socket}`, "--bridge=none", "--iptables=false", "--ip-forward=false"],
+    [
+      "--data-root",
+      join(dir, "data"),
+      "--exec-root",
+      join(dir, "exec"),
+      "--pidfile",
+      pidFile,
+      "-H",
+      `unix://${socket}`,
+      "--bridge=none",
+      "--iptables=false",
+      "--ip-forward=false",
+    ],
     { stdio: ["ignore", out, out], detached: true },
   );
   child.unref();

@@ -24,9 +24,14 @@ const QUIET_ENV = { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: "1" };
 export function checkJupyter() {
   if (!existsSync(JUPYTER_BIN)) return `${JUPYTER_BIN} not found`;
   const version = spawnSync(JUPYTER_BIN, ["nbconvert", "--version"], { encoding: "utf8", env: QUIET_ENV });
-  if (version.status !== 0) return `"jupyter nbconvert" does not run: ${(version.stderr || version.error?.message || "").trim()}`;
-  const modules = spawnSync(JUPYTER_PYTHON, ["-c", "import nbclient, jupyter_client, nbformat"], { encoding: "utf8", env: QUIET_ENV });
-  if (modules.status !== 0) return `nbclient/jupyter_client missing for ${JUPYTER_PYTHON}: ${(modules.stderr || "").trim()}`;
+  if (version.status !== 0)
+    return `"jupyter nbconvert" does not run: ${(version.stderr || version.error?.message || "").trim()}`;
+  const modules = spawnSync(JUPYTER_PYTHON, ["-c", "import nbclient, jupyter_client, nbformat"], {
+    encoding: "utf8",
+    env: QUIET_ENV,
+  });
+  if (modules.status !== 0)
+    return `nbclient/jupyter_client missing for ${JUPYTER_PYTHON}: ${(modules.stderr || "").trim()}`;
   return null;
 }
 

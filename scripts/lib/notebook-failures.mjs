@@ -32,7 +32,9 @@ export function findFailedCells(notebook) {
     if (status !== "error" && errorOutputs.length === 0) return;
     const parts = [
       ...errorOutputs.map((output) => [`${output.ename}: ${output.evalue}`, ...(output.traceback ?? [])].join("\n")),
-      ...outputs.filter((output) => output.output_type === "stream" && output.name === "stderr").map((output) => text(output.text)),
+      ...outputs
+        .filter((output) => output.output_type === "stream" && output.name === "stderr")
+        .map((output) => text(output.text)),
     ];
     const error = parts.join("\n").replace(ANSI, "").trim() || "(the kernel reported an error but printed no message)";
     failures.push({ cellNumber: index + 1, source: text(cell.source), error });

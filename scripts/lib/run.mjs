@@ -8,7 +8,12 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", ".."
 
 /** Runs a command with inherited stdio from the repository root; throws with its exit code. */
 export function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: repoRoot, stdio: "inherit", ...options, env: { ...process.env, ...options.env } });
+  const result = spawnSync(command, args, {
+    cwd: repoRoot,
+    stdio: "inherit",
+    ...options,
+    env: { ...process.env, ...options.env },
+  });
   if (result.error) throw new Error(`${command} ${args.join(" ")}: ${result.error.message}`);
   if (result.status !== 0) {
     const error = new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}`);

@@ -42,7 +42,13 @@ export interface Violation {
  * file-system side (walking a checkout, writing the shuffled copy) lives in the tools package.
  */
 export function isPureFile(pkg: PackageModel, _file: SourceFile): boolean {
-  return pkg.dir === "metrics" || pkg.dir === "statistics" || pkg.dir === "controls" || pkg.dir === "fgl-math" || pkg.dir === "grading";
+  return (
+    pkg.dir === "metrics" ||
+    pkg.dir === "statistics" ||
+    pkg.dir === "controls" ||
+    pkg.dir === "fgl-math" ||
+    pkg.dir === "grading"
+  );
 }
 
 /** Packages of domain logic that charts (rendering only) must not import. */
@@ -50,7 +56,23 @@ const CHARTS_MAY_IMPORT = new Set(["@loclab/schemas"]);
 /** What analysis (it reads logs) must never import: the things that make the logs. */
 const ANALYSIS_MUST_NOT_IMPORT = new Set(["@loclab/agent", "@loclab/runner", "@loclab/cli"]);
 
-const IMPURE_MODULES = new Set(["fs", "node:fs", "fs/promises", "node:fs/promises", "child_process", "node:child_process", "execa", "os", "node:os", "worker_threads", "node:worker_threads", "net", "node:net", "http", "node:http"]);
+const IMPURE_MODULES = new Set([
+  "fs",
+  "node:fs",
+  "fs/promises",
+  "node:fs/promises",
+  "child_process",
+  "node:child_process",
+  "execa",
+  "os",
+  "node:os",
+  "worker_threads",
+  "node:worker_threads",
+  "net",
+  "node:net",
+  "http",
+  "node:http",
+]);
 const IMPURE_CALLS: { pattern: RegExp; what: string }[] = [
   { pattern: /\bMath\.random\s*\(/, what: "Math.random (randomness must come in as a seed or an rng)" },
   { pattern: /\bDate\.now\s*\(/, what: "Date.now (the clock)" },
@@ -85,7 +107,13 @@ function packageOf(specifier: string): string {
 /** Resolves a relative import of `from` to a file of the same package (`.js` → `.ts`, folder → index.ts). */
 function resolveRelative(files: ReadonlySet<string>, from: string, specifier: string): string | undefined {
   const base = posix.normalize(posix.join(posix.dirname(from), specifier));
-  const candidates = [base, base.replace(/\.js$/, ".ts"), base.replace(/\.mjs$/, ".mts"), `${base}.ts`, `${base}/index.ts`];
+  const candidates = [
+    base,
+    base.replace(/\.js$/, ".ts"),
+    base.replace(/\.mjs$/, ".mts"),
+    `${base}.ts`,
+    `${base}/index.ts`,
+  ];
   return candidates.find((candidate) => files.has(candidate));
 }
 
@@ -122,7 +150,9 @@ export function checkArchitecture(repo: RepoModel): Violation[] {
   const add = (rule: string, where: string, detail: string) => violations.push({ rule, where, detail });
 
   // Packages: declared dependencies form no cycle.
-  const packageGraph = new Map(repo.packages.map((pkg) => [pkg.name, pkg.dependencies.filter((dep) => names.has(dep))]));
+  const packageGraph = new Map(
+    repo.packages.map((pkg) => [pkg.name, pkg.dependencies.filter((dep) => names.has(dep))]),
+  );
   for (const cycle of findCycles(packageGraph)) add("no package cycles", cycle[0] as string, cycle.join(" → "));
 
   for (const pkg of repo.packages) {
@@ -132,10 +162,15 @@ export function checkArchitecture(repo: RepoModel): Violation[] {
     const declared = new Set(pkg.dependencies);
     const declaredForTests = new Set([...pkg.dependencies, ...pkg.devDependencies]);
     if (pkg.dependencies.includes("@loclab/cli") || pkg.devDependencies.includes("@loclab/cli")) {
-      if (pkg.name !== "@loclab/cli") add("nothing imports cli", `packages/${pkg.dir}/package.json`, `${pkg.name} depends on @loclab/cli`);
+      if (pkg.name !== "@loclab/cli")
+        add("nothing imports cli", `packages/${pkg.dir}/package.json`, `${pkg.name} depends on @loclab/cli`);
     }
     if (pkg.dir === "agent" && [...pkg.dependencies, ...pkg.devDependencies].includes("@loclab/analysis")) {
-      add("agent does not depend on analysis", "packages/agent/package.json", "the agent writes logs; analysis reads them (the log contract lives in @loclab/schemas)");
+      add(
+        "agent does not depend on analysis",
+        "packages/agent/package.json",
+        "the agent writes logs; analysis reads them (the log contract lives in @loclab/schemas)",
+      );
     }
 
     for (const file of pkg.src) {
@@ -151,16 +186,26 @@ export function checkArchitecture(repo: RepoModel): Violation[] {
         if (target.startsWith("@loclab/")) {
           if (target === pkg.name) add("no self import by name", where(file), specifier);
           if (specifier !== target) add("other packages only through their public entry", where(file), specifier);
-          if (!declared.has(target)) add("imported packages are declared dependencies", where(file), `${target} is not in ${pkg.name}'s dependencies`);
-          if (target === "@loclab/cli" && pkg.name !== "@loclab/cli") add("nothing imports cli", where(file), specifier);
-          if (pkg.dir === "analysis" && ANALYSIS_MUST_NOT_IMPORT.has(target)) add("analysis reads logs; it does not import what writes them", where(file), specifier);
-          if (pkg.dir === "charts" && !CHARTS_MAY_IMPORT.has(target)) add("charts import no domain package but schemas", where(file), specifier);
+          if (!declared.has(target))
+            add(
+              "imported packages are declared dependencies",
+              where(file),
+              `${target} is not in ${pkg.name}'s dependencies`,
+            );
+          if (target === "@loclab/cli" && pkg.name !== "@loclab/cli")
+            add("nothing imports cli", where(file), specifier);
+          if (pkg.dir === "analysis" && ANALYSIS_MUST_NOT_IMPORT.has(target))
+            add("analysis reads logs; it does not import what writes them", where(file), specifier);
+          if (pkg.dir === "charts" && !CHARTS_MAY_IMPORT.has(target))
+            add("charts import no domain package but schemas", where(file), specifier);
         }
-        if (isPureFile(pkg, file) && IMPURE_MODULES.has(specifier)) add("pure packages do no I/O", where(file), `imports ${specifier}`);
+        if (isPureFile(pkg, file) && IMPURE_MODULES.has(specifier))
+          add("pure packages do no I/O", where(file), `imports ${specifier}`);
       }
       if (isPureFile(pkg, file)) {
         const code = codeOnly(file.text);
-        for (const { pattern, what } of IMPURE_CALLS) if (pattern.test(code)) add("pure packages do no I/O", where(file), what);
+        for (const { pattern, what } of IMPURE_CALLS)
+          if (pattern.test(code)) add("pure packages do no I/O", where(file), what);
       }
       fileGraph.set(file.path, edges);
     }
@@ -170,7 +215,12 @@ export function checkArchitecture(repo: RepoModel): Violation[] {
       for (const specifier of importsOf(file.text)) {
         const target = packageOf(specifier);
         if (!target.startsWith("@loclab/") || target === pkg.name) continue;
-        if (!declaredForTests.has(target)) add("a package's tests import only what the package declares (cross-package tests live in tests/)", where(file), `${target}`);
+        if (!declaredForTests.has(target))
+          add(
+            "a package's tests import only what the package declares (cross-package tests live in tests/)",
+            where(file),
+            `${target}`,
+          );
         if (target === "@loclab/cli") add("nothing imports cli", where(file), specifier);
       }
     }
@@ -184,7 +234,8 @@ function listTs(dir: string, root: string): SourceFile[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== "node_modules" && entry.name !== "dist" && entry.name !== "fixtures") out.push(...listTs(full, root));
+      if (entry.name !== "node_modules" && entry.name !== "dist" && entry.name !== "fixtures")
+        out.push(...listTs(full, root));
     } else if (/\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
       out.push({ path: relative(root, full).split("\\").join("/"), text: readFileSync(full, "utf8") });
     }
@@ -199,7 +250,11 @@ export function readRepoModel(repoRoot: string): RepoModel {
   for (const dir of readdirSync(packagesDir).sort()) {
     const manifestPath = join(packagesDir, dir, "package.json");
     if (!existsSync(manifestPath)) continue;
-    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     const root = join(packagesDir, dir);
     packages.push({
       name: manifest.name,

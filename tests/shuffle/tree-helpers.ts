@@ -7,7 +7,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { isPythonSource } from "@loclab/controls";
-import { decodePythonSource, type ImportCensus, importCensus, loadPythonParser, type PythonSourceFacts, pythonSourceFacts } from "@loclab/python";
+import {
+  decodePythonSource,
+  type ImportCensus,
+  importCensus,
+  loadPythonParser,
+  type PythonSourceFacts,
+  pythonSourceFacts,
+} from "@loclab/python";
 import { DEFAULT_SKIP_DIRECTORIES, walkCheckout } from "@loclab/tools";
 
 /** Debian's own Python: the one the python3-* packages are installed for (toolchain.md). */
@@ -38,7 +45,13 @@ export async function treeDigest(root: string): Promise<Map<string, string>> {
   const walk = await walkCheckout(root, { skipDirectories: new Set(DEFAULT_SKIP_DIRECTORIES) });
   const digest = new Map<string, string>();
   for (const folder of walk.directories) digest.set(folder, "dir");
-  for (const file of walk.files) digest.set(file, createHash("sha256").update(await readFile(join(root, file))).digest("hex"));
+  for (const file of walk.files)
+    digest.set(
+      file,
+      createHash("sha256")
+        .update(await readFile(join(root, file)))
+        .digest("hex"),
+    );
   for (const entry of [...walk.symlinks, ...walk.skipped]) {
     const at = join(root, entry.path);
     if ((await lstat(at)).isSymbolicLink()) digest.set(entry.path, `link:${await readlink(at)}`);
@@ -63,4 +76,3 @@ export async function pythonCensus(root: string): Promise<Record<string, number>
   const { stdout } = await execa(SYSTEM_PYTHON, [CENSUS_SCRIPT, root]);
   return JSON.parse(stdout) as Record<string, number>;
 }
-

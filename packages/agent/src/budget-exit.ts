@@ -23,9 +23,14 @@ export interface BudgetLimits {
  * undefined when the call may be made: turns (`step_limit`, unless a repair turn is owed),
  * total tokens (`cost_limit`), wall time (`time_limit`). Pure.
  */
-export function budgetExit(state: BudgetState, limits: BudgetLimits): { exit: TrajectoryExit; budget: LoopBudget } | undefined {
+export function budgetExit(
+  state: BudgetState,
+  limits: BudgetLimits,
+): { exit: TrajectoryExit; budget: LoopBudget } | undefined {
   if (state.turns >= limits.maxTurns && !state.repairPending) return { exit: "step_limit", budget: "turns" };
-  if (limits.maxTotalTokens !== undefined && state.totalTokens >= limits.maxTotalTokens) return { exit: "cost_limit", budget: "tokens" };
-  if (limits.maxWallMs !== undefined && state.elapsedMs >= limits.maxWallMs) return { exit: "time_limit", budget: "wall_time" };
+  if (limits.maxTotalTokens !== undefined && state.totalTokens >= limits.maxTotalTokens)
+    return { exit: "cost_limit", budget: "tokens" };
+  if (limits.maxWallMs !== undefined && state.elapsedMs >= limits.maxWallMs)
+    return { exit: "time_limit", budget: "wall_time" };
   return undefined;
 }

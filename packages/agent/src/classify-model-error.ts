@@ -14,8 +14,11 @@ export type ClassifiedModelError =
  */
 export function classifyModelError(error: unknown): ClassifiedModelError {
   // Our own abort (the request timeout or the call's deadline): the caller says which.
-  const aborted = error instanceof APIUserAbortError || (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"));
-  if (aborted) return { kind: "transport", errorClass: "timeout", message: "no complete answer within the request timeout" };
+  const aborted =
+    error instanceof APIUserAbortError ||
+    (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"));
+  if (aborted)
+    return { kind: "transport", errorClass: "timeout", message: "no complete answer within the request timeout" };
   if (error instanceof APIConnectionTimeoutError) {
     return { kind: "transport", errorClass: "timeout", message: error.message };
   }
@@ -27,12 +30,17 @@ export function classifyModelError(error: unknown): ClassifiedModelError {
   if (error instanceof APIError && typeof error.status === "number") {
     const retryAfterMs = retryAfter(error.headers);
     const after = retryAfterMs === undefined ? {} : { retryAfterMs };
-    if (error.status === 429) return { kind: "transport", errorClass: "rate-limited", message: error.message, ...after };
+    if (error.status === 429)
+      return { kind: "transport", errorClass: "rate-limited", message: error.message, ...after };
     if (error.status >= 500) return { kind: "transport", errorClass: "http-5xx", message: error.message, ...after };
     return { kind: "request", status: error.status, message: error.message };
   }
   if (error instanceof SyntaxError) {
-    return { kind: "transport", errorClass: "invalid-json", message: `response body is not valid JSON: ${error.message}` };
+    return {
+      kind: "transport",
+      errorClass: "invalid-json",
+      message: `response body is not valid JSON: ${error.message}`,
+    };
   }
   if (error instanceof ZodError) {
     const problems = error.issues.map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`).join("; ");
@@ -57,7 +65,8 @@ function causeMessages(cause: unknown): string[] {
 export function retryAfter(headers: unknown, now: number = Date.now()): number | undefined {
   let value: string | null | undefined;
   if (headers && typeof (headers as Headers).get === "function") value = (headers as Headers).get("retry-after");
-  else if (headers && typeof headers === "object") value = (headers as Record<string, string | undefined>)["retry-after"];
+  else if (headers && typeof headers === "object")
+    value = (headers as Record<string, string | undefined>)["retry-after"];
   if (value === null || value === undefined || value.trim() === "") return undefined;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);

@@ -10,7 +10,8 @@ export function messageChars(messages: readonly ChatMessage[]): number {
   let chars = 0;
   for (const message of messages) {
     chars += (message.content ?? "").length;
-    if (message.role === "assistant") for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length;
+    if (message.role === "assistant")
+      for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length;
   }
   return chars;
 }
@@ -55,7 +56,12 @@ export function observationStub(chars: number): string {
  */
 export function truncateOldObservations(
   messages: readonly ChatMessage[],
-  options: { limitTokens: number; keepTurns?: number; estimate?: (messages: readonly ChatMessage[]) => number; isObservation?: (message: ChatMessage) => boolean },
+  options: {
+    limitTokens: number;
+    keepTurns?: number;
+    estimate?: (messages: readonly ChatMessage[]) => number;
+    isObservation?: (message: ChatMessage) => boolean;
+  },
 ): { messages: ChatMessage[]; truncated: number } {
   const estimate = options.estimate ?? estimateTokens;
   // Native tool calling returns observations as tool messages; text tool calling as user messages (the protocol says which).
@@ -64,8 +70,11 @@ export function truncateOldObservations(
   const over = () => estimate(out) > options.limitTokens;
   const keepTurns = options.keepTurns ?? 2;
   const assistantIndexes = out.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
-  const protectedFrom = assistantIndexes.length >= keepTurns ? (assistantIndexes[assistantIndexes.length - keepTurns] ?? out.length) : 0;
-  const tools = out.flatMap((message, index) => (index >= 2 && isObservation(message) && !(message.content ?? "").startsWith("[observation of ") ? [index] : []));
+  const protectedFrom =
+    assistantIndexes.length >= keepTurns ? (assistantIndexes[assistantIndexes.length - keepTurns] ?? out.length) : 0;
+  const tools = out.flatMap((message, index) =>
+    index >= 2 && isObservation(message) && !(message.content ?? "").startsWith("[observation of ") ? [index] : [],
+  );
   let truncated = 0;
   const stub = (index: number) => {
     const message = out[index] as Extract<ChatMessage, { role: "tool" | "user" }>;

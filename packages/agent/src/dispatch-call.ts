@@ -44,7 +44,11 @@ export interface CallOutcome {
  */
 export async function dispatchCall(context: CallContext, call: ChatToolCall): Promise<CallOutcome> {
   if (call.name === SHERLOC_ANSWER && context.sherloc) {
-    const accepted = await acceptSherlocAnswer(context.sherloc.workspace, context.instanceId, argumentsRecord(call.arguments));
+    const accepted = await acceptSherlocAnswer(
+      context.sherloc.workspace,
+      context.instanceId,
+      argumentsRecord(call.arguments),
+    );
     return { observation: "Accepted.", ok: true, accepted };
   }
   if (call.name === SUBMIT_LOCALIZATION) {
@@ -56,7 +60,9 @@ export async function dispatchCall(context: CallContext, call: ChatToolCall): Pr
   if (!context.offered.some((tool) => tool.name === call.name)) {
     const names = context.offered.map((tool) => tool.name).join(", ");
     const known = context.allTools.some((tool) => tool.name === call.name);
-    const observation = known ? `Error: ${call.name} is not available now; the only tool is ${names}.\n` : `Error: unknown tool ${JSON.stringify(call.name)}. The tools are: ${names}.\n`;
+    const observation = known
+      ? `Error: ${call.name} is not available now; the only tool is ${names}.\n`
+      : `Error: unknown tool ${JSON.stringify(call.name)}. The tools are: ${names}.\n`;
     return { observation, ok: false, recovery: { kind: "unknown_tool", detail: call.name } };
   }
   if (context.previousCalls.has(callKey(call))) {
@@ -72,7 +78,11 @@ export async function dispatchCall(context: CallContext, call: ChatToolCall): Pr
   }
   const outcome = await runTool(context.workspace, { name: call.name, arguments: call.arguments });
   const malformed = !outcome.ok && outcome.error.code === "malformed-call";
-  return { observation: outcome.text, ok: outcome.ok, ...(malformed ? { recovery: { kind: "malformed_call" as const, detail: outcome.error.message } } : {}) };
+  return {
+    observation: outcome.text,
+    ok: outcome.ok,
+    ...(malformed ? { recovery: { kind: "malformed_call" as const, detail: outcome.error.message } } : {}),
+  };
 }
 
 async function checkSubmission(context: CallContext, call: ChatToolCall) {
@@ -83,7 +93,11 @@ async function checkSubmission(context: CallContext, call: ChatToolCall) {
     return { ok: false as const, problems: [`the arguments are not valid JSON: ${(error as Error).message}`] };
   }
   const parsed = submissionSchema(context.maxLocations).safeParse(args);
-  if (!parsed.success) return { ok: false as const, problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`) };
+  if (!parsed.success)
+    return {
+      ok: false as const,
+      problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`),
+    };
   return resolveSubmission(context.workspace, context.instanceId, parsed.data);
 }
 

@@ -65,7 +65,13 @@ export async function judgeFinding(options: JudgeFindingOptions): Promise<Judgem
   if (!(threshold >= 1 && threshold <= 5)) throw new RangeError("threshold must be between 1 and 5");
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   const { prediction, instance, client } = options;
-  if (prediction.finding === undefined) return { status: "no_finding", passes: false, error: `prediction for ${prediction.instanceId} has no finding`, usage };
+  if (prediction.finding === undefined)
+    return {
+      status: "no_finding",
+      passes: false,
+      error: `prediction for ${prediction.instanceId} has no finding`,
+      usage,
+    };
 
   const messages: ChatMessage[] = [
     {
@@ -90,22 +96,40 @@ export async function judgeFinding(options: JudgeFindingOptions): Promise<Judgem
         usage.totalTokens += completion.usage.totalTokens;
       }
     } catch (error) {
-      if (error instanceof ModelTransportError || error instanceof ModelRequestError) return { status: "model_error", passes: false, error: error.message, usage };
+      if (error instanceof ModelTransportError || error instanceof ModelRequestError)
+        return { status: "model_error", passes: false, error: error.message, usage };
       throw error;
     }
     const parsed = parseJudgeAnswer(content);
     if (parsed.ok) {
       const { rationale, ...scores } = parsed.answer;
       const composite = (scores.rootCauseCorrectness + scores.locationAccuracy + scores.solutionActionability) / 3;
-      return { status: "judged", scores, rationale, composite, threshold, passes: composite >= threshold, repaired: attempt > 1, usage };
+      return {
+        status: "judged",
+        scores,
+        rationale,
+        composite,
+        threshold,
+        passes: composite >= threshold,
+        repaired: attempt > 1,
+        usage,
+      };
     }
     if (attempt === 2) return { status: "invalid_answer", passes: false, error: parsed.problems.join("; "), usage };
-    messages.push({ role: "assistant", content: content ?? "" }, { role: "user", content: fillTemplate(repairTemplate, { problems: parsed.problems.map((p) => `- ${p}`).join("\n") }) });
+    messages.push(
+      { role: "assistant", content: content ?? "" },
+      {
+        role: "user",
+        content: fillTemplate(repairTemplate, { problems: parsed.problems.map((p) => `- ${p}`).join("\n") }),
+      },
+    );
   }
 }
 
 /** The JSON object of a judge answer: the fenced json block if there is one, else the whole text. */
-export function parseJudgeAnswer(content: string | null): { ok: true; answer: z.output<typeof judgeAnswerSchema> } | { ok: false; problems: string[] } {
+export function parseJudgeAnswer(
+  content: string | null,
+): { ok: true; answer: z.output<typeof judgeAnswerSchema> } | { ok: false; problems: string[] } {
   const text = (content ?? "").trim();
   if (text === "") return { ok: false, problems: ["the answer is empty"] };
   const fenced = /```(?:json)?[ \t]*\r?\n([\s\S]*?)```/i.exec(text);
@@ -116,7 +140,11 @@ export function parseJudgeAnswer(content: string | null): { ok: true; answer: z.
     return { ok: false, problems: [`the answer is not valid JSON: ${(error as Error).message}`] };
   }
   const checked = judgeAnswerSchema.safeParse(value);
-  if (!checked.success) return { ok: false, problems: checked.error.issues.map((issue) => `${issue.path.join(".") || "answer"}: ${issue.message}`) };
+  if (!checked.success)
+    return {
+      ok: false,
+      problems: checked.error.issues.map((issue) => `${issue.path.join(".") || "answer"}: ${issue.message}`),
+    };
   return { ok: true, answer: checked.data };
 }
 
@@ -144,7 +172,10 @@ export function renderFindingForRepair(prediction: Prediction, judgement?: Judge
 function locationLines(prediction: Prediction): string {
   if (prediction.locations.length > 0) {
     return prediction.locations
-      .map((location) => `- ${location.path}:${location.startLine}-${location.endLine}${location.role ? ` (${location.role}${location.symbol ? `, ${location.symbol}` : ""})` : location.symbol ? ` (${location.symbol})` : ""}`)
+      .map(
+        (location) =>
+          `- ${location.path}:${location.startLine}-${location.endLine}${location.role ? ` (${location.role}${location.symbol ? `, ${location.symbol}` : ""})` : location.symbol ? ` (${location.symbol})` : ""}`,
+      )
       .join("\n");
   }
   return prediction.files.length > 0 ? prediction.files.map((file) => `- ${file}`).join("\n") : "- (none)";

@@ -7,7 +7,14 @@ import type { ModelClient } from "./model-client.js";
 import { fillTemplate, type PromptName, readPromptTemplate as shippedPrompt } from "./prompt-templates.js";
 import { submitLocalizationTool } from "./submit-localization.js";
 import type { RetryRecord } from "./model-errors.js";
-import { type LoopState, type ModelErrorKind, type Recovery, takeTurn, type TurnEnd, type TurnSetup } from "./take-turn.js";
+import {
+  type LoopState,
+  type ModelErrorKind,
+  type Recovery,
+  takeTurn,
+  type TurnEnd,
+  type TurnSetup,
+} from "./take-turn.js";
 import { toolProtocol, type ToolMode } from "./tool-protocol.js";
 import { PromptEstimator } from "./context-truncation.js";
 import type { ChatMessage } from "./chat-message.js";
@@ -123,12 +130,19 @@ export interface LocalizeResult {
  */
 export async function localizeInstance(options: LocalizeInstanceOptions): Promise<LocalizeResult> {
   const { instance, client } = options;
-  const limits: BudgetLimits = { maxTurns: options.maxTurns ?? 20, ...(options.maxTotalTokens !== undefined ? { maxTotalTokens: options.maxTotalTokens } : {}), ...(options.maxWallMs !== undefined ? { maxWallMs: options.maxWallMs } : {}) };
+  const limits: BudgetLimits = {
+    maxTurns: options.maxTurns ?? 20,
+    ...(options.maxTotalTokens !== undefined ? { maxTotalTokens: options.maxTotalTokens } : {}),
+    ...(options.maxWallMs !== undefined ? { maxWallMs: options.maxWallMs } : {}),
+  };
   const maxLocations = options.maxLocations ?? 8;
-  const sherloc = options.profile === "sherloc" ? new SherlocToolbox(options.workspace, options.sherlocTools ?? {}) : undefined;
+  const sherloc =
+    options.profile === "sherloc" ? new SherlocToolbox(options.workspace, options.sherlocTools ?? {}) : undefined;
   const protocol = sherloc ? SHERLOC_PROTOCOL : toolProtocol(options.toolMode ?? "native");
-  if (!Number.isInteger(limits.maxTurns) || limits.maxTurns < 1) throw new RangeError("maxTurns must be a positive integer");
-  if (!Number.isInteger(maxLocations) || maxLocations < 1) throw new RangeError("maxLocations must be a positive integer");
+  if (!Number.isInteger(limits.maxTurns) || limits.maxTurns < 1)
+    throw new RangeError("maxTurns must be a positive integer");
+  if (!Number.isInteger(maxLocations) || maxLocations < 1)
+    throw new RangeError("maxLocations must be a positive integer");
   const now = options.now ?? Date.now;
   const iso = () => new Date(now()).toISOString();
   const startedMs = now();
@@ -140,13 +154,32 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   if (sherloc) {
     allTools = [...SHERLOC_TOOLS];
     submitTool = allTools.find((tool) => tool.name === SHERLOC_ANSWER) as ToolDefinition;
-    system = fillTemplate(await readPromptTemplate("system-sherloc"), { maxTurns: String(limits.maxTurns), extraBudgets: extraBudgets(limits) });
-    user = fillTemplate(await readPromptTemplate("user-sherloc"), { problemStatement: instance.problem_statement, repositoryTree: await sherloc.repoTree() });
+    system = fillTemplate(await readPromptTemplate("system-sherloc"), {
+      maxTurns: String(limits.maxTurns),
+      extraBudgets: extraBudgets(limits),
+    });
+    user = fillTemplate(await readPromptTemplate("user-sherloc"), {
+      problemStatement: instance.problem_statement,
+      repositoryTree: await sherloc.repoTree(),
+    });
   } else {
     submitTool = submitLocalizationTool(maxLocations);
-    allTools = [...toolDefinitions().map(({ function: tool }) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })), submitTool];
-    system = fillTemplate(await readPromptTemplate(protocol.systemTemplate), { tools: protocol.describeTools(allTools), maxTurns: String(limits.maxTurns), maxLocations: String(maxLocations), extraBudgets: extraBudgets(limits) });
-    const taskLabel = options.taskLabel ?? `task-${createHash("sha256").update(instance.instance_id).digest("hex").slice(0, 8)}`;
+    allTools = [
+      ...toolDefinitions().map(({ function: tool }) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+      })),
+      submitTool,
+    ];
+    system = fillTemplate(await readPromptTemplate(protocol.systemTemplate), {
+      tools: protocol.describeTools(allTools),
+      maxTurns: String(limits.maxTurns),
+      maxLocations: String(maxLocations),
+      extraBudgets: extraBudgets(limits),
+    });
+    const taskLabel =
+      options.taskLabel ?? `task-${createHash("sha256").update(instance.instance_id).digest("hex").slice(0, 8)}`;
     user = fillTemplate(await readPromptTemplate("user"), { taskLabel, problemStatement: instance.problem_statement });
   }
   const trajectory = await openTrajectory(options.trajectoryPath, {
@@ -157,29 +190,80 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     ...(options.provenance ? { provenance: options.provenance } : {}),
   });
   const setup: TurnSetup = {
-    protocol, client, workspace: options.workspace, instanceId: instance.instance_id, maxTurns: limits.maxTurns, maxLocations, allTools, submitTool, trajectory, iso,
-    prompts: { forcedFinal: await readPromptTemplate(sherloc ? "forced-final-sherloc" : "forced-final"), repair: await readPromptTemplate("final-repair") },
+    protocol,
+    client,
+    workspace: options.workspace,
+    instanceId: instance.instance_id,
+    maxTurns: limits.maxTurns,
+    maxLocations,
+    allTools,
+    submitTool,
+    trajectory,
+    iso,
+    prompts: {
+      forcedFinal: await readPromptTemplate(sherloc ? "forced-final-sherloc" : "forced-final"),
+      repair: await readPromptTemplate("final-repair"),
+    },
     ...(sherloc ? { sherloc } : {}),
     ...(options.contextLimitTokens !== undefined ? { contextLimitTokens: options.contextLimitTokens } : {}),
   };
   // The wall budget as a timer on the real clock: it cancels what is in flight (an injected
   // clock keeps only the check between turns, so tests of it do not race real time).
   const deadline = new AbortController();
-  const timer = limits.maxWallMs !== undefined && options.now === undefined ? setTimeout(() => deadline.abort(), Math.max(0, limits.maxWallMs - (now() - startedMs))) : undefined;
+  const timer =
+    limits.maxWallMs !== undefined && options.now === undefined
+      ? setTimeout(() => deadline.abort(), Math.max(0, limits.maxWallMs - (now() - startedMs)))
+      : undefined;
   if (timer) setup.signal = deadline.signal;
   const state: LoopState = {
-    messages: [{ role: "system", content: system }, { role: "user", content: user }],
-    turns: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 }, recoveries: [], previousCalls: new Set(), forcedAsked: false, repairPending: false, retries: [], modelMs: 0, lastRequest: [], estimator: new PromptEstimator(),
+    messages: [
+      { role: "system", content: system },
+      { role: "user", content: user },
+    ],
+    turns: 0,
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 },
+    recoveries: [],
+    previousCalls: new Set(),
+    forcedAsked: false,
+    repairPending: false,
+    retries: [],
+    modelMs: 0,
+    lastRequest: [],
+    estimator: new PromptEstimator(),
   };
   const initialMessages = state.messages.slice(0, 2);
-  const end = async (exit: TrajectoryExit, result: Omit<LocalizeResult, "turns" | "usage" | "recoveries" | "droppedPaths" | "retries" | "modelMs" | "exit" | "initialMessages"> & { droppedPaths?: string[] }): Promise<LocalizeResult> => {
+  const end = async (
+    exit: TrajectoryExit,
+    result: Omit<
+      LocalizeResult,
+      "turns" | "usage" | "recoveries" | "droppedPaths" | "retries" | "modelMs" | "exit" | "initialMessages"
+    > & { droppedPaths?: string[] },
+  ): Promise<LocalizeResult> => {
     await trajectory.finish({ exit, usage: state.usage, endedAt: iso() });
     clearTimeout(timer);
-    return { droppedPaths: [], ...result, exit, turns: state.turns, usage: state.usage, recoveries: state.recoveries, retries: state.retries, modelMs: state.modelMs, initialMessages };
+    return {
+      droppedPaths: [],
+      ...result,
+      exit,
+      turns: state.turns,
+      usage: state.usage,
+      recoveries: state.recoveries,
+      retries: state.retries,
+      modelMs: state.modelMs,
+      initialMessages,
+    };
   };
 
   for (;;) {
-    const budget = budgetExit({ turns: state.turns, totalTokens: state.usage.totalTokens, elapsedMs: now() - startedMs, repairPending: state.repairPending }, limits);
+    const budget = budgetExit(
+      {
+        turns: state.turns,
+        totalTokens: state.usage.totalTokens,
+        elapsedMs: now() - startedMs,
+        repairPending: state.repairPending,
+      },
+      limits,
+    );
     if (budget) return end(budget.exit, { outcome: "budget_exhausted", budget: budget.budget });
     let ended: TurnEnd | undefined;
     try {
@@ -190,8 +274,18 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
       throw error;
     }
     if (!ended) continue;
-    if (ended.exit === "submitted") return end("submitted", { outcome: state.forcedAsked ? "forced_final" : "finished", prediction: ended.prediction, droppedPaths: ended.droppedPaths });
-    return end(ended.exit, { outcome: ended.outcome, ...(ended.outcome === "budget_exhausted" ? { budget: ended.budget ?? ("turns" as const) } : {}), ...(ended.error !== undefined ? { error: ended.error } : {}), ...(ended.errorKind ? { errorKind: ended.errorKind } : {}) });
+    if (ended.exit === "submitted")
+      return end("submitted", {
+        outcome: state.forcedAsked ? "forced_final" : "finished",
+        prediction: ended.prediction,
+        droppedPaths: ended.droppedPaths,
+      });
+    return end(ended.exit, {
+      outcome: ended.outcome,
+      ...(ended.outcome === "budget_exhausted" ? { budget: ended.budget ?? ("turns" as const) } : {}),
+      ...(ended.error !== undefined ? { error: ended.error } : {}),
+      ...(ended.errorKind ? { errorKind: ended.errorKind } : {}),
+    });
   }
 }
 

@@ -97,9 +97,11 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const requestTimeoutMs = options.requestTimeoutMs ?? options.timeoutMs ?? 300_000;
   const callDeadlineMs = options.callDeadlineMs ?? 900_000;
   const progressEveryMs = options.progressEveryMs ?? 30_000;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError("maxRetries must be a non-negative integer");
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new RangeError("maxRetries must be a non-negative integer");
   if (!(backoffMs >= 0)) throw new RangeError("backoffMs must be non-negative");
-  if (!(requestTimeoutMs > 0) || !(callDeadlineMs > 0)) throw new RangeError("requestTimeoutMs and callDeadlineMs must be positive");
+  if (!(requestTimeoutMs > 0) || !(callDeadlineMs > 0))
+    throw new RangeError("requestTimeoutMs and callDeadlineMs must be positive");
 
   const secret = process.env[options.apiKeyEnv ?? "OPENAI_API_KEY"] || undefined;
   // The key and any credentials in the URL never leave the client: not in outputs, errors or the recorded URL.
@@ -110,7 +112,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const openai = new OpenAI({
     baseURL,
     apiKey: secret ?? placeholderApiKey,
-    ...(credentials && secret === undefined ? { defaultHeaders: { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` } } : {}),
+    ...(credentials && secret === undefined
+      ? { defaultHeaders: { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` } }
+      : {}),
     maxRetries: 0,
     // Our own abort signal ends an attempt first (it also covers a trickling body).
     timeout: requestTimeoutMs + 60_000,
@@ -135,11 +139,19 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       if (request.signal?.aborted) throw abortReason(request.signal);
       const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(budget)));
       const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
-      const ticker = options.onProgress ? setInterval(() => options.onProgress?.({ kind: "waiting", attempt, elapsedMs: Math.round(elapsed()) }), progressEveryMs) : undefined;
+      const ticker = options.onProgress
+        ? setInterval(
+            () => options.onProgress?.({ kind: "waiting", attempt, elapsedMs: Math.round(elapsed()) }),
+            progressEveryMs,
+          )
+        : undefined;
       ticker?.unref();
       try {
         // Our wire types are a validated subset of the package's; the cast only bridges the two.
-        const raw: unknown = await openai.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
+        const raw: unknown = await openai.chat.completions.create(
+          body as unknown as ChatCompletionCreateParamsNonStreaming,
+          { signal },
+        );
         const parsed = fromWireCompletion(chatCompletionResponseSchema.parse(raw));
         return { ...redactCompletion(parsed, redact), retries, latencyMs: elapsed() };
       } catch (error) {
@@ -151,7 +163,11 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         }
         const deadlineHit = elapsed() >= callDeadlineMs - 1;
         const errorClass = classified.errorClass === "timeout" && deadlineHit ? "deadline" : classified.errorClass;
-        const message = redact(errorClass === "deadline" ? `no answer within the call's deadline of ${Math.round(callDeadlineMs / 1000)} s` : classified.message);
+        const message = redact(
+          errorClass === "deadline"
+            ? `no answer within the call's deadline of ${Math.round(callDeadlineMs / 1000)} s`
+            : classified.message,
+        );
         const base = Math.max(Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs), classified.retryAfterMs ?? 0);
         const waitedMs = Math.round(base * (1 + jitterFraction * (options.jitter ?? Math.random)()));
         if (attempt > maxRetries || errorClass === "deadline" || elapsed() + waitedMs >= callDeadlineMs) {
@@ -171,7 +187,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 }
 
 function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : Object.assign(new Error("the model call was cancelled"), { name: "AbortError" });
+  return signal.reason instanceof Error
+    ? signal.reason
+    : Object.assign(new Error("the model call was cancelled"), { name: "AbortError" });
 }
 
 /** Waits `ms`, or less when `signal` aborts (the caller checks the signal next). */
@@ -194,7 +212,11 @@ function redactCompletion<T extends { message: AssistantMessage }>(completion: T
     ...completion,
     message: {
       content: message.content === null ? null : redact(message.content),
-      toolCalls: message.toolCalls.map((call) => ({ ...call, name: redact(call.name), arguments: redact(call.arguments) })),
+      toolCalls: message.toolCalls.map((call) => ({
+        ...call,
+        name: redact(call.name),
+        arguments: redact(call.arguments),
+      })),
     },
   };
 }

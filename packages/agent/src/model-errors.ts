@@ -26,7 +26,12 @@ export class ModelTransportError extends Error {
   /** The failed attempts before the last one. */
   readonly retries: readonly RetryRecord[];
 
-  constructor(options: { errorClass: TransportErrorClass; message: string; attempts: number; retries: readonly RetryRecord[] }) {
+  constructor(options: {
+    errorClass: TransportErrorClass;
+    message: string;
+    attempts: number;
+    retries: readonly RetryRecord[];
+  }) {
     super(`model transport failed after ${options.attempts} attempt(s) (${options.errorClass}): ${options.message}`);
     this.errorClass = options.errorClass;
     this.attempts = options.attempts;

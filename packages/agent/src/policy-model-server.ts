@@ -4,7 +4,13 @@ import { type ScriptedModelServer, startScriptedModelServer } from "./scripted-m
 import { seededRandom } from "@loclab/statistics";
 
 /** The faults `startPolicyModelServer` can inject, each one failed HTTP attempt. */
-export const INJECTABLE_FAULTS: readonly ScriptedFault[] = [{ fault: "http-500" }, { fault: "http-503", retryAfter: 0 }, { fault: "http-429", retryAfter: 0 }, { fault: "cut-connection" }, { fault: "invalid-json" }];
+export const INJECTABLE_FAULTS: readonly ScriptedFault[] = [
+  { fault: "http-500" },
+  { fault: "http-503", retryAfter: 0 },
+  { fault: "http-429", retryAfter: 0 },
+  { fault: "cut-connection" },
+  { fault: "invalid-json" },
+];
 
 export interface PolicyModelServerOptions {
   /** Served model name (listed by `/v1/models`). Default `toy-policy`. */
@@ -67,7 +73,11 @@ export async function startPolicyModelServer(options: PolicyModelServerOptions =
     const reply = policyReply(request, options);
     return (options.delayMs ?? 0) > 0 ? { fault: "delay", ms: options.delayMs as number, then: reply } : reply;
   };
-  const server = await startScriptedModelServer({ script, models: [options.model ?? "toy-policy"], ...(options.port !== undefined ? { port: options.port } : {}) });
+  const server = await startScriptedModelServer({
+    script,
+    models: [options.model ?? "toy-policy"],
+    ...(options.port !== undefined ? { port: options.port } : {}),
+  });
   return Object.assign(server, { faults, answered: () => answered });
 }
 
@@ -88,7 +98,10 @@ function policyReply(request: ChatCompletionRequest, options: PolicyModelServerO
   const messages = request.messages;
   const user = textOf(messages.find((message) => message.role === "user")?.content);
   const fn = /`(\w+)\(\)`/.exec(user)?.[1] ?? "main";
-  const path = /`([\w./-]+\.py)`/.exec(user)?.[1] ?? (/the module ([\w.]+?)\.?(?:\s|$)/.exec(user)?.[1]?.replaceAll(".", "/").concat(".py") ?? undefined);
+  const path =
+    /`([\w./-]+\.py)`/.exec(user)?.[1] ??
+    /the module ([\w.]+?)\.?(?:\s|$)/.exec(user)?.[1]?.replaceAll(".", "/").concat(".py") ??
+    undefined;
   const turn = messages.filter((message) => message.role === "assistant").length;
   const toolTexts = messages.filter((message) => message.role === "tool").map((message) => textOf(message.content));
   let seedHash = (typeof request.seed === "number" ? request.seed : 0) >>> 0;
@@ -96,9 +109,13 @@ function policyReply(request: ChatCompletionRequest, options: PolicyModelServerO
   // every cell of an instance, since no control rewrites a symbol, so its slips stay paired.
   for (const ch of fn) seedHash = (Math.imul(seedHash, 31) + ch.charCodeAt(0)) >>> 0;
   const rng = seededRandom(seedHash);
-  const call = (name: string, args: unknown) => ({ content: null, toolCalls: [{ name, arguments: JSON.stringify(args) }] });
+  const call = (name: string, args: unknown) => ({
+    content: null,
+    toolCalls: [{ name, arguments: JSON.stringify(args) }],
+  });
 
-  if (toolTexts.length === 0) return call("search_code", path ? { query: `def ${fn}(`, glob: path } : { query: `${fn}(` });
+  if (toolTexts.length === 0)
+    return call("search_code", path ? { query: `def ${fn}(`, glob: path } : { query: `${fn}(` });
   const first = hitsOf(toolTexts[0] as string);
   let chosen: Hit | undefined;
   let searches = 1;
@@ -106,7 +123,11 @@ function policyReply(request: ChatCompletionRequest, options: PolicyModelServerO
     // A slip takes a caller, whatever order the hits come in (so a shuffled tree slips alike).
     const definition = first.find((hit) => hit.text.includes("def "));
     const caller = first.find((hit) => !hit.text.includes("def "));
-    chosen = path ? first[0] : rng.nextFloat() < (options.slip ?? 0.25) ? (caller ?? first[0]) : (definition ?? first[0]);
+    chosen = path
+      ? first[0]
+      : rng.nextFloat() < (options.slip ?? 0.25)
+        ? (caller ?? first[0])
+        : (definition ?? first[0]);
   } else {
     if (toolTexts.length === 1) return call("search_code", { query: "def " });
     searches = 2;
@@ -115,7 +136,9 @@ function policyReply(request: ChatCompletionRequest, options: PolicyModelServerO
   }
   const padded = Math.max(0, (options.turns ?? 0) - searches - 1);
   if (turn < searches + padded) return call("repo_tree", { depth: 1 });
-  const location = chosen ? { path: chosen.path, startLine: chosen.line, endLine: chosen.line + 1, role: "edit" } : { path: "README.md", startLine: 1, endLine: 1, role: "edit" };
+  const location = chosen
+    ? { path: chosen.path, startLine: chosen.line, endLine: chosen.line + 1, role: "edit" }
+    : { path: "README.md", startLine: 1, endLine: 1, role: "edit" };
   return call("submit_localization", {
     locations: [location],
     finding: {

@@ -1,7 +1,17 @@
 import { readFile } from "node:fs/promises";
 
 /** The prompt templates under `packages/agent/prompts/`, by file name without `.md`. */
-export type PromptName = "system" | "system-text" | "user" | "forced-final" | "final-repair" | "judge" | "judge-repair" | "system-sherloc" | "user-sherloc" | "forced-final-sherloc";
+export type PromptName =
+  | "system"
+  | "system-text"
+  | "user"
+  | "forced-final"
+  | "final-repair"
+  | "judge"
+  | "judge-repair"
+  | "system-sherloc"
+  | "user-sherloc"
+  | "forced-final-sherloc";
 
 /**
  * The prompts folder, found from this module's own location: `src/` and `dist/` both sit one
@@ -37,6 +47,7 @@ export function fillTemplate(template: string, values: Record<string, string>): 
     return value;
   });
   const unused = Object.keys(values).filter((key) => !used.has(key));
-  if (unused.length > 0) throw new Error(`prompt template has no placeholder for ${unused.map((key) => `{{${key}}}`).join(", ")}`);
+  if (unused.length > 0)
+    throw new Error(`prompt template has no placeholder for ${unused.map((key) => `{{${key}}}`).join(", ")}`);
   return filled;
 }

@@ -21,7 +21,15 @@ export function urlWithoutCredentials(url: string): string {
 export function urlSecrets(url: string): string[] {
   try {
     const parsed = new URL(url);
-    const pairs = parsed.username && parsed.password ? [`${parsed.username}:${parsed.password}`, Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64")] : [];
+    const pairs =
+      parsed.username && parsed.password
+        ? [
+            `${parsed.username}:${parsed.password}`,
+            Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString(
+              "base64",
+            ),
+          ]
+        : [];
     return [parsed.password, decodeURIComponent(parsed.password), ...pairs].filter((secret) => secret.length >= 4);
   } catch {
     return [];
@@ -35,7 +43,9 @@ export function urlSecrets(url: string): string[] {
  * echoes the key, or an error that quotes the URL, never carries it into a trajectory or a log.
  */
 export function makeRedactor(secrets: readonly (string | undefined)[]): (text: string) => string {
-  const list = [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= 4))].sort((a, b) => b.length - a.length);
+  const list = [
+    ...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= 4)),
+  ].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
     for (const secret of list) out = out.split(secret).join("[redacted]");

@@ -12,7 +12,11 @@ export type ResolvedSubmission =
  * (not found, ambiguous, a folder, refused) is dropped and listed. `files` are the distinct
  * resolved paths in location order. The result is checked with `PredictionSchema`.
  */
-export async function resolveSubmission(workspace: Workspace, instanceId: string, submission: Submission): Promise<ResolvedSubmission> {
+export async function resolveSubmission(
+  workspace: Workspace,
+  instanceId: string,
+  submission: Submission,
+): Promise<ResolvedSubmission> {
   const droppedPaths: string[] = [];
   const locations: Prediction["locations"] = [];
   for (const location of submission.locations) {
@@ -24,7 +28,13 @@ export async function resolveSubmission(workspace: Workspace, instanceId: string
     locations.push({ ...location, path });
   }
   if (locations.length === 0) {
-    return { ok: false, droppedPaths, problems: [`no location names a file of the repository (${droppedPaths.map((p) => JSON.stringify(p)).join(", ")})`] };
+    return {
+      ok: false,
+      droppedPaths,
+      problems: [
+        `no location names a file of the repository (${droppedPaths.map((p) => JSON.stringify(p)).join(", ")})`,
+      ],
+    };
   }
   const parsed = PredictionSchema.safeParse({
     instanceId,
@@ -33,7 +43,11 @@ export async function resolveSubmission(workspace: Workspace, instanceId: string
     finding: submission.finding,
   });
   if (!parsed.success) {
-    return { ok: false, droppedPaths, problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "prediction"}: ${issue.message}`) };
+    return {
+      ok: false,
+      droppedPaths,
+      problems: parsed.error.issues.map((issue) => `${issue.path.join(".") || "prediction"}: ${issue.message}`),
+    };
   }
   return { ok: true, prediction: parsed.data, droppedPaths };
 }

@@ -70,7 +70,12 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (record.method === "GET" && serveInfo(record, res)) return;
     if (record.method !== "POST" || record.path !== chatCompletionsPath) {
       record.status = 404;
-      sendError(res, 404, `no route for ${record.method} ${record.path}; only POST ${chatCompletionsPath}, GET /v1/models, /health, /version, /metrics`, "not_found");
+      sendError(
+        res,
+        404,
+        `no route for ${record.method} ${record.path}; only POST ${chatCompletionsPath}, GET /v1/models, /health, /version, /metrics`,
+        "not_found",
+      );
       return;
     }
     running += 1;
@@ -99,8 +104,14 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     const turn = typeof options.script === "function" ? options.script(checked.data, index) : options.script[index];
     if (turn === undefined) {
       record.status = 500;
-      const scripted = typeof options.script === "function" ? "the script function" : `the script's ${options.script.length} turn(s)`;
-      sendError(res, 500, `scripted model server: script exhausted: request #${index + 1} has no turn left (${scripted} used up)`, "script_exhausted");
+      const scripted =
+        typeof options.script === "function" ? "the script function" : `the script's ${options.script.length} turn(s)`;
+      sendError(
+        res,
+        500,
+        `scripted model server: script exhausted: request #${index + 1} has no turn left (${scripted} used up)`,
+        "script_exhausted",
+      );
       return;
     }
     answer(record, res, checked.data, index, turn);
@@ -125,7 +136,16 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     }
     if (path === "/v1/models") {
       record.status = 200;
-      sendJson(res, 200, { object: "list", data: (options.models ?? ["scripted"]).map((id) => ({ id, object: "model", created: 1_767_225_600, owned_by: "loclab", ...(options.maxModelLen !== undefined ? { max_model_len: options.maxModelLen } : {}) })) });
+      sendJson(res, 200, {
+        object: "list",
+        data: (options.models ?? ["scripted"]).map((id) => ({
+          id,
+          object: "model",
+          created: 1_767_225_600,
+          owned_by: "loclab",
+          ...(options.maxModelLen !== undefined ? { max_model_len: options.maxModelLen } : {}),
+        })),
+      });
       return true;
     }
     if (path === "/metrics") {
@@ -157,7 +177,13 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     });
   }
 
-  function answer(record: ReceivedRequest, res: ServerResponse, request: ChatCompletionRequest, index: number, turn: ScriptTurn): void {
+  function answer(
+    record: ReceivedRequest,
+    res: ServerResponse,
+    request: ChatCompletionRequest,
+    index: number,
+    turn: ScriptTurn,
+  ): void {
     if (!isScriptedFault(turn)) {
       record.status = 200;
       sendJson(res, 200, completionFor(request, index, turn));
@@ -184,7 +210,11 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         record.status = 200;
         res.writeHead(200, { "content-type": "application/json" });
         res.write("{");
-        untilClosed(res, setInterval(() => res.destroyed || res.write(" "), turn.everyMs), record);
+        untilClosed(
+          res,
+          setInterval(() => res.destroyed || res.write(" "), turn.everyMs),
+          record,
+        );
         return;
       }
       case "cut-connection":
@@ -239,7 +269,9 @@ function completionFor(request: ChatCompletionRequest, index: number, reply: Scr
   }));
   const content = reply.content ?? null;
   // A real server renders the tool schemas into the prompt: they count as prompt tokens here too.
-  const promptTokens = reply.usage?.promptTokens ?? roughTokens(JSON.stringify(request.messages) + (request.tools ? JSON.stringify(request.tools) : ""));
+  const promptTokens =
+    reply.usage?.promptTokens ??
+    roughTokens(JSON.stringify(request.messages) + (request.tools ? JSON.stringify(request.tools) : ""));
   const completionTokens =
     reply.usage?.completionTokens ??
     roughTokens((content ?? "") + toolCalls.map((call) => call.function.name + call.function.arguments).join(""));
@@ -256,7 +288,11 @@ function completionFor(request: ChatCompletionRequest, index: number, reply: Scr
         finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
       },
     ],
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
   };
 }
 
@@ -280,5 +316,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 function sendError(res: ServerResponse, status: number, message: string, type: string, retryAfter?: number): void {
-  sendJson(res, status, { error: { message, type, code: null, param: null } }, retryAfter === undefined ? {} : { "retry-after": String(retryAfter) });
+  sendJson(
+    res,
+    status,
+    { error: { message, type, code: null, param: null } },
+    retryAfter === undefined ? {} : { "retry-after": String(retryAfter) },
+  );
 }

@@ -9,7 +9,11 @@ import type { Workspace } from "@loclab/tools";
  * paths listed (text lines have none). The `<findings>` text becomes loclab's five-field
  * finding when it carries the five labels; `status` is SHERLOC's `success`.
  */
-export async function acceptSherlocAnswer(workspace: Workspace, instanceId: string, args: Record<string, unknown>): Promise<{ prediction: Prediction; droppedPaths: string[] }> {
+export async function acceptSherlocAnswer(
+  workspace: Workspace,
+  instanceId: string,
+  args: Record<string, unknown>,
+): Promise<{ prediction: Prediction; droppedPaths: string[] }> {
   const written = Array.isArray(args.locations) ? (args.locations as SherlocOutputLocation[]) : [];
   const known = new Set(await workspace.paths());
   const locations: Prediction["locations"] = [];

@@ -29,16 +29,29 @@ export function parseSherlocAnswer(content: string | null): ParsedSherlocAnswer 
   if (text.includes("<tool_call>")) {
     const block = sherlocTagContent(text, "tool_call") ?? "";
     const value = parseJsonWithRecovery(block);
-    if (value === undefined) return { ok: false, kind: "malformed", problem: "the <tool_call> block does not hold one JSON object" };
+    if (value === undefined)
+      return { ok: false, kind: "malformed", problem: "the <tool_call> block does not hold one JSON object" };
     const { tool, ...rest } = value;
     if (typeof tool === "string") return { ok: true, call: { name: tool, arguments: rest } };
     const keys = Object.keys(value);
     const inner = keys.length === 1 ? value[keys[0] as string] : undefined;
-    if (keys.length === 1 && inner !== null && typeof inner === "object" && !Array.isArray(inner)) return { ok: true, call: { name: keys[0] as string, arguments: inner as Record<string, unknown> } };
-    return { ok: false, kind: "malformed", problem: 'the <tool_call> object must have one key, the tool\'s name, holding its arguments: {"view_file": {"path": "…"}}' };
+    if (keys.length === 1 && inner !== null && typeof inner === "object" && !Array.isArray(inner))
+      return { ok: true, call: { name: keys[0] as string, arguments: inner as Record<string, unknown> } };
+    return {
+      ok: false,
+      kind: "malformed",
+      problem:
+        'the <tool_call> object must have one key, the tool\'s name, holding its arguments: {"view_file": {"path": "…"}}',
+    };
   }
   if (text.includes("<locations>")) {
-    return { ok: true, call: { name: SHERLOC_ANSWER, arguments: { locations: parseSherlocLocations(text), findings: sherlocFindingsText(text) } } };
+    return {
+      ok: true,
+      call: {
+        name: SHERLOC_ANSWER,
+        arguments: { locations: parseSherlocLocations(text), findings: sherlocFindingsText(text) },
+      },
+    };
   }
   return { ok: false, kind: "missing", problem: "the answer has neither a <tool_call> block nor a <locations> block" };
 }
@@ -48,7 +61,9 @@ function parseJsonWithRecovery(text: string): Record<string, unknown> | undefine
   const attempt = (candidate: string) => {
     try {
       const value: unknown = JSON.parse(candidate);
-      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+      return value !== null && typeof value === "object" && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : undefined;
     } catch {
       return undefined;
     }
@@ -92,7 +107,11 @@ export const SHERLOC_PROTOCOL: ToolProtocol = {
   readCalls: (message, turn) => {
     const parsed = parseSherlocAnswer(message.content);
     if (!parsed.ok) return { calls: [], problem: { kind: parsed.kind, problem: parsed.problem } };
-    const call: ChatToolCall = { id: `sherloc_${turn}`, name: parsed.call.name, arguments: JSON.stringify(parsed.call.arguments) };
+    const call: ChatToolCall = {
+      id: `sherloc_${turn}`,
+      name: parsed.call.name,
+      arguments: JSON.stringify(parsed.call.arguments),
+    };
     return { calls: [call] };
   },
   assistantMessage: (message) => ({ role: "assistant", content: message.content ?? "" }),
@@ -101,7 +120,8 @@ export const SHERLOC_PROTOCOL: ToolProtocol = {
     observations.add(message);
     return message;
   },
-  isObservation: (message) => observations.has(message) || (message.role === "user" && message.content.startsWith("[observation of ")),
+  isObservation: (message) =>
+    observations.has(message) || (message.role === "user" && message.content.startsWith("[observation of ")),
   nudge: (problem) =>
     `Error: ${problem.problem}. Each turn, either call one tool inside <tool_call>...</tool_call> as {"<tool>": {arguments}}, or give your final answer as a <findings> block and a <locations> block.`,
 };

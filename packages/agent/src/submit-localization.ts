@@ -20,7 +20,10 @@ export function submissionSchema(maxLocations: number) {
       symbol: z.string().min(1).optional().describe("The function or Class.method the span covers."),
     })
     .strict()
-    .refine((loc) => loc.startLine <= loc.endLine, { message: "startLine must not be greater than endLine", path: ["endLine"] });
+    .refine((loc) => loc.startLine <= loc.endLine, {
+      message: "startLine must not be greater than endLine",
+      path: ["endLine"],
+    });
   return z
     .object({
       locations: z.array(location).min(1).max(maxLocations).describe(`Locations, best first; at most ${maxLocations}.`),

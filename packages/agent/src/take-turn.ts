@@ -11,7 +11,15 @@ import type { ToolProtocol } from "./tool-protocol.js";
 import type { TrajectoryStep, TrajectoryUsage, TrajectoryWriter } from "./trajectory-writer.js";
 
 /** The self-recovery branches (docs/definitions.md §1), as recorded in the result and the trajectory. */
-export type RecoveryKind = "malformed_call" | "unknown_tool" | "repeated_call" | "repeated_line" | "no_tool_call" | "context_truncated" | "forced_final" | "final_repair";
+export type RecoveryKind =
+  | "malformed_call"
+  | "unknown_tool"
+  | "repeated_call"
+  | "repeated_line"
+  | "no_tool_call"
+  | "context_truncated"
+  | "forced_final"
+  | "final_repair";
 
 export interface Recovery {
   kind: RecoveryKind;
@@ -62,7 +70,13 @@ export interface LoopState {
 /** How a turn ended the run, if it did. */
 export type TurnEnd =
   | { exit: "submitted"; prediction: Prediction; droppedPaths: string[] }
-  | { exit: Exclude<TrajectoryExit, "submitted">; outcome: "model_error" | "invalid_final" | "budget_exhausted"; error?: string; errorKind?: ModelErrorKind; budget?: LoopBudget };
+  | {
+      exit: Exclude<TrajectoryExit, "submitted">;
+      outcome: "model_error" | "invalid_final" | "budget_exhausted";
+      error?: string;
+      errorKind?: ModelErrorKind;
+      budget?: LoopBudget;
+    };
 
 /** A 400 whose text says the prompt did not fit the window (vLLM's and `loclab serve`'s wording, OpenAI's). */
 const CONTEXT_OVERFLOW = /maximum context length|context length exceeded|context_length_exceeded|max_model_len/i;
@@ -98,7 +112,10 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
   try {
     // Over the limit with nothing old left to cut (the estimate is rough; the limit keeps room
     // for the answer): sent anyway, the server decides; a refusal as too long ends the attempt.
-    if (setup.contextLimitTokens !== undefined && estimatedTokens > setup.contextLimitTokens) notes.push(`context: the prompt (about ${estimatedTokens} tokens) is over the limit of ${setup.contextLimitTokens} with every old observation cut`);
+    if (setup.contextLimitTokens !== undefined && estimatedTokens > setup.contextLimitTokens)
+      notes.push(
+        `context: the prompt (about ${estimatedTokens} tokens) is over the limit of ${setup.contextLimitTokens} with every old observation cut`,
+      );
     let completion: Completion;
     const request = setup.protocol.request(state.messages, offered);
     try {
@@ -114,15 +131,25 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
       if (error instanceof ModelRequestError && error.status === 400 && CONTEXT_OVERFLOW.test(error.message)) {
         return { exit: "context_limit", outcome: "budget_exhausted", budget: "context", error: error.message };
       }
-      return { exit: "error", outcome: "model_error", error: error.message, errorKind: error instanceof ModelTransportError ? "transport" : "request" };
+      return {
+        exit: "error",
+        outcome: "model_error",
+        error: error.message,
+        errorKind: error instanceof ModelTransportError ? "transport" : "request",
+      };
     }
     retries = completion.retries;
     state.modelMs += completion.latencyMs;
-    if (completion.usage) state.estimator.calibrate(messageChars(request.messages) + schemaChars, completion.usage.promptTokens);
+    if (completion.usage)
+      state.estimator.calibrate(messageChars(request.messages) + schemaChars, completion.usage.promptTokens);
     state.turns += 1;
     countUsage(state.usage, completion);
     const { message } = completion;
-    Object.assign(step, { ...(message.content !== null ? { output: message.content } : {}), finishReason: completion.finishReason, ...(completion.usage ? { usage: completion.usage } : {}) });
+    Object.assign(step, {
+      ...(message.content !== null ? { output: message.content } : {}),
+      finishReason: completion.finishReason,
+      ...(completion.usage ? { usage: completion.usage } : {}),
+    });
     const { calls, problem } = setup.protocol.readCalls(message, turn);
     state.messages.push(setup.protocol.assistantMessage(message, calls));
     const ran = await runCalls(setup, state, calls, offered, step, recover);
@@ -136,11 +163,19 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
     }
     const looping = message.content ? repeatedLine(message.content) : undefined;
     if (looping !== undefined && !ran.accepted) {
-      state.messages.push({ role: "user", content: `Error: you are repeating yourself: your output repeats the line ${JSON.stringify(looping.slice(0, 200))} over and over. Stop, and make a tool call that brings new information, or submit_localization.` });
+      state.messages.push({
+        role: "user",
+        content: `Error: you are repeating yourself: your output repeats the line ${JSON.stringify(looping.slice(0, 200))} over and over. Stop, and make a tool call that brings new information, or submit_localization.`,
+      });
       recover("repeated_line", looping.slice(0, 200));
     }
     if (ran.accepted) return { exit: "submitted", ...ran.accepted };
-    if (repairing) return { exit: "format_error", outcome: "invalid_final", error: ran.rejected ?? "the repair turn did not call submit_localization" };
+    if (repairing)
+      return {
+        exit: "format_error",
+        outcome: "invalid_final",
+        error: ran.rejected ?? "the repair turn did not call submit_localization",
+      };
     if (ran.rejected !== undefined) {
       state.repairPending = true;
       recover("final_repair", ran.rejected);
@@ -153,7 +188,8 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
   } finally {
     step.endedAt = setup.iso();
     state.retries.push(...retries);
-    if (retries.length > 0) step.retries = retries.map(({ attempt, error, message, waitedMs }) => ({ attempt, error, message, waitedMs }));
+    if (retries.length > 0)
+      step.retries = retries.map(({ attempt, error, message, waitedMs }) => ({ attempt, error, message, waitedMs }));
     const harness = [...retries.map(retryNote), ...notes];
     if (harness.length > 0) step.error = harness.join("; ");
     await setup.trajectory.appendStep(step);
@@ -164,7 +200,11 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
  * Before the model call: on the last turn the forced-final prompt (only submit_localization
  * offered, as in a repair turn), then context truncation when a limit is set.
  */
-function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: RecoveryKind, detail: string) => void): { forced: boolean; offered: readonly ToolDefinition[]; estimatedTokens: number; schemaChars: number } {
+function prepareTurn(
+  setup: TurnSetup,
+  state: LoopState,
+  recover: (kind: RecoveryKind, detail: string) => void,
+): { forced: boolean; offered: readonly ToolDefinition[]; estimatedTokens: number; schemaChars: number } {
   const forced = !state.repairPending && state.turns === setup.maxTurns - 1;
   if (forced) {
     state.forcedAsked = true;
@@ -176,7 +216,11 @@ function prepareTurn(setup: TurnSetup, state: LoopState, recover: (kind: Recover
   const schemaChars = toolChars(setup.protocol.request([], offered).tools);
   const estimate = (messages: readonly ChatMessage[]) => state.estimator.estimate(messages, schemaChars);
   if (setup.contextLimitTokens !== undefined) {
-    const cut = truncateOldObservations(state.messages, { limitTokens: setup.contextLimitTokens, estimate, isObservation: setup.protocol.isObservation });
+    const cut = truncateOldObservations(state.messages, {
+      limitTokens: setup.contextLimitTokens,
+      estimate,
+      isObservation: setup.protocol.isObservation,
+    });
     if (cut.truncated > 0) {
       state.messages.splice(0, state.messages.length, ...cut.messages);
       recover("context_truncated", `${cut.truncated} oldest observation(s) cut to a stub`);
@@ -191,8 +235,24 @@ function toolChars(tools: readonly ToolDefinition[] | undefined): number {
 }
 
 /** Runs an answer's calls in order, recording each in the step; a valid submission stops the rest. */
-async function runCalls(setup: TurnSetup, state: LoopState, calls: readonly ChatToolCall[], offered: readonly ToolDefinition[], step: TrajectoryStep, recover: (kind: RecoveryKind, detail: string) => void) {
-  const context = { workspace: setup.workspace, instanceId: setup.instanceId, maxLocations: setup.maxLocations, offered, allTools: setup.allTools, previousCalls: state.previousCalls, repairTemplate: setup.prompts.repair, ...(setup.sherloc ? { sherloc: setup.sherloc } : {}) };
+async function runCalls(
+  setup: TurnSetup,
+  state: LoopState,
+  calls: readonly ChatToolCall[],
+  offered: readonly ToolDefinition[],
+  step: TrajectoryStep,
+  recover: (kind: RecoveryKind, detail: string) => void,
+) {
+  const context = {
+    workspace: setup.workspace,
+    instanceId: setup.instanceId,
+    maxLocations: setup.maxLocations,
+    offered,
+    allTools: setup.allTools,
+    previousCalls: state.previousCalls,
+    repairTemplate: setup.prompts.repair,
+    ...(setup.sherloc ? { sherloc: setup.sherloc } : {}),
+  };
   const keys = new Set<string>();
   let accepted: { prediction: Prediction; droppedPaths: string[] } | undefined;
   let rejected: string | undefined;
@@ -204,7 +264,13 @@ async function runCalls(setup: TurnSetup, state: LoopState, calls: readonly Chat
       if (outcome.recovery) recover(outcome.recovery.kind, outcome.recovery.detail);
       keys.add(callKey(call));
       state.messages.push(setup.protocol.observationMessage(call, outcome.observation));
-      step.toolCalls.push({ name: call.name, arguments: argumentsRecord(call.arguments), observation: outcome.observation, ok: outcome.ok, observedAt: setup.iso() });
+      step.toolCalls.push({
+        name: call.name,
+        arguments: argumentsRecord(call.arguments),
+        observation: outcome.observation,
+        ok: outcome.ok,
+        observedAt: setup.iso(),
+      });
       if (outcome.rejected !== undefined) rejected = outcome.rejected;
       if (outcome.accepted) {
         accepted = outcome.accepted;

@@ -24,23 +24,45 @@ export function parseTextToolCall(content: string | null): ParsedTextToolCall {
     return {
       ok: false,
       kind: unclosed ? "malformed" : "missing",
-      problem: unclosed ? "the ```json block is not closed with ```" : "the answer has no ```json block with a tool call",
+      problem: unclosed
+        ? "the ```json block is not closed with ```"
+        : "the answer has no ```json block with a tool call",
     };
   }
-  if (blocks.length > 1) return { ok: false, kind: "malformed", problem: `the answer has ${blocks.length} \`\`\`json blocks; write exactly one per turn` };
+  if (blocks.length > 1)
+    return {
+      ok: false,
+      kind: "malformed",
+      problem: `the answer has ${blocks.length} \`\`\`json blocks; write exactly one per turn`,
+    };
   let value: unknown;
   try {
     value = JSON.parse(blocks[0]!);
   } catch (error) {
-    return { ok: false, kind: "malformed", problem: `the \`\`\`json block is not valid JSON: ${(error as Error).message}` };
+    return {
+      ok: false,
+      kind: "malformed",
+      problem: `the \`\`\`json block is not valid JSON: ${(error as Error).message}`,
+    };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, kind: "malformed", problem: "the ```json block must hold one JSON object" };
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return { ok: false, kind: "malformed", problem: "the ```json block must hold one JSON object" };
   const record = value as Record<string, unknown>;
   const extra = Object.keys(record).filter((key) => key !== "tool" && key !== "arguments");
-  if (typeof record.tool !== "string" || record.tool === "") return { ok: false, kind: "malformed", problem: 'the object needs a "tool" field: the tool\'s name as a string' };
+  if (typeof record.tool !== "string" || record.tool === "")
+    return { ok: false, kind: "malformed", problem: 'the object needs a "tool" field: the tool\'s name as a string' };
   if (record.arguments === null || typeof record.arguments !== "object" || Array.isArray(record.arguments)) {
-    return { ok: false, kind: "malformed", problem: 'the object needs an "arguments" field: a JSON object (use {} for none)' };
+    return {
+      ok: false,
+      kind: "malformed",
+      problem: 'the object needs an "arguments" field: a JSON object (use {} for none)',
+    };
   }
-  if (extra.length > 0) return { ok: false, kind: "malformed", problem: `the object may only have "tool" and "arguments", not ${extra.map((key) => JSON.stringify(key)).join(", ")}` };
+  if (extra.length > 0)
+    return {
+      ok: false,
+      kind: "malformed",
+      problem: `the object may only have "tool" and "arguments", not ${extra.map((key) => JSON.stringify(key)).join(", ")}`,
+    };
   return { ok: true, name: record.tool, arguments: JSON.stringify(record.arguments) };
 }

@@ -41,11 +41,19 @@ export const NATIVE_PROTOCOL: ToolProtocol = {
   systemTemplate: "system",
   describeTools: (tools) => tools.map((tool) => `- \`${tool.name}\`: ${tool.description ?? ""}`).join("\n"),
   request: (messages, offered) => ({ messages: [...messages], tools: [...offered] }),
-  readCalls: (message) => (message.toolCalls.length > 0 ? { calls: message.toolCalls } : { calls: [], problem: { kind: "missing", problem: "the answer called no tool" } }),
-  assistantMessage: (message, calls) => ({ role: "assistant", content: message.content, ...(calls.length > 0 ? { toolCalls: [...calls] } : {}) }),
+  readCalls: (message) =>
+    message.toolCalls.length > 0
+      ? { calls: message.toolCalls }
+      : { calls: [], problem: { kind: "missing", problem: "the answer called no tool" } },
+  assistantMessage: (message, calls) => ({
+    role: "assistant",
+    content: message.content,
+    ...(calls.length > 0 ? { toolCalls: [...calls] } : {}),
+  }),
   observationMessage: (call, observation) => ({ role: "tool", toolCallId: call.id, content: observation }),
   isObservation: (message) => message.role === "tool",
-  nudge: () => `Error: your answer called no tool. ${EVERY_TURN}: explore with the tools, or hand in the answer with submit_localization.`,
+  nudge: () =>
+    `Error: your answer called no tool. ${EVERY_TURN}: explore with the tools, or hand in the answer with submit_localization.`,
 };
 
 /**
@@ -58,15 +66,28 @@ const TEXT_RESULT_PREFIX = "Result of ";
 export const TEXT_PROTOCOL: ToolProtocol = {
   mode: "text",
   systemTemplate: "system-text",
-  describeTools: (tools) => tools.map((tool) => `- \`${tool.name}\`: ${tool.description ?? ""}\n  Parameters: ${JSON.stringify(tool.parameters ?? {})}`).join("\n"),
+  describeTools: (tools) =>
+    tools
+      .map(
+        (tool) =>
+          `- \`${tool.name}\`: ${tool.description ?? ""}\n  Parameters: ${JSON.stringify(tool.parameters ?? {})}`,
+      )
+      .join("\n"),
   request: (messages) => ({ messages: [...messages] }),
   readCalls: (message, turn) => {
     const parsed = parseTextToolCall(message.content);
-    return parsed.ok ? { calls: [{ id: `text_${turn}`, name: parsed.name, arguments: parsed.arguments }] } : { calls: [], problem: { kind: parsed.kind, problem: parsed.problem } };
+    return parsed.ok
+      ? { calls: [{ id: `text_${turn}`, name: parsed.name, arguments: parsed.arguments }] }
+      : { calls: [], problem: { kind: parsed.kind, problem: parsed.problem } };
   },
   assistantMessage: (message) => ({ role: "assistant", content: message.content ?? "" }),
-  observationMessage: (call, observation) => ({ role: "user", content: `${TEXT_RESULT_PREFIX}${call.name}:\n${observation}` }),
-  isObservation: (message) => message.role === "user" && (message.content.startsWith(TEXT_RESULT_PREFIX) || message.content.startsWith("[observation of ")),
+  observationMessage: (call, observation) => ({
+    role: "user",
+    content: `${TEXT_RESULT_PREFIX}${call.name}:\n${observation}`,
+  }),
+  isObservation: (message) =>
+    message.role === "user" &&
+    (message.content.startsWith(TEXT_RESULT_PREFIX) || message.content.startsWith("[observation of ")),
   nudge: (problem) =>
     problem.kind === "malformed"
       ? `Error: your tool call could not be read: ${problem.problem}. Write exactly one \`\`\`json block holding {"tool": "<name>", "arguments": {...}}.`

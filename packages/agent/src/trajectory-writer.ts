@@ -1,7 +1,15 @@
 import { appendFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { formatTrajectoryLine, type Provenance, SCHEMA_VERSION, TRAJECTORY_KIND, type TrajectoryExit, type TrajectoryLimits, type TrajectoryStepLine } from "@loclab/schemas";
+import {
+  formatTrajectoryLine,
+  type Provenance,
+  SCHEMA_VERSION,
+  TRAJECTORY_KIND,
+  type TrajectoryExit,
+  type TrajectoryLimits,
+  type TrajectoryStepLine,
+} from "@loclab/schemas";
 
 export type { TrajectoryExit } from "@loclab/schemas";
 

@@ -4,7 +4,15 @@ import { readTrajectoryFile } from "./read-trajectory-file.js";
 import { stampRecord } from "@loclab/schemas";
 import { openWorkspace } from "@loclab/tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatCompletionRequest, createModelClient, localizeInstance, type ScriptedFault, type ScriptedModelServer, type ScriptTurn, startScriptedModelServer } from "../src/index.js";
+import {
+  type ChatCompletionRequest,
+  createModelClient,
+  localizeInstance,
+  type ScriptedFault,
+  type ScriptedModelServer,
+  type ScriptTurn,
+  startScriptedModelServer,
+} from "../src/index.js";
 import { FIXTURE_ISSUE, makeFixtureRepo } from "./fixture-repo.js";
 
 // Fault injection over real HTTP: ~20 % of requests fail (5xx, cut connections, delays past the
@@ -28,8 +36,14 @@ function draw(seed: number, index: number): number {
 }
 
 const TIMEOUT_MS = 500;
-const FAULTS: ScriptedFault[] = [{ fault: "http-500" }, { fault: "http-503" }, { fault: "cut-connection" }, { fault: "delay", ms: TIMEOUT_MS * 4 }];
-const FAULT_TEXT = /scripted fault|internal server error|service unavailable|timed out|timeout|ECONNRESET|socket hang up|connection error/i;
+const FAULTS: ScriptedFault[] = [
+  { fault: "http-500" },
+  { fault: "http-503" },
+  { fault: "cut-connection" },
+  { fault: "delay", ms: TIMEOUT_MS * 4 },
+];
+const FAULT_TEXT =
+  /scripted fault|internal server error|service unavailable|timed out|timeout|ECONNRESET|socket hang up|connection error/i;
 
 const finding = {
   locationExplanation: "average computes the mean the issue reports as wrong.",
@@ -46,7 +60,13 @@ function goodTurn(request: ChatCompletionRequest): ScriptTurn {
   const calls = [
     { name: "search_code", arguments: JSON.stringify({ query: "def average" }) },
     { name: "view_file", arguments: JSON.stringify({ path: "calc/ops.py" }) },
-    { name: "submit_localization", arguments: JSON.stringify({ locations: [{ path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit" }], finding }) },
+    {
+      name: "submit_localization",
+      arguments: JSON.stringify({
+        locations: [{ path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit" }],
+        finding,
+      }),
+    },
   ];
   return { content: `model turn ${step} of ${id}`, toolCalls: [calls[Math.min(step, 2)]!] };
 }
@@ -68,12 +88,24 @@ describe("fault injection", () => {
     });
     repo = await makeFixtureRepo();
     const workspace = await openWorkspace({ root: repo.root, files: "walk" });
-    const client = createModelClient({ baseURL: server.url, model: "scripted-model", backoffMs: 1, timeoutMs: TIMEOUT_MS, maxRetries: 6 });
+    const client = createModelClient({
+      baseURL: server.url,
+      model: "scripted-model",
+      backoffMs: 1,
+      timeoutMs: TIMEOUT_MS,
+      maxRetries: 6,
+    });
     const ids = Array.from({ length: 10 }, (_, i) => `calc__calc-${i + 1}`);
     const predictionsPath = join(repo.runs, "predictions.jsonl");
 
     for (const id of ids) {
-      const result = await localizeInstance({ instance: { ...FIXTURE_ISSUE, instance_id: id }, taskLabel: `label-${id}`, workspace, client, trajectoryPath: join(repo.runs, `${id}.traj.jsonl`) });
+      const result = await localizeInstance({
+        instance: { ...FIXTURE_ISSUE, instance_id: id },
+        taskLabel: `label-${id}`,
+        workspace,
+        client,
+        trajectoryPath: join(repo.runs, `${id}.traj.jsonl`),
+      });
       expect(result.outcome, id).toBe("finished");
       await appendFile(predictionsPath, `${JSON.stringify(stampRecord(result.prediction!))}\n`, "utf8");
     }
@@ -88,7 +120,10 @@ describe("fault injection", () => {
     // Each instance exactly once: 10 trajectories, 10 predictions, no duplicate ids.
     const files = (await readdir(repo.runs)).filter((name) => name.endsWith(".traj.jsonl")).sort();
     expect(files).toEqual(ids.map((id) => `${id}.traj.jsonl`).sort());
-    const predictions = (await readFile(predictionsPath, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { instanceId: string; files: string[] });
+    const predictions = (await readFile(predictionsPath, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { instanceId: string; files: string[] });
     expect(predictions.map((p) => p.instanceId)).toEqual(ids);
     expect(predictions.every((p) => p.files[0] === "calc/ops.py")).toBe(true);
 
@@ -97,7 +132,9 @@ describe("fault injection", () => {
       const trajectory = await readTrajectoryFile(join(repo.runs, `${id}.traj.jsonl`));
       expect(trajectory.header.outcome.exit).toBe("submitted");
       // One step per answered model call: faults add no steps and no outputs.
-      expect(trajectory.steps.map((step) => step.output)).toEqual([0, 1, 2].map((step) => `model turn ${step} of ${id}`));
+      expect(trajectory.steps.map((step) => step.output)).toEqual(
+        [0, 1, 2].map((step) => `model turn ${step} of ${id}`),
+      );
       for (const step of trajectory.steps) {
         expect(step.output).not.toMatch(FAULT_TEXT);
         for (const call of step.toolCalls) expect(call.observation ?? "").not.toMatch(FAULT_TEXT);

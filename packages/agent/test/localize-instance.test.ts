@@ -37,14 +37,26 @@ afterEach(async () => {
 const finding = FIXTURE_FINDING;
 const averageSpan = FIXTURE_SPAN;
 
-const call = (name: string, args: unknown): ScriptedReply => ({ toolCalls: [{ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }] });
+const call = (name: string, args: unknown): ScriptedReply => ({
+  toolCalls: [{ name, arguments: typeof args === "string" ? args : JSON.stringify(args) }],
+});
 const submit = (args: unknown = { locations: [averageSpan], finding }): ScriptTurn => call("submit_localization", args);
 const viewOps = call("view_file", { path: "calc/ops.py" });
 
-async function run(script: ModelScript, options: Partial<LocalizeInstanceOptions> & { maxRetries?: number; apiKeyEnv?: string } = {}) {
+async function run(
+  script: ModelScript,
+  options: Partial<LocalizeInstanceOptions> & { maxRetries?: number; apiKeyEnv?: string } = {},
+) {
   server = await startScriptedModelServer({ script });
   const { maxRetries, apiKeyEnv, ...rest } = options;
-  const client = createModelClient({ baseURL: server.url, model: "scripted-model", backoffMs: 1, timeoutMs: 5_000, maxRetries: maxRetries ?? 1, ...(apiKeyEnv ? { apiKeyEnv } : {}) });
+  const client = createModelClient({
+    baseURL: server.url,
+    model: "scripted-model",
+    backoffMs: 1,
+    timeoutMs: 5_000,
+    maxRetries: maxRetries ?? 1,
+    ...(apiKeyEnv ? { apiKeyEnv } : {}),
+  });
   const result = await localizeInstance({ instance: FIXTURE_ISSUE, workspace, client, trajectoryPath, ...rest });
   return { result, requests: server.requests.flatMap((request) => (request.body ? [request.body] : [])) };
 }
@@ -61,7 +73,14 @@ describe("localizeInstance: end to end", () => {
       [
         call("search_code", { query: "def average" }),
         viewOps,
-        submit({ locations: [{ ...averageSpan, path: "ops.py" }, { path: "nope/missing.py", startLine: 1, endLine: 2, role: "read" }, { path: "calc/cli.py", startLine: 6, endLine: 7, role: "read" }], finding }),
+        submit({
+          locations: [
+            { ...averageSpan, path: "ops.py" },
+            { path: "nope/missing.py", startLine: 1, endLine: 2, role: "read" },
+            { path: "calc/cli.py", startLine: 6, endLine: 7, role: "read" },
+          ],
+          finding,
+        }),
       ],
       { apiKeyEnv: "LOCLAB_AGENT_TEST_KEY" },
     ).finally(() => delete process.env.LOCLAB_AGENT_TEST_KEY);
@@ -79,8 +98,17 @@ describe("localizeInstance: end to end", () => {
     expect(result.recoveries).toEqual([]);
 
     // Native tool calling: the four tools and submit_localization, with a zod-derived schema.
-    expect(toolNames(requests[0])).toEqual(["view_file", "search_code", "repo_tree", "connected_tree", "submit_localization"]);
-    const submitSchema = requests[0]?.tools?.[4]?.function.parameters as { properties: { locations: { maxItems: number } }; required: string[] };
+    expect(toolNames(requests[0])).toEqual([
+      "view_file",
+      "search_code",
+      "repo_tree",
+      "connected_tree",
+      "submit_localization",
+    ]);
+    const submitSchema = requests[0]?.tools?.[4]?.function.parameters as {
+      properties: { locations: { maxItems: number } };
+      required: string[];
+    };
     expect(submitSchema.properties.locations.maxItems).toBe(8);
     expect(submitSchema.required).toEqual(["locations", "finding"]);
     // The prompts come from the template files, filled.
@@ -100,9 +128,17 @@ describe("localizeInstance: end to end", () => {
     expect(trajectory.header.outcome.exit).toBe("submitted");
     expect(trajectory.header.instanceId).toBe("acme__calc-1");
     expect(trajectory.header.usage).toMatchObject({ apiCalls: 3 });
-    expect(trajectory.steps.map((step) => step.toolCalls.map((c) => c.name))).toEqual([["search_code"], ["view_file"], ["submit_localization"]]);
+    expect(trajectory.steps.map((step) => step.toolCalls.map((c) => c.name))).toEqual([
+      ["search_code"],
+      ["view_file"],
+      ["submit_localization"],
+    ]);
     expect(trajectory.steps[1]?.toolCalls[0]).toMatchObject({ arguments: { path: "calc/ops.py" }, ok: true });
-    expect(trajectory.steps.every((step) => step.finishReason === "tool_calls" && step.usage !== undefined && step.startedAt !== undefined)).toBe(true);
+    expect(
+      trajectory.steps.every(
+        (step) => step.finishReason === "tool_calls" && step.usage !== undefined && step.startedAt !== undefined,
+      ),
+    ).toBe(true);
   });
 
   it("appends each step as it happens: mid-run the file has the header (running) and the finished steps", async () => {
@@ -123,13 +159,23 @@ describe("localizeInstance: end to end", () => {
 
 describe("localizeInstance: recovery branches", () => {
   it("malformed tool call: bad JSON and a schema misfit each get an observation saying what was wrong, and the run goes on", async () => {
-    const { result, requests } = await run([call("view_file", '{"path": "calc/ops.py"'), call("view_file", { file: "calc/ops.py" }), submit()]);
+    const { result, requests } = await run([
+      call("view_file", '{"path": "calc/ops.py"'),
+      call("view_file", { file: "calc/ops.py" }),
+      submit(),
+    ]);
     expect(result.outcome).toBe("finished");
     expect(kinds(result)).toEqual(["malformed_call", "malformed_call"]);
-    expect(lastMessage(requests[1])).toMatchObject({ role: "tool", content: expect.stringContaining("the arguments of view_file are not valid JSON") });
+    expect(lastMessage(requests[1])).toMatchObject({
+      role: "tool",
+      content: expect.stringContaining("the arguments of view_file are not valid JSON"),
+    });
     expect(lastMessage(requests[2])?.content).toContain("the arguments of view_file do not fit its schema");
     const trajectory = await readTrajectoryFile(trajectoryPath);
-    expect(trajectory.steps[0]?.toolCalls[0]).toMatchObject({ arguments: { raw: '{"path": "calc/ops.py"' }, ok: false });
+    expect(trajectory.steps[0]?.toolCalls[0]).toMatchObject({
+      arguments: { raw: '{"path": "calc/ops.py"' },
+      ok: false,
+    });
     expect(trajectory.steps[0]?.error).toContain("malformed_call");
   });
 
@@ -137,32 +183,45 @@ describe("localizeInstance: recovery branches", () => {
     const { result, requests } = await run([call("open_file", { path: "calc/ops.py" }), submit()]);
     expect(result.outcome).toBe("finished");
     expect(kinds(result)).toEqual(["unknown_tool"]);
-    expect(lastMessage(requests[1])?.content).toBe('Error: unknown tool "open_file". The tools are: view_file, search_code, repo_tree, connected_tree, submit_localization.\n');
+    expect(lastMessage(requests[1])?.content).toBe(
+      'Error: unknown tool "open_file". The tools are: view_file, search_code, repo_tree, connected_tree, submit_localization.\n',
+    );
   });
 
   it("model answers with no tool call: told to call one, and the run goes on", async () => {
     const { result, requests } = await run([{ content: "Let me think about this." }, submit()]);
     expect(result.outcome).toBe("finished");
     expect(kinds(result)).toEqual(["no_tool_call"]);
-    expect(lastMessage(requests[1])).toMatchObject({ role: "user", content: expect.stringContaining("called no tool") });
+    expect(lastMessage(requests[1])).toMatchObject({
+      role: "user",
+      content: expect.stringContaining("called no tool"),
+    });
   });
 
   it("loop detection, same call: the call is not run again and the model is told it is repeating", async () => {
     const { result, requests } = await run([viewOps, call("view_file", { path: "calc/ops.py" }), submit()]);
     expect(result.outcome).toBe("finished");
     expect(kinds(result)).toEqual(["repeated_call"]);
-    expect(lastMessage(requests[2])?.content).toContain("you are repeating yourself: this exact view_file call was made in the previous turn");
+    expect(lastMessage(requests[2])?.content).toContain(
+      "you are repeating yourself: this exact view_file call was made in the previous turn",
+    );
     expect(lastMessage(requests[2])?.content).not.toContain("def average");
   });
 
   it("loop detection, repeated output line: five in a row get a message that the model is repeating", async () => {
-    const looping: ScriptTurn = { content: "I should look at ops.\n".repeat(5), toolCalls: [{ name: "repo_tree", arguments: "{}" }] };
+    const looping: ScriptTurn = {
+      content: "I should look at ops.\n".repeat(5),
+      toolCalls: [{ name: "repo_tree", arguments: "{}" }],
+    };
     const { result, requests } = await run([looping, submit()]);
     expect(result.outcome).toBe("finished");
     expect(kinds(result)).toEqual(["repeated_line"]);
     const messages = requests[1]?.messages ?? [];
     expect(messages.at(-2)).toMatchObject({ role: "tool", content: expect.stringContaining("calc/") });
-    expect(messages.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining('repeats the line "I should look at ops."') });
+    expect(messages.at(-1)).toMatchObject({
+      role: "user",
+      content: expect.stringContaining('repeats the line "I should look at ops."'),
+    });
   });
 
   it("context truncation: over the limit, the oldest observations become stubs; system prompt, issue and the last 2 turns stay", async () => {
@@ -189,7 +248,11 @@ describe("localizeInstance: recovery branches", () => {
     expect(tools[3]).toContain(" 8\tdef average(values):");
     expect(kinds(result)).toContain("context_truncated");
     // Without a limit nothing is cut.
-    expect(requests[1]?.messages.filter((m) => m.role === "tool").every((m) => !String(m.content).startsWith("[observation of"))).toBe(true);
+    expect(
+      requests[1]?.messages
+        .filter((m) => m.role === "tool")
+        .every((m) => !String(m.content).startsWith("[observation of")),
+    ).toBe(true);
   });
 
   it("forced final synthesis: the last turn offers only submit_localization and asks for the answer; a submission there is forced_final", async () => {
@@ -197,7 +260,10 @@ describe("localizeInstance: recovery branches", () => {
     expect(result.outcome).toBe("forced_final");
     expect(result.prediction?.files).toEqual(["calc/ops.py"]);
     expect(toolNames(requests[1])).toEqual(["submit_localization"]);
-    expect(lastMessage(requests[1])).toMatchObject({ role: "user", content: expect.stringContaining("This is your last turn") });
+    expect(lastMessage(requests[1])).toMatchObject({
+      role: "user",
+      content: expect.stringContaining("This is your last turn"),
+    });
     expect((await readTrajectoryFile(trajectoryPath)).header.outcome.exit).toBe("submitted");
   });
 
@@ -208,7 +274,9 @@ describe("localizeInstance: recovery branches", () => {
     expect(result.prediction).toBeUndefined();
     expect(result.turns).toBe(2);
     expect(kinds(result)).toEqual(["final_repair"]);
-    expect(lastMessage(requests[1])?.content).toContain("locations.0.endLine: startLine must not be greater than endLine");
+    expect(lastMessage(requests[1])?.content).toContain(
+      "locations.0.endLine: startLine must not be greater than endLine",
+    );
     expect(toolNames(requests[1])).toEqual(["submit_localization"]);
     expect(result.error).toContain("finding");
     expect((await readTrajectoryFile(trajectoryPath)).header.outcome.exit).toBe("format_error");
@@ -262,7 +330,9 @@ describe("localizeInstance: budgets and errors", () => {
     const trajectory = await readTrajectoryFile(trajectoryPath);
     expect(trajectory.header.outcome.exit).toBe("error");
     expect(trajectory.steps).toHaveLength(2);
-    expect(trajectory.steps[1]?.error).toMatch(/^retry after attempt 1 \(http-5xx, waited 1 ms\).*; model error: model transport failed after 2 attempt\(s\)/);
+    expect(trajectory.steps[1]?.error).toMatch(
+      /^retry after attempt 1 \(http-5xx, waited 1 ms\).*; model error: model transport failed after 2 attempt\(s\)/,
+    );
   });
 
   it("a retried call that then succeeds records the retry in its step and goes on", async () => {
@@ -272,7 +342,10 @@ describe("localizeInstance: budgets and errors", () => {
     expect(trajectory.steps[0]?.error).toMatch(/^retry after attempt 1 \(http-5xx/);
     // The raw step line keeps the retry as a record, and the digest of the request's messages.
     const [, stepLine] = readFileSync(trajectoryPath, "utf8").trim().split("\n");
-    const step = JSON.parse(stepLine ?? "{}") as { retries?: { attempt: number; error: string }[]; messagesDigest?: string };
+    const step = JSON.parse(stepLine ?? "{}") as {
+      retries?: { attempt: number; error: string }[];
+      messagesDigest?: string;
+    };
     expect(step.retries).toEqual([expect.objectContaining({ attempt: 1, error: "http-5xx" })]);
     expect(step.messagesDigest).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -282,8 +355,16 @@ describe("localizeInstance: budgets and errors", () => {
     // removing .git after opening makes the first search fail inside git (not a ToolError).
     workspace = await openWorkspace({ root: repo.root, files: "git" });
     await rm(join(repo.root, ".git"), { recursive: true, force: true });
-    server = await startScriptedModelServer({ script: [{ content: "Search first.", ...call("search_code", { query: "def average" }) }] });
-    const client = createModelClient({ baseURL: server.url, model: "scripted-model", backoffMs: 1, timeoutMs: 5_000, maxRetries: 1 });
+    server = await startScriptedModelServer({
+      script: [{ content: "Search first.", ...call("search_code", { query: "def average" }) }],
+    });
+    const client = createModelClient({
+      baseURL: server.url,
+      model: "scripted-model",
+      backoffMs: 1,
+      timeoutMs: 5_000,
+      maxRetries: 1,
+    });
     await expect(localizeInstance({ instance: FIXTURE_ISSUE, workspace, client, trajectoryPath })).rejects.toThrow();
     const trajectory = await readTrajectoryFile(trajectoryPath);
     expect(trajectory.header.outcome.exit).toBe("error");

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { budgetExit, callKey, type ChatMessage, estimateTokens, fillTemplate, readPromptTemplate, repeatedLine, submissionSchema, toolProtocol, truncateOldObservations } from "../src/index.js";
+import {
+  budgetExit,
+  callKey,
+  type ChatMessage,
+  estimateTokens,
+  fillTemplate,
+  readPromptTemplate,
+  repeatedLine,
+  submissionSchema,
+  toolProtocol,
+  truncateOldObservations,
+} from "../src/index.js";
 
 describe("prompt templates", () => {
   it("fills every placeholder and refuses a missing or an unused value", async () => {
@@ -17,8 +28,12 @@ describe("repetition", () => {
   });
 
   it("identifies a call by name and arguments, whatever the key order and spacing", () => {
-    expect(callKey({ name: "view_file", arguments: '{"path":"a.py","start":1}' })).toBe(callKey({ name: "view_file", arguments: '{ "start": 1, "path": "a.py" }' }));
-    expect(callKey({ name: "view_file", arguments: '{"path":"a.py"}' })).not.toBe(callKey({ name: "search_code", arguments: '{"path":"a.py"}' }));
+    expect(callKey({ name: "view_file", arguments: '{"path":"a.py","start":1}' })).toBe(
+      callKey({ name: "view_file", arguments: '{ "start": 1, "path": "a.py" }' }),
+    );
+    expect(callKey({ name: "view_file", arguments: '{"path":"a.py"}' })).not.toBe(
+      callKey({ name: "search_code", arguments: '{"path":"a.py"}' }),
+    );
   });
 });
 
@@ -27,7 +42,14 @@ describe("truncateOldObservations", () => {
     { role: "assistant", content: null, toolCalls: [{ id: `c${n}`, name: "view_file", arguments: "{}" }] },
     { role: "tool", toolCallId: `c${n}`, content: "x".repeat(400) },
   ];
-  const messages: ChatMessage[] = [{ role: "system", content: "s".repeat(400) }, { role: "user", content: "u".repeat(400) }, ...turn(1), ...turn(2), ...turn(3), ...turn(4)];
+  const messages: ChatMessage[] = [
+    { role: "system", content: "s".repeat(400) },
+    { role: "user", content: "u".repeat(400) },
+    ...turn(1),
+    ...turn(2),
+    ...turn(3),
+    ...turn(4),
+  ];
 
   it("cuts the oldest observations first, only as far as needed, the last 2 turns only when that is not enough, never the first two messages", () => {
     expect(estimateTokens(messages)).toBe(611); // (800 + 4 × (9 + 2 + 400)) / 4, rounded up
@@ -62,7 +84,13 @@ describe("truncateOldObservations", () => {
 describe("submissionSchema", () => {
   it("caps the locations at maxLocations", () => {
     const location = { path: "a.py", startLine: 1, endLine: 2, role: "edit" };
-    const finding = { locationExplanation: "a", rootCause: "b", solutionIdea: "c", dependencies: "d", testingImpact: "e" };
+    const finding = {
+      locationExplanation: "a",
+      rootCause: "b",
+      solutionIdea: "c",
+      dependencies: "d",
+      testingImpact: "e",
+    };
     expect(submissionSchema(2).safeParse({ locations: [location, location], finding }).success).toBe(true);
     expect(submissionSchema(2).safeParse({ locations: [location, location, location], finding }).success).toBe(false);
   });
@@ -74,18 +102,34 @@ describe("budgetExit", () => {
     expect(budgetExit(state, { maxTurns: 20 })).toBeUndefined();
     expect(budgetExit({ ...state, turns: 20 }, { maxTurns: 20 })).toEqual({ exit: "step_limit", budget: "turns" });
     expect(budgetExit({ ...state, turns: 20, repairPending: true }, { maxTurns: 20 })).toBeUndefined();
-    expect(budgetExit({ ...state, totalTokens: 500 }, { maxTurns: 20, maxTotalTokens: 500 })).toEqual({ exit: "cost_limit", budget: "tokens" });
-    expect(budgetExit({ ...state, elapsedMs: 1000 }, { maxTurns: 20, maxWallMs: 999 })).toEqual({ exit: "time_limit", budget: "wall_time" });
+    expect(budgetExit({ ...state, totalTokens: 500 }, { maxTurns: 20, maxTotalTokens: 500 })).toEqual({
+      exit: "cost_limit",
+      budget: "tokens",
+    });
+    expect(budgetExit({ ...state, elapsedMs: 1000 }, { maxTurns: 20, maxWallMs: 999 })).toEqual({
+      exit: "time_limit",
+      budget: "wall_time",
+    });
   });
 });
 
 describe("toolProtocol", () => {
   it("native reads the calls as sent; text reads one ```json block; both say what is missing", () => {
     const native = toolProtocol("native");
-    expect(native.readCalls({ content: null, toolCalls: [] }, 0)).toEqual({ calls: [], problem: { kind: "missing", problem: "the answer called no tool" } });
+    expect(native.readCalls({ content: null, toolCalls: [] }, 0)).toEqual({
+      calls: [],
+      problem: { kind: "missing", problem: "the answer called no tool" },
+    });
     const text = toolProtocol("text");
-    expect(text.readCalls({ content: 'x\n```json\n{"tool": "view_file", "arguments": {"path": "a.py"}}\n```', toolCalls: [] }, 3)).toEqual({ calls: [{ id: "text_3", name: "view_file", arguments: '{"path":"a.py"}' }] });
-    expect(text.request([{ role: "user", content: "u" }], [{ name: "view_file" }])).toEqual({ messages: [{ role: "user", content: "u" }] });
+    expect(
+      text.readCalls(
+        { content: 'x\n```json\n{"tool": "view_file", "arguments": {"path": "a.py"}}\n```', toolCalls: [] },
+        3,
+      ),
+    ).toEqual({ calls: [{ id: "text_3", name: "view_file", arguments: '{"path":"a.py"}' }] });
+    expect(text.request([{ role: "user", content: "u" }], [{ name: "view_file" }])).toEqual({
+      messages: [{ role: "user", content: "u" }],
+    });
     expect(() => toolProtocol("json" as never)).toThrow('toolMode must be "native" or "text", not "json"');
   });
 });

@@ -24,7 +24,14 @@ async function serve(script: ModelScript): Promise<ScriptedModelServer> {
 
 function clientFor(url: string, options: Partial<ModelClientOptions> = {}) {
   // No jitter, so that the waits of the backoff can be checked exactly; jitter has its own test.
-  return createModelClient({ baseURL: url, model: "scripted-model", backoffMs: 1, timeoutMs: 2_000, jitter: () => 0, ...options });
+  return createModelClient({
+    baseURL: url,
+    model: "scripted-model",
+    backoffMs: 1,
+    timeoutMs: 2_000,
+    jitter: () => 0,
+    ...options,
+  });
 }
 
 const viewFile: ToolDefinition = {
@@ -37,7 +44,10 @@ const user = [{ role: "user" as const, content: "Where is the bug?" }];
 describe("model client over the scripted server", () => {
   it("round-trips a tool-call turn and a text turn", async () => {
     const { url, requests } = await serve([
-      { toolCalls: [{ name: "view_file", arguments: '{"path": "src/app.py"}' }], usage: { promptTokens: 120, completionTokens: 9 } },
+      {
+        toolCalls: [{ name: "view_file", arguments: '{"path": "src/app.py"}' }],
+        usage: { promptTokens: 120, completionTokens: 9 },
+      },
       { content: "The bug is in src/app.py", finishReason: "length" },
     ]);
     const client = clientFor(url, { temperature: 0, seed: 7, maxOutputTokens: 256 });
@@ -77,7 +87,9 @@ describe("model client over the scripted server", () => {
       {
         role: "assistant",
         content: null,
-        tool_calls: [{ id: "call_0_0", type: "function", function: { name: "view_file", arguments: '{"path": "src/app.py"}' } }],
+        tool_calls: [
+          { id: "call_0_0", type: "function", function: { name: "view_file", arguments: '{"path": "src/app.py"}' } },
+        ],
       },
       { role: "tool", tool_call_id: "call_0_0", content: "1: def main(): ..." },
     ]);
@@ -116,7 +128,9 @@ describe("model client over the scripted server", () => {
     const { url } = await serve([]);
     await server!.close();
     server = undefined;
-    const error = await clientFor(url, { maxRetries: 1 }).complete({ messages: user }).catch((e: unknown) => e);
+    const error = await clientFor(url, { maxRetries: 1 })
+      .complete({ messages: user })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelTransportError);
     expect((error as ModelTransportError).errorClass).toBe("connection");
     expect((error as ModelTransportError).retries.map((retry) => retry.error)).toEqual(["connection"]);
@@ -130,7 +144,9 @@ describe("model client over the scripted server", () => {
       { fault: "http-500" },
       { content: "too late" },
     ]);
-    const error = await clientFor(url, { maxRetries: 3, backoffMs: 1 }).complete({ messages: user }).catch((e: unknown) => e);
+    const error = await clientFor(url, { maxRetries: 3, backoffMs: 1 })
+      .complete({ messages: user })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelTransportError);
     const transport = error as ModelTransportError;
     expect(transport.attempts).toBe(4);
@@ -146,7 +162,9 @@ describe("model client over the scripted server", () => {
 
   it("does not retry a 400: a bad body is a ModelRequestError", async () => {
     const { url, requests } = await serve([{ content: "never sent" }]);
-    const error = await clientFor(url).complete({ messages: [] }).catch((e: unknown) => e);
+    const error = await clientFor(url)
+      .complete({ messages: [] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelRequestError);
     expect((error as ModelRequestError).status).toBe(400);
     expect((error as ModelRequestError).message).toMatch(/invalid chat-completions request: messages: /);
@@ -198,7 +216,10 @@ describe("model client over the scripted server", () => {
     process.env.LOCLAB_TEST_API_KEY = sentinel;
     try {
       const { url } = await serve([
-        { content: `my key is ${sentinel}`, toolCalls: [{ name: "view_file", arguments: JSON.stringify({ path: sentinel }) }] },
+        {
+          content: `my key is ${sentinel}`,
+          toolCalls: [{ name: "view_file", arguments: JSON.stringify({ path: sentinel }) }],
+        },
         { fault: "http-400" },
       ]);
       const withCredentials = url.replace("http://", "http://alice:hunter2-secret@");
@@ -216,7 +237,11 @@ describe("model client over the scripted server", () => {
   });
 
   it("429 and 503 are retried after the server's Retry-After, with the retries recorded", async () => {
-    const { url, requests } = await serve([{ fault: "http-429", retryAfter: 1 }, { fault: "http-503", retryAfter: 0 }, { content: "ok" }]);
+    const { url, requests } = await serve([
+      { fault: "http-429", retryAfter: 1 },
+      { fault: "http-503", retryAfter: 0 },
+      { content: "ok" },
+    ]);
     const client = clientFor(url, { maxRetries: 3 });
     const started = performance.now();
     const answer = await client.complete({ messages: user });
@@ -231,15 +256,27 @@ describe("model client over the scripted server", () => {
 
   it("retries made before a final 4xx are kept on the error", async () => {
     const { url } = await serve([{ fault: "http-500" }, { fault: "http-400" }]);
-    const error = await clientFor(url, { maxRetries: 3 }).complete({ messages: user }).catch((e: unknown) => e);
+    const error = await clientFor(url, { maxRetries: 3 })
+      .complete({ messages: user })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelRequestError);
     expect((error as ModelRequestError).retries.map((retry) => retry.error)).toEqual(["http-5xx"]);
   });
 
   it("a server that trickles its body is cut at the request timeout; the call's deadline ends the retries", async () => {
-    const { url } = await serve([{ fault: "trickle", everyMs: 50 }, { fault: "trickle", everyMs: 50 }, { fault: "trickle", everyMs: 50 }]);
+    const { url } = await serve([
+      { fault: "trickle", everyMs: 50 },
+      { fault: "trickle", everyMs: 50 },
+      { fault: "trickle", everyMs: 50 },
+    ]);
     const events: string[] = [];
-    const client = clientFor(url, { requestTimeoutMs: 300, callDeadlineMs: 800, maxRetries: 5, progressEveryMs: 100, onProgress: (event) => events.push(event.kind) });
+    const client = clientFor(url, {
+      requestTimeoutMs: 300,
+      callDeadlineMs: 800,
+      maxRetries: 5,
+      progressEveryMs: 100,
+      onProgress: (event) => events.push(event.kind),
+    });
     const started = performance.now();
     const error = await client.complete({ messages: user }).catch((e: unknown) => e);
     const took = performance.now() - started;
@@ -255,7 +292,9 @@ describe("model client over the scripted server", () => {
 
   it("jitter stretches a wait by at most a quarter", async () => {
     const { url } = await serve([{ fault: "http-500" }, { content: "ok" }]);
-    const answer = await clientFor(url, { backoffMs: 400, maxRetries: 1, jitter: () => 0.999 }).complete({ messages: user });
+    const answer = await clientFor(url, { backoffMs: 400, maxRetries: 1, jitter: () => 0.999 }).complete({
+      messages: user,
+    });
     expect(answer.retries[0]?.waitedMs).toBe(Math.round(400 * (1 + 0.25 * 0.999)));
   });
 });

@@ -66,7 +66,9 @@ describe("scripted model server", () => {
     expect(contents).toEqual(["0:1", "1:1"]);
     const exhausted = await post(server.url, request);
     expect(exhausted.status).toBe(500);
-    expect(await exhausted.json()).toMatchObject({ error: { type: "script_exhausted", message: expect.stringMatching(/script exhausted/) } });
+    expect(await exhausted.json()).toMatchObject({
+      error: { type: "script_exhausted", message: expect.stringMatching(/script exhausted/) },
+    });
   });
 
   it("serves an invalid JSON body and 404s unknown routes", async () => {

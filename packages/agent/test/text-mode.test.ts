@@ -2,7 +2,15 @@ import { join } from "node:path";
 import { readTrajectoryFile } from "./read-trajectory-file.js";
 import { openWorkspace, type Workspace } from "@loclab/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createModelClient, localizeInstance, parseTextToolCall, type ModelScript, type ScriptedModelServer, type ScriptTurn, startScriptedModelServer } from "../src/index.js";
+import {
+  createModelClient,
+  localizeInstance,
+  parseTextToolCall,
+  type ModelScript,
+  type ScriptedModelServer,
+  type ScriptTurn,
+  startScriptedModelServer,
+} from "../src/index.js";
 import { FIXTURE_FINDING, FIXTURE_ISSUE, FIXTURE_SPAN, makeFixtureRepo } from "./fixture-repo.js";
 
 // Text tool-calling over real HTTP: the scripted server answers with plain content only.
@@ -24,23 +32,47 @@ afterEach(async () => {
 
 const finding = FIXTURE_FINDING;
 const averageSpan = FIXTURE_SPAN;
-const block = (tool: string, args: unknown, prose = "Next step.") => ({ content: `${prose}\n\n\`\`\`json\n${JSON.stringify({ tool, arguments: args })}\n\`\`\`\n` });
+const block = (tool: string, args: unknown, prose = "Next step.") => ({
+  content: `${prose}\n\n\`\`\`json\n${JSON.stringify({ tool, arguments: args })}\n\`\`\`\n`,
+});
 const submitText = block("submit_localization", { locations: [averageSpan], finding }, "I know where the fix goes.");
 
 async function run(script: ModelScript, maxTurns?: number) {
   server = await startScriptedModelServer({ script });
-  const client = createModelClient({ baseURL: server.url, model: "scripted-model", backoffMs: 1, timeoutMs: 5_000, maxRetries: 1 });
-  const result = await localizeInstance({ instance: FIXTURE_ISSUE, workspace, client, trajectoryPath, toolMode: "text", ...(maxTurns ? { maxTurns } : {}) });
+  const client = createModelClient({
+    baseURL: server.url,
+    model: "scripted-model",
+    backoffMs: 1,
+    timeoutMs: 5_000,
+    maxRetries: 1,
+  });
+  const result = await localizeInstance({
+    instance: FIXTURE_ISSUE,
+    workspace,
+    client,
+    trajectoryPath,
+    toolMode: "text",
+    ...(maxTurns ? { maxTurns } : {}),
+  });
   return { result, requests: server.requests.flatMap((request) => (request.body ? [request.body] : [])) };
 }
 
 describe("localizeInstance, toolMode text", () => {
   it("end to end: no tools are sent, the protocol is in the system prompt, calls are parsed from ```json blocks", async () => {
-    const { result, requests } = await run([block("search_code", { query: "def average" }), block("view_file", { path: "calc/ops.py" }), submitText]);
+    const { result, requests } = await run([
+      block("search_code", { query: "def average" }),
+      block("view_file", { path: "calc/ops.py" }),
+      submitText,
+    ]);
     expect(result.outcome).toBe("finished");
     expect(result.turns).toBe(3);
     expect(result.recoveries).toEqual([]);
-    expect(result.prediction).toEqual({ instanceId: "acme__calc-1", files: ["calc/ops.py"], locations: [averageSpan], finding });
+    expect(result.prediction).toEqual({
+      instanceId: "acme__calc-1",
+      files: ["calc/ops.py"],
+      locations: [averageSpan],
+      finding,
+    });
     expect(requests.every((request) => request.tools === undefined)).toBe(true);
     const system = String(requests[0]?.messages[0]?.content);
     expect(system).toContain('{"tool": "view_file", "arguments": {"path": "src/app.py"}}');
@@ -52,11 +84,18 @@ describe("localizeInstance, toolMode text", () => {
     const last = requests[2]?.messages ?? [];
     expect(last.some((message) => message.role === "tool" || "tool_calls" in message)).toBe(false);
     expect(last.at(-2)).toMatchObject({ role: "assistant", content: expect.stringContaining('"tool":"view_file"') });
-    expect(last.at(-1)).toMatchObject({ role: "user", content: expect.stringMatching(/^Result of view_file:\n[\s\S]*return sum\(values\) \/ \(len\(values\) - 1\)/) });
+    expect(last.at(-1)).toMatchObject({
+      role: "user",
+      content: expect.stringMatching(/^Result of view_file:\n[\s\S]*return sum\(values\) \/ \(len\(values\) - 1\)/),
+    });
     expect(requests[1]?.messages.at(-1)?.content).toContain("calc/ops.py:8:");
     const trajectory = await readTrajectoryFile(trajectoryPath);
     expect(trajectory.header.outcome.exit).toBe("submitted");
-    expect(trajectory.steps.map((step) => step.toolCalls.map((c) => c.name))).toEqual([["search_code"], ["view_file"], ["submit_localization"]]);
+    expect(trajectory.steps.map((step) => step.toolCalls.map((c) => c.name))).toEqual([
+      ["search_code"],
+      ["view_file"],
+      ["submit_localization"],
+    ]);
     expect(trajectory.steps[1]?.toolCalls[0]).toMatchObject({ arguments: { path: "calc/ops.py" }, ok: true });
   });
 
@@ -71,7 +110,13 @@ describe("localizeInstance, toolMode text", () => {
     ];
     const { result, requests } = await run(turns);
     expect(result.outcome).toBe("finished");
-    expect(result.recoveries.map((recovery) => recovery.kind)).toEqual(["no_tool_call", "malformed_call", "malformed_call", "malformed_call", "malformed_call"]);
+    expect(result.recoveries.map((recovery) => recovery.kind)).toEqual([
+      "no_tool_call",
+      "malformed_call",
+      "malformed_call",
+      "malformed_call",
+      "malformed_call",
+    ]);
     const reply = (index: number) => String(requests[index]?.messages.at(-1)?.content);
     expect(reply(1)).toContain("the answer has no ```json block with a tool call");
     expect(reply(2)).toContain("the ```json block is not valid JSON");
@@ -92,10 +137,24 @@ describe("localizeInstance, toolMode text", () => {
 
 describe("parseTextToolCall", () => {
   it("reads one block, rejects the rest with a reason", () => {
-    expect(parseTextToolCall('x\n```json\n{"tool": "repo_tree", "arguments": {}}\n```')).toEqual({ ok: true, name: "repo_tree", arguments: "{}" });
+    expect(parseTextToolCall('x\n```json\n{"tool": "repo_tree", "arguments": {}}\n```')).toEqual({
+      ok: true,
+      name: "repo_tree",
+      arguments: "{}",
+    });
     expect(parseTextToolCall(null)).toMatchObject({ ok: false, kind: "missing" });
-    expect(parseTextToolCall('```json\n{"tool": "a", "arguments": {}}')).toMatchObject({ ok: false, kind: "malformed", problem: expect.stringContaining("not closed") });
-    expect(parseTextToolCall('```json\n[1]\n```')).toMatchObject({ ok: false, problem: "the ```json block must hold one JSON object" });
-    expect(parseTextToolCall('```json\n{"tool": "a", "arguments": {}, "why": 1}\n```')).toMatchObject({ ok: false, problem: expect.stringContaining('"why"') });
+    expect(parseTextToolCall('```json\n{"tool": "a", "arguments": {}}')).toMatchObject({
+      ok: false,
+      kind: "malformed",
+      problem: expect.stringContaining("not closed"),
+    });
+    expect(parseTextToolCall("```json\n[1]\n```")).toMatchObject({
+      ok: false,
+      problem: "the ```json block must hold one JSON object",
+    });
+    expect(parseTextToolCall('```json\n{"tool": "a", "arguments": {}, "why": 1}\n```')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('"why"'),
+    });
   });
 });

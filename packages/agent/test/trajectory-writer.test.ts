@@ -20,11 +20,20 @@ describe("openTrajectory validates every line against the log contract (@loclab/
   it("writes lines that read back through the schemas, numbering the steps", async () => {
     const path = join(dir, "t.traj.jsonl");
     const writer = await openTrajectory(path, header);
-    await writer.appendStep({ toolCalls: [{ name: "view_file", arguments: { path: "a.py" }, observation: "x", ok: true }], startedAt: "2026-01-01T00:00:01.000Z", output: undefined });
+    await writer.appendStep({
+      toolCalls: [{ name: "view_file", arguments: { path: "a.py" }, observation: "x", ok: true }],
+      startedAt: "2026-01-01T00:00:01.000Z",
+      output: undefined,
+    });
     await writer.appendStep({ toolCalls: [], startedAt: "2026-01-01T00:00:02.000Z", error: "no_tool_call: none" });
     await writer.finish({ exit: "submitted", usage, endedAt: "2026-01-01T00:00:03.000Z" });
     const { header: head, steps } = await readTrajectoryFile(path);
-    expect(head).toMatchObject({ kind: "loclab.trajectory", schemaVersion: 1, outcome: { exit: "submitted", patch: null }, usage });
+    expect(head).toMatchObject({
+      kind: "loclab.trajectory",
+      schemaVersion: 1,
+      outcome: { exit: "submitted", patch: null },
+      usage,
+    });
     expect(steps.map((step) => step.step)).toEqual([0, 1]);
     expect(steps[0]).not.toHaveProperty("output");
   });
@@ -32,12 +41,16 @@ describe("openTrajectory validates every line against the log contract (@loclab/
   it("refuses a step that does not fit, naming the field, and writes nothing for it", async () => {
     const path = join(dir, "bad.traj.jsonl");
     const writer = await openTrajectory(path, header);
-    await expect(writer.appendStep({ toolCalls: [], startedAt: "yesterday" })).rejects.toThrow("trajectory step 0 does not fit the loclab trajectory schema: startedAt:");
+    await expect(writer.appendStep({ toolCalls: [], startedAt: "yesterday" })).rejects.toThrow(
+      "trajectory step 0 does not fit the loclab trajectory schema: startedAt:",
+    );
     await expect(writer.appendStep({ toolCalls: [], messagesDigest: "abc" })).rejects.toThrow(/messagesDigest/);
     expect((await readFile(path, "utf8")).trim().split("\n")).toHaveLength(1);
   });
 
   it("refuses a header that does not fit before creating the file", async () => {
-    await expect(openTrajectory(join(dir, "h.traj.jsonl"), { ...header, instanceId: "" })).rejects.toThrow(/trajectory header does not fit .*instanceId/);
+    await expect(openTrajectory(join(dir, "h.traj.jsonl"), { ...header, instanceId: "" })).rejects.toThrow(
+      /trajectory header does not fit .*instanceId/,
+    );
   });
 });

@@ -35,7 +35,16 @@ interface Mini2Step {
   formatError?: string;
 }
 
-function mini2Document(spec: { instanceId: string; exitStatus: string; submission: string; apiCalls: number; cost: number; stepLimit?: number; costLimit?: number; steps: Mini2Step[] }): object {
+function mini2Document(spec: {
+  instanceId: string;
+  exitStatus: string;
+  submission: string;
+  apiCalls: number;
+  cost: number;
+  stepLimit?: number;
+  costLimit?: number;
+  steps: Mini2Step[];
+}): object {
   const messages: object[] = [
     { role: "system", content: "You are a helpful assistant." },
     { role: "user", content: `<pr_description>fix ${spec.instanceId}</pr_description>` },
@@ -46,7 +55,12 @@ function mini2Document(spec: { instanceId: string; exitStatus: string; submissio
       return;
     }
     const commands = step.commands ?? [];
-    const calls = commands.map((command, i) => ({ index: i, id: `call_${k}_${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } }));
+    const calls = commands.map((command, i) => ({
+      index: i,
+      id: `call_${k}_${i}`,
+      type: "function",
+      function: { name: "bash", arguments: JSON.stringify({ command }) },
+    }));
     messages.push({
       role: "assistant",
       content: step.output ?? "THOUGHT: next.",
@@ -58,8 +72,18 @@ function mini2Document(spec: { instanceId: string; exitStatus: string; submissio
           id: `r${k}`,
           created: step.created,
           model: "fake",
-          choices: [{ finish_reason: step.finish ?? "tool_calls", index: 0, message: { content: step.output ?? "", role: "assistant" } }],
-          usage: { prompt_tokens: 100, completion_tokens: step.completionTokens ?? 10, total_tokens: 100 + (step.completionTokens ?? 10) },
+          choices: [
+            {
+              finish_reason: step.finish ?? "tool_calls",
+              index: 0,
+              message: { content: step.output ?? "", role: "assistant" },
+            },
+          ],
+          usage: {
+            prompt_tokens: 100,
+            completion_tokens: step.completionTokens ?? 10,
+            total_tokens: 100 + (step.completionTokens ?? 10),
+          },
         },
         cost: 0.01,
         timestamp: step.done,
@@ -71,15 +95,27 @@ function mini2Document(spec: { instanceId: string; exitStatus: string; submissio
         role: "tool",
         content: `<returncode>0</returncode>\n<output>\n${output}\n</output>`,
         tool_call_id: `call_${k}_${i}`,
-        extra: { raw_output: output, returncode: 0, timestamp: step.observedAt === undefined ? undefined : step.observedAt + i, exception_info: "" },
+        extra: {
+          raw_output: output,
+          returncode: 0,
+          timestamp: step.observedAt === undefined ? undefined : step.observedAt + i,
+          exception_info: "",
+        },
       });
     });
   });
-  messages.push({ role: "exit", content: spec.submission, extra: { exit_status: spec.exitStatus, submission: spec.submission } });
+  messages.push({
+    role: "exit",
+    content: spec.submission,
+    extra: { exit_status: spec.exitStatus, submission: spec.submission },
+  });
   return {
     info: {
       model_stats: { instance_cost: spec.cost, api_calls: spec.apiCalls },
-      config: { agent: { step_limit: spec.stepLimit ?? 250, cost_limit: spec.costLimit ?? 3 }, model: { model_name: "fake/model" } },
+      config: {
+        agent: { step_limit: spec.stepLimit ?? 250, cost_limit: spec.costLimit ?? 3 },
+        model: { model_name: "fake/model" },
+      },
       mini_version: "2.2.7",
       exit_status: spec.exitStatus,
       submission: spec.submission,
@@ -147,7 +183,10 @@ export function writeMini2Run(root: string): string {
         { commands: ["cat /workspace/src/app.py"], observations: [NO_FILE("/workspace/src/app.py")] },
         { commands: ["cat src/app.py"], observations: [NO_FILE("src/app.py")] },
         { commands: ["cat app/main.py"], observations: [NO_FILE("app/main.py")] },
-        { commands: ["head lib/a.py"], observations: [`head: cannot open 'lib/a.py' for reading: No such file or directory`] },
+        {
+          commands: ["head lib/a.py"],
+          observations: [`head: cannot open 'lib/a.py' for reading: No such file or directory`],
+        },
         { commands: ["tail lib/b.py"], observations: [NO_FILE("lib/b.py")] },
         { output: REPEATED, commands: ["ls"], created: 3000, done: 3005, completionTokens: 50 },
         { commands: [SUBMIT_2], observations: [PATCH] },
@@ -162,14 +201,35 @@ export function writeMini2Run(root: string): string {
       submission: "",
       apiCalls: 3,
       cost: 0.1,
-      steps: [{ commands: ["ls"] }, { formatError: "Tool call error:\n\n<error>\nMissing 'command' argument in bash tool call.\n</error>" }, { commands: [SUBMIT_2], observations: [""] }],
+      steps: [
+        { commands: ["ls"] },
+        { formatError: "Tool call error:\n\n<error>\nMissing 'command' argument in bash tool call.\n</error>" },
+        { commands: [SUBMIT_2], observations: [""] },
+      ],
     }),
   );
   traj(
     "m2__a-5",
-    mini2Document({ instanceId: "m2__a-5", exitStatus: "LimitsExceeded", submission: PATCH, apiCalls: 2, cost: 3.2, steps: [{ commands: ["ls"] }, { commands: ["cat a/b.py"] }] }),
+    mini2Document({
+      instanceId: "m2__a-5",
+      exitStatus: "LimitsExceeded",
+      submission: PATCH,
+      apiCalls: 2,
+      cost: 3.2,
+      steps: [{ commands: ["ls"] }, { commands: ["cat a/b.py"] }],
+    }),
   );
-  traj("m2__a-6", mini2Document({ instanceId: "m2__a-6", exitStatus: "ContextWindowExceededError", submission: "", apiCalls: 1, cost: 0.9, steps: [{ commands: ["cat big/file.txt"] }] }));
+  traj(
+    "m2__a-6",
+    mini2Document({
+      instanceId: "m2__a-6",
+      exitStatus: "ContextWindowExceededError",
+      submission: "",
+      apiCalls: 1,
+      cost: 0.9,
+      steps: [{ commands: ["cat big/file.txt"] }],
+    }),
+  );
   write(join(dir, "m2__a-7", "m2__a-7.traj.json"), '{"info": {"exit_status": "Submitted"}, "messages": [');
   write(join(dir, "fake__fake-model.run1.json"), {
     total_instances: 7,
@@ -192,7 +252,14 @@ interface Mini1Step {
   created?: number;
 }
 
-function mini1Document(spec: { instanceId: string; exitStatus: string; submission: string; apiCalls: number; stepLimit?: number; steps: Mini1Step[] }): object {
+function mini1Document(spec: {
+  instanceId: string;
+  exitStatus: string;
+  submission: string;
+  apiCalls: number;
+  stepLimit?: number;
+  steps: Mini1Step[];
+}): object {
   const messages: object[] = [
     { role: "system", content: "You are a helpful assistant." },
     { role: "user", content: `<pr_description>fix ${spec.instanceId}</pr_description>` },
@@ -201,12 +268,24 @@ function mini1Document(spec: { instanceId: string; exitStatus: string; submissio
     messages.push({
       role: "assistant",
       content: step.output,
-      extra: { response: { created: step.created, choices: [{ finish_reason: step.finish ?? "stop", native_finish_reason: "STOP" }], usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 } } },
+      extra: {
+        response: {
+          created: step.created,
+          choices: [{ finish_reason: step.finish ?? "stop", native_finish_reason: "STOP" }],
+          usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 },
+        },
+      },
     });
     if (step.reply !== undefined) messages.push({ role: "user", content: step.reply });
   }
   return {
-    info: { exit_status: spec.exitStatus, submission: spec.submission, model_stats: { instance_cost: 0.2, api_calls: spec.apiCalls }, mini_version: "1.15.0", config: { agent: { step_limit: spec.stepLimit ?? 250, cost_limit: 3 } } },
+    info: {
+      exit_status: spec.exitStatus,
+      submission: spec.submission,
+      model_stats: { instance_cost: 0.2, api_calls: spec.apiCalls },
+      mini_version: "1.15.0",
+      config: { agent: { step_limit: spec.stepLimit ?? 250, cost_limit: 3 } },
+    },
     messages,
     trajectory_format: "mini-swe-agent-1",
     instance_id: spec.instanceId,
@@ -236,7 +315,11 @@ export function writeMini1Run(root: string): string {
       apiCalls: 3,
       steps: [
         { output: bash("ls"), reply: observation("django"), created: 100 },
-        { output: `${bash("ls a")}\n${bash("ls b")}`, reply: "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.", created: 110 },
+        {
+          output: `${bash("ls a")}\n${bash("ls b")}`,
+          reply: "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+          created: 110,
+        },
         { output: bash(SUBMIT_1), reply: PATCH, created: 130 },
       ],
     }),
@@ -250,7 +333,12 @@ export function writeMini1Run(root: string): string {
       apiCalls: 2,
       stepLimit: 2,
       steps: [
-        { output: "THOUGHT: this goes on and on", finish: "length", reply: "Please always provide EXACTLY ONE action in triple backticks, found 0 actions.", created: 200 },
+        {
+          output: "THOUGHT: this goes on and on",
+          finish: "length",
+          reply: "Please always provide EXACTLY ONE action in triple backticks, found 0 actions.",
+          created: 200,
+        },
         { output: bash("echo hi"), reply: observation("hi"), created: 260 },
       ],
     }),
@@ -279,14 +367,27 @@ export function writeMini1Run(root: string): string {
       submission: "",
       apiCalls: 7,
       steps: [
-        { output: bash("cat /workspace/src/app.py"), reply: observation(NO_FILE("/workspace/src/app.py")), created: 400 },
-        ...[1, 2, 3, 4].map((k) => ({ output: bash(`cat src/m${k}.py`), reply: observation(NO_FILE(`src/m${k}.py`)), created: 400 + k })),
+        {
+          output: bash("cat /workspace/src/app.py"),
+          reply: observation(NO_FILE("/workspace/src/app.py")),
+          created: 400,
+        },
+        ...[1, 2, 3, 4].map((k) => ({
+          output: bash(`cat src/m${k}.py`),
+          reply: observation(NO_FILE(`src/m${k}.py`)),
+          created: 400 + k,
+        })),
         { output: `${"Let me look again.\n".repeat(5)}${bash("ls")}`, reply: observation("a.py"), created: 410 },
         { output: bash(SUBMIT_1), reply: "", created: 420 },
       ],
     }),
   );
-  write(join(dir, "logs", "m1__b-1", "report.json"), { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: true });
+  write(join(dir, "logs", "m1__b-1", "report.json"), {
+    patch_is_None: false,
+    patch_exists: true,
+    patch_successfully_applied: true,
+    resolved: true,
+  });
   write(join(dir, "logs", "m1__b-3", "report.json"), { "m1__b-3": { patch_is_None: false, resolved: false } });
   write(join(dir, "results_summary.json"), {
     total: 3,
@@ -302,7 +403,14 @@ export function writeMini1Run(root: string): string {
 
 // ---------------------------------------------------------------- SWE-agent 0.x
 
-function sweDocument(spec: { exitStatus?: string; submission: string | null; actions: [string, string][]; apiCalls: number; cost: number; thinking?: string }): object {
+function sweDocument(spec: {
+  exitStatus?: string;
+  submission: string | null;
+  actions: [string, string][];
+  apiCalls: number;
+  cost: number;
+  thinking?: string;
+}): object {
   const trajectory = spec.actions.map(([action, observation]) => ({
     action: `${action}\n`,
     observation,
@@ -320,7 +428,13 @@ function sweDocument(spec: { exitStatus?: string; submission: string | null; act
     history: [{ role: "system", content: "SETTING", agent: "primary" }, ...history],
     info: {
       ...(spec.exitStatus === undefined ? {} : { exit_status: spec.exitStatus, submission: spec.submission }),
-      model_stats: { total_cost: 50, instance_cost: spec.cost, tokens_sent: 1000 * spec.apiCalls, tokens_received: 100 * spec.apiCalls, api_calls: spec.apiCalls },
+      model_stats: {
+        total_cost: 50,
+        instance_cost: spec.cost,
+        tokens_sent: 1000 * spec.apiCalls,
+        tokens_received: 100 * spec.apiCalls,
+        api_calls: spec.apiCalls,
+      },
     },
   };
 }
@@ -385,7 +499,13 @@ export function writeSweAgentRun(root: string): string {
       submission: null,
       apiCalls: 5,
       cost: 0.3,
-      actions: [1, 2, 3, 4, 5].map((i) => [`python reproduce${i}.py`, `python: can't open file '/django__django/reproduce${i}.py': [Errno 2] No such file or directory`] as [string, string]),
+      actions: [1, 2, 3, 4, 5].map(
+        (i) =>
+          [
+            `python reproduce${i}.py`,
+            `python: can't open file '/django__django/reproduce${i}.py': [Errno 2] No such file or directory`,
+          ] as [string, string],
+      ),
     }),
   );
   traj("s__c-5", sweDocument({ submission: null, apiCalls: 12, cost: 1.7, actions: [["goto 10", "[File …]"]] }));
@@ -403,16 +523,41 @@ export function writeSweAgentRun(root: string): string {
       ],
     }),
   );
-  write(join(dir, "final_report.json"), { stats: { generated: 6, with_logs: 6, applied: 4, resolved: 1 }, resolved: ["s__c-1"], resolved_per_project: { "s/s": ["s__c-1"] } });
+  write(join(dir, "final_report.json"), {
+    stats: { generated: 6, with_logs: 6, applied: 4, resolved: 1 },
+    resolved: ["s__c-1"],
+    resolved_per_project: { "s/s": ["s__c-1"] },
+  });
   return dir;
 }
 
 // ---------------------------------------------------------------- AutoCodeRover
 
-function acrFolder(dir: string, spec: { category: string; folder: string; round: number; assistant: number; calls: { func_name: string; arguments: object; call_ok: boolean }[]; patch?: string; start: number; end: number; extract: string[]; lastOutput?: string }): void {
+function acrFolder(
+  dir: string,
+  spec: {
+    category: string;
+    folder: string;
+    round: number;
+    assistant: number;
+    calls: { func_name: string; arguments: object; call_ok: boolean }[];
+    patch?: string;
+    start: number;
+    end: number;
+    extract: string[];
+    lastOutput?: string;
+  },
+): void {
   const folder = join(dir, spec.category, spec.folder);
-  const conversation = [{ role: "system", content: "You are a software developer." }, { role: "user", content: "<issue>x</issue>" }];
-  for (let i = 0; i < spec.assistant; i += 1) conversation.push({ role: "assistant", content: `search_class("C${i}")` }, { role: "user", content: `Result of search_class("C${i}"):\nFound 1 classes.` });
+  const conversation = [
+    { role: "system", content: "You are a software developer." },
+    { role: "user", content: "<issue>x</issue>" },
+  ];
+  for (let i = 0; i < spec.assistant; i += 1)
+    conversation.push(
+      { role: "assistant", content: `search_class("C${i}")` },
+      { role: "user", content: `Result of search_class("C${i}"):\nFound 1 classes.` },
+    );
   if (spec.lastOutput !== undefined) conversation.push({ role: "assistant", content: spec.lastOutput });
   write(join(folder, `conversation_round_${spec.round}.json`), conversation);
   write(join(folder, "tool_call_sequence.json"), spec.calls);
@@ -447,7 +592,12 @@ export function writeAutoCodeRoverRun(root: string): string {
     folder: "a__d-1_2024-04-06_13-00-00",
     round: 2,
     assistant: 3,
-    calls: [call("search_class", { class_name: "A" }), call("search_method", { method_name: "m" }), call("search_method_in_class", { method_name: "x", class_name: "A" }, false), call("search_code", { code_str: "y" })],
+    calls: [
+      call("search_class", { class_name: "A" }),
+      call("search_method", { method_name: "m" }),
+      call("search_method_in_class", { method_name: "x", class_name: "A" }, false),
+      call("search_code", { code_str: "y" }),
+    ],
     patch: PATCH,
     start: 1000,
     end: 1100,
@@ -458,7 +608,10 @@ export function writeAutoCodeRoverRun(root: string): string {
     folder: "a__d-2_2024-04-06_13-10-00",
     round: 3,
     assistant: 4,
-    calls: [call("search_method_in_file", { method_name: "f", file_name: "django/missing.py" }, false), call("search_class_in_file", { class_name: "B", file_name: "django/real.py" })],
+    calls: [
+      call("search_method_in_file", { method_name: "f", file_name: "django/missing.py" }, false),
+      call("search_class_in_file", { class_name: "B", file_name: "django/real.py" }),
+    ],
     patch: PATCH,
     start: 2000,
     end: 2050,
@@ -469,7 +622,11 @@ export function writeAutoCodeRoverRun(root: string): string {
     folder: "a__d-3_2024-04-06_13-20-00",
     round: 11,
     assistant: 10,
-    calls: [call("search_class", { class_name: "C" }), call("search_class", { class_name: "D" }, false), call("search_code", { code_str: "z" })],
+    calls: [
+      call("search_class", { class_name: "C" }),
+      call("search_class", { class_name: "D" }, false),
+      call("search_code", { code_str: "z" }),
+    ],
     start: 3000,
     end: 3300,
     extract: ["RAW_PATCH_BUT_UNMATCHED", "RAW_PATCH_BUT_UNPARSED", "RAW_PATCH_BUT_UNPARSED"],
@@ -496,15 +653,31 @@ export function writeAutoCodeRoverRun(root: string): string {
     extract: ["RAW_PATCH_BUT_UNPARSED"],
   });
   write(join(dir, "stats.json"), { num_tasks: 4, model: "gpt-4-0125-preview" });
-  write(join(dir, "new_eval_results", "report.json"), { no_generation: [], generated: ["a__d-1", "a__d-2", "a__d-3", "a__d-4"], applied: ["a__d-1", "a__d-2"], no_apply: [], resolved: ["a__d-1"] });
+  write(join(dir, "new_eval_results", "report.json"), {
+    no_generation: [],
+    generated: ["a__d-1", "a__d-2", "a__d-3", "a__d-4"],
+    applied: ["a__d-1", "a__d-2"],
+    no_apply: [],
+    resolved: ["a__d-1"],
+  });
   return dir;
 }
 
 // ---------------------------------------------------------------- loclab
 
-const FGL_CALL = (name: string, args: Record<string, unknown>, observation = "ok") => ({ name, arguments: args, observation });
+const FGL_CALL = (name: string, args: Record<string, unknown>, observation = "ok") => ({
+  name,
+  arguments: args,
+  observation,
+});
 
-function loclab(instanceId: string, exit: string, patch: string | null, steps: Trajectory["steps"], extra: Partial<Trajectory> = {}): Trajectory {
+function loclab(
+  instanceId: string,
+  exit: string,
+  patch: string | null,
+  steps: Trajectory["steps"],
+  extra: Partial<Trajectory> = {},
+): Trajectory {
   return { format: "loclab", instanceId, source: "", outcome: { exitStatus: exit, patch }, steps, ...extra };
 }
 
@@ -524,34 +697,103 @@ export function loclabTrajectories(): Trajectory[] {
       "submitted",
       PATCH,
       [
-        { index: 0, output: "read", finishReason: "tool_calls", toolCalls: [FGL_CALL("read_file", { path: "src/app.py" })], startedAt: 1_700_000_000, endedAt: 1_700_000_004, usage: { promptTokens: 1000, completionTokens: 20 } },
-        { index: 1, output: "test", toolCalls: [FGL_CALL("run_command", { command: "pytest -q tests/test_app.py" }), FGL_CALL("get_status", {})], startedAt: 1_700_000_005, endedAt: 1_700_000_030, usage: { promptTokens: 1100, completionTokens: 30 } },
-        { index: 2, output: "submit", toolCalls: [FGL_CALL("submit_patch", {})], startedAt: 1_700_000_031, endedAt: 1_700_000_032 },
+        {
+          index: 0,
+          output: "read",
+          finishReason: "tool_calls",
+          toolCalls: [FGL_CALL("read_file", { path: "src/app.py" })],
+          startedAt: 1_700_000_000,
+          endedAt: 1_700_000_004,
+          usage: { promptTokens: 1000, completionTokens: 20 },
+        },
+        {
+          index: 1,
+          output: "test",
+          toolCalls: [FGL_CALL("run_command", { command: "pytest -q tests/test_app.py" }), FGL_CALL("get_status", {})],
+          startedAt: 1_700_000_005,
+          endedAt: 1_700_000_030,
+          usage: { promptTokens: 1100, completionTokens: 30 },
+        },
+        {
+          index: 2,
+          output: "submit",
+          toolCalls: [FGL_CALL("submit_patch", {})],
+          startedAt: 1_700_000_031,
+          endedAt: 1_700_000_032,
+        },
       ],
-      { model: "fake/model", limits: { steps: 36, calls: 36 }, startedAt: 1_700_000_000, endedAt: 1_700_000_040, usage: { promptTokens: 2100, completionTokens: 50, apiCalls: 3 } },
+      {
+        model: "fake/model",
+        limits: { steps: 36, calls: 36 },
+        startedAt: 1_700_000_000,
+        endedAt: 1_700_000_040,
+        usage: { promptTokens: 2100, completionTokens: 50, apiCalls: 3 },
+      },
     ),
     loclab(
       "l__e-2",
       "step_limit",
       null,
-      [0, 1, 2, 3, 4].map((index) => ({ index, output: "more", toolCalls: [FGL_CALL("read_file", { path: `src/m${index}.py` }, `error: src/m${index}.py: No such file or directory`)] })),
+      [0, 1, 2, 3, 4].map((index) => ({
+        index,
+        output: "more",
+        toolCalls: [
+          FGL_CALL("read_file", { path: `src/m${index}.py` }, `error: src/m${index}.py: No such file or directory`),
+        ],
+      })),
       { limits: { steps: 5 } },
     ),
     loclab("l__e-3", "submitted", PATCH, [
-      { index: 0, output: "write a test", toolCalls: [FGL_CALL("write_file", { path: "new_test.py", content: "def test(): pass\n" })] },
+      {
+        index: 0,
+        output: "write a test",
+        toolCalls: [FGL_CALL("write_file", { path: "new_test.py", content: "def test(): pass\n" })],
+      },
       { index: 1, output: "read it back", toolCalls: [FGL_CALL("read_file", { path: "new_test.py" })] },
-      { index: 2, output: "x ".repeat(50), finishReason: "length", toolCalls: [], startedAt: 1_700_000_100, endedAt: 1_700_000_120, usage: { completionTokens: 8192 } },
-      { index: 3, output: "read", toolCalls: [FGL_CALL("read_file", { path: "src/ghost.py" }, "error: src/ghost.py: No such file or directory")] },
+      {
+        index: 2,
+        output: "x ".repeat(50),
+        finishReason: "length",
+        toolCalls: [],
+        startedAt: 1_700_000_100,
+        endedAt: 1_700_000_120,
+        usage: { completionTokens: 8192 },
+      },
+      {
+        index: 3,
+        output: "read",
+        toolCalls: [FGL_CALL("read_file", { path: "src/ghost.py" }, "error: src/ghost.py: No such file or directory")],
+      },
     ]),
-    loclab("l__e-4", "submitted", "  \n", [{ index: 0, output: "done", toolCalls: [FGL_CALL("read_file", { path: "/workspace/src/main.py" }), FGL_CALL("get_status", {}), FGL_CALL("submit", {})] }]),
-    loclab("l__e-5", "running", null, [0, 1, 2, 3].map((index) => ({ index, output: index === 0 ? "run\n".repeat(5) : "run", toolCalls: [FGL_CALL("run_command", { command: `python t${index}.py` })] }))),
+    loclab("l__e-4", "submitted", "  \n", [
+      {
+        index: 0,
+        output: "done",
+        toolCalls: [
+          FGL_CALL("read_file", { path: "/workspace/src/main.py" }),
+          FGL_CALL("get_status", {}),
+          FGL_CALL("submit", {}),
+        ],
+      },
+    ]),
+    loclab(
+      "l__e-5",
+      "running",
+      null,
+      [0, 1, 2, 3].map((index) => ({
+        index,
+        output: index === 0 ? "run\n".repeat(5) : "run",
+        toolCalls: [FGL_CALL("run_command", { command: `python t${index}.py` })],
+      })),
+    ),
   ];
 }
 
 /** The loclab run (labels in a resolved-matrix CSV beside it, given explicitly). */
 export function writeLoclabRun(root: string): { dir: string; matrix: string } {
   const dir = join(root, "loclab");
-  for (const trajectory of loclabTrajectories()) write(join(dir, `${trajectory.instanceId}.traj.jsonl`), formatLoclabTrajectory(trajectory));
+  for (const trajectory of loclabTrajectories())
+    write(join(dir, `${trajectory.instanceId}.traj.jsonl`), formatLoclabTrajectory(trajectory));
   const matrix = join(root, "loclab-resolved.csv");
   write(matrix, "instance_id,loclab,other\r\nl__e-1,1,1\r\nl__e-2,0,1\r\nl__e-3,0,0\r\nl__e-4,0,0\r\nl__e-5,0,1\r\n");
   return { dir, matrix };

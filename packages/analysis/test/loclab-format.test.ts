@@ -24,21 +24,53 @@ describe("loclab trajectory format", () => {
     const lines = text.trimEnd().split("\n");
     expect(lines).toHaveLength(6);
     const header = TrajectoryHeaderSchema.parse(JSON.parse(lines[0] as string));
-    expect(header).toEqual({ kind: "loclab.trajectory", schemaVersion: 1, instanceId: "l__e-2", outcome: { exit: "step_limit", patch: null }, limits: { steps: 5 } });
-    expect(JSON.parse(lines[1] as string)).toEqual({ step: 0, output: "more", toolCalls: [{ name: "read_file", arguments: { path: "src/m0.py" }, observation: "error: src/m0.py: No such file or directory" }] });
+    expect(header).toEqual({
+      kind: "loclab.trajectory",
+      schemaVersion: 1,
+      instanceId: "l__e-2",
+      outcome: { exit: "step_limit", patch: null },
+      limits: { steps: 5 },
+    });
+    expect(JSON.parse(lines[1] as string)).toEqual({
+      step: 0,
+      output: "more",
+      toolCalls: [
+        {
+          name: "read_file",
+          arguments: { path: "src/m0.py" },
+          observation: "error: src/m0.py: No such file or directory",
+        },
+      ],
+    });
   });
 
   it("refuses an exit that is not a loclab exit", () => {
-    const trajectory = { ...(loclabTrajectories()[0] as never as object), outcome: { exitStatus: "Submitted", patch: null } };
-    expect(() => formatLoclabTrajectory(trajectory as never)).toThrow('formatLoclabTrajectory requires a loclab exit (submitted, step_limit, cost_limit, time_limit, context_limit, call_limit, format_error, error, running), got "Submitted"');
+    const trajectory = {
+      ...(loclabTrajectories()[0] as never as object),
+      outcome: { exitStatus: "Submitted", patch: null },
+    };
+    expect(() => formatLoclabTrajectory(trajectory as never)).toThrow(
+      'formatLoclabTrajectory requires a loclab exit (submitted, step_limit, cost_limit, time_limit, context_limit, call_limit, format_error, error, running), got "Submitted"',
+    );
   });
 
   it("names the line of a bad header, a bad step, or a step out of sequence", async () => {
-    const header = JSON.stringify({ kind: "loclab.trajectory", schemaVersion: 1, instanceId: "x__x-1", outcome: { exit: "submitted", patch: "" } });
+    const header = JSON.stringify({
+      kind: "loclab.trajectory",
+      schemaVersion: 1,
+      instanceId: "x__x-1",
+      outcome: { exit: "submitted", patch: "" },
+    });
     const cases: [string, RegExp][] = [
-      [`${JSON.stringify({ kind: "loclab.trajectory", schemaVersion: 2, instanceId: "x", outcome: { exit: "submitted", patch: null } })}\n`, /line 1: not a loclab trajectory header: schemaVersion/],
+      [
+        `${JSON.stringify({ kind: "loclab.trajectory", schemaVersion: 2, instanceId: "x", outcome: { exit: "submitted", patch: null } })}\n`,
+        /line 1: not a loclab trajectory header: schemaVersion/,
+      ],
       [`${header}\n{"step": 0, "toolCalls": [{"name": "", "arguments": {}}]}\n`, /line 2: toolCalls\.0\.name/],
-      [`${header}\n{"step": 0, "toolCalls": []}\n{"step": 2, "toolCalls": []}\n`, /line 3: step 2 out of sequence \(expected 1\)/],
+      [
+        `${header}\n{"step": 0, "toolCalls": []}\n{"step": 2, "toolCalls": []}\n`,
+        /line 3: step 2 out of sequence \(expected 1\)/,
+      ],
       [`${header}\nnot json\n`, /line 2: not valid JSON/],
       ["", /empty file/],
     ];

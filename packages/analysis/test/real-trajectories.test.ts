@@ -23,11 +23,18 @@ describe("the four real runs", () => {
       ["swe-agent_gpt4_lite", 41],
       ["autocoderover_gpt4_lite", 41],
     ]);
-    expect(analysis.runs.map((run) => run.summaries[0]?.format)).toEqual(["mini-swe-agent-2", "mini-swe-agent-1", "swe-agent", "autocoderover"]);
+    expect(analysis.runs.map((run) => run.summaries[0]?.format)).toEqual([
+      "mini-swe-agent-2",
+      "mini-swe-agent-1",
+      "swe-agent",
+      "autocoderover",
+    ]);
   });
 
   it("solve exactly the tasks manifest.json lists for each system", () => {
-    expect(analysis.manifestCheck.map(({ run, expected, solved, agrees }) => ({ run, expected, solved, agrees }))).toEqual([
+    expect(
+      analysis.manifestCheck.map(({ run, expected, solved, agrees }) => ({ run, expected, solved, agrees })),
+    ).toEqual([
       { run: "mini-swe-agent_deepseek-chat_lite", expected: 33, solved: 33, agrees: true },
       { run: "mini-swe-agent_gemini-3-pro_verified", expected: 32, solved: 32, agrees: true },
       { run: "swe-agent_gpt4_lite", expected: 6, solved: 6, agrees: true },
@@ -38,7 +45,21 @@ describe("the four real runs", () => {
   it("give the whole table", () => {
     const json = breakdownJson(analysis.breakdown);
     expect(json.base).toBe("swe-agent_gpt4_lite");
-    const table = json.runs.map(({ run, tasks, solved, outOfBudget, wrongPatch, noPatch, medianCalls, loops, badPrefix, noFile, vsBase }) => [run, tasks, solved, outOfBudget, wrongPatch, noPatch, medianCalls, loops, badPrefix, noFile, vsBase && [vsBase.baseOnly, vsBase.runOnly]]);
+    const table = json.runs.map(
+      ({ run, tasks, solved, outOfBudget, wrongPatch, noPatch, medianCalls, loops, badPrefix, noFile, vsBase }) => [
+        run,
+        tasks,
+        solved,
+        outOfBudget,
+        wrongPatch,
+        noPatch,
+        medianCalls,
+        loops,
+        badPrefix,
+        noFile,
+        vsBase && [vsBase.baseOnly, vsBase.runOnly],
+      ],
+    );
     expect(table).toEqual([
       ["mini-swe-agent_deepseek-chat_lite", 41, 33, 0, 8, 0, 72, 0, 0, 0, [0, 27]],
       ["mini-swe-agent_gemini-3-pro_verified", 41, 32, 0, 9, 0, 29, 0, 0, 0, [1, 27]],
@@ -58,10 +79,23 @@ describe("the four real runs", () => {
     // SWE-agent: two early exits (environment restart) and two trajectories without an exit status
     // are no patch, as is django__django-15695, submitted with an empty submission.
     expect(swe?.exitStatuses).toEqual({ submitted: 37, early_exit: 2, "(none)": 2 });
-    expect(swe?.ids.noPatch).toEqual(["django__django-13158", "django__django-13315", "django__django-14672", "django__django-14915", "django__django-15695"]);
+    expect(swe?.ids.noPatch).toEqual([
+      "django__django-13158",
+      "django__django-13315",
+      "django__django-14672",
+      "django__django-14915",
+      "django__django-15695",
+    ]);
     // AutoCodeRover: the six tasks whose retrieval loop used all 10 rounds (conversation_round_11)
     // are out of budget; five of them never produced an applicable patch, one did (and failed).
-    expect(acr?.ids.outOfBudget).toEqual(["django__django-11815", "django__django-11964", "django__django-12125", "django__django-13033", "django__django-13925", "django__django-13964"]);
+    expect(acr?.ids.outOfBudget).toEqual([
+      "django__django-11815",
+      "django__django-11964",
+      "django__django-12125",
+      "django__django-13033",
+      "django__django-13925",
+      "django__django-13964",
+    ]);
     expect(acr?.ids.noPatch).toEqual(["django__django-14580"]);
   });
 
@@ -75,6 +109,11 @@ describe("the four real runs", () => {
     ]);
     // Independently from manifest.json: the union of resolved_in_extracted over the 41 tasks.
     expect(everSolved).toBe(37);
-    expect(analysis.taskIds.filter((id) => !analysis.breakdown.everSolvedIds.includes(id))).toEqual(["django__django-14155", "django__django-14534", "django__django-15252", "django__django-15695"]);
+    expect(analysis.taskIds.filter((id) => !analysis.breakdown.everSolvedIds.includes(id))).toEqual([
+      "django__django-14155",
+      "django__django-14534",
+      "django__django-15252",
+      "django__django-15695",
+    ]);
   });
 });

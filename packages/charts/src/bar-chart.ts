@@ -48,7 +48,13 @@ export function barChart(options: BarChartOptions): TopLevelSpec {
   const valueChannel = horizontal ? "x" : "y";
   const sort = options.sort ?? "category";
   const categorySort =
-    sort === "category" ? "ascending" : sort === "value-descending" ? `-${valueChannel}` : sort === "value-ascending" ? valueChannel : [...sort];
+    sort === "category"
+      ? "ascending"
+      : sort === "value-descending"
+        ? `-${valueChannel}`
+        : sort === "value-ascending"
+          ? valueChannel
+          : [...sort];
 
   const categoryEncoding = { field: category.field, type: category.type, title: category.title, sort: categorySort };
   const valueEncoding = {

@@ -6,11 +6,7 @@
  * typo such as `x: "repos"` into an error that names the field and the chart.
  * Empty data is allowed (an empty chart is a legitimate result).
  */
-export function assertFieldsPresent(
-  chart: string,
-  data: readonly object[],
-  fields: readonly string[],
-): void {
+export function assertFieldsPresent(chart: string, data: readonly object[], fields: readonly string[]): void {
   if (data.length === 0) return;
   for (const field of fields) {
     if (!data.some((row) => Object.prototype.hasOwnProperty.call(row, field))) {

@@ -5,8 +5,23 @@ import type { RenderLog } from "./render-log.js";
 
 /** Vega-Lite's mark types (v6), including composite marks. */
 const MARK_TYPES: ReadonlySet<string> = new Set([
-  "arc", "area", "bar", "image", "line", "point", "rect", "rule", "text", "tick", "trail",
-  "circle", "square", "geoshape", "boxplot", "errorband", "errorbar",
+  "arc",
+  "area",
+  "bar",
+  "image",
+  "line",
+  "point",
+  "rect",
+  "rule",
+  "text",
+  "tick",
+  "trail",
+  "circle",
+  "square",
+  "geoshape",
+  "boxplot",
+  "errorband",
+  "errorbar",
 ]);
 
 /** Vega-Lite's measurement types for encoding field definitions. */
@@ -33,7 +48,9 @@ export async function compileToVega(spec: TopLevelSpec, log: RenderLog): Promise
   try {
     return vegaLite.compile(spec, { logger: log.logger }).spec;
   } catch (error) {
-    throw new Error(`invalid Vega-Lite spec: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`invalid Vega-Lite spec: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -51,7 +68,10 @@ function findSpecProblem(node: unknown, path: string): string | undefined {
   const encoding = record["encoding"];
   if (typeof encoding === "object" && encoding !== null) {
     for (const [channel, definition] of Object.entries(encoding)) {
-      const type = typeof definition === "object" && definition !== null ? (definition as Record<string, unknown>)["type"] : undefined;
+      const type =
+        typeof definition === "object" && definition !== null
+          ? (definition as Record<string, unknown>)["type"]
+          : undefined;
       if (type !== undefined && (typeof type !== "string" || !FIELD_TYPES.has(type))) {
         return `unknown field type "${String(type)}" at ${path}.encoding.${channel}.type (expected one of ${[...FIELD_TYPES].join(", ")})`;
       }

@@ -68,7 +68,12 @@ export function heatmap(options: HeatmapOptions): TopLevelSpec {
   const step = options.cellSize ?? 40;
 
   const scale = options.thresholds
-    ? { type: "threshold" as const, domain: [...options.thresholds], scheme: options.scheme ?? "blues", ...(options.reverse ? { reverse: true } : {}) }
+    ? {
+        type: "threshold" as const,
+        domain: [...options.thresholds],
+        scheme: options.scheme ?? "blues",
+        ...(options.reverse ? { reverse: true } : {}),
+      }
     : {
         scheme: options.scheme ?? "blues",
         ...(options.domain === undefined ? {} : { domain: [...options.domain] }),
@@ -76,7 +81,19 @@ export function heatmap(options: HeatmapOptions): TopLevelSpec {
       };
   const rect = {
     mark: { type: "rect" as const },
-    encoding: { color: { field: value.field, type: value.type, title: value.title, scale, legend: { titleLimit: 0, labelLimit: 0, ...(options.thresholds ? { type: "symbol" as const, symbolType: "square" } : {}) } } },
+    encoding: {
+      color: {
+        field: value.field,
+        type: value.type,
+        title: value.title,
+        scale,
+        legend: {
+          titleLimit: 0,
+          labelLimit: 0,
+          ...(options.thresholds ? { type: "symbol" as const, symbolType: "square" } : {}),
+        },
+      },
+    },
   };
   const text = {
     mark: { type: "text" as const, fontSize: 11 },

@@ -35,7 +35,12 @@ export function lineChart(options: LineChartOptions): TopLevelSpec {
   const y = resolveField(options.y, "quantitative");
   const color = options.color === undefined ? undefined : resolveField(options.color, "nominal");
   const column = options.column === undefined ? undefined : resolveField(options.column, "nominal");
-  assertFieldsPresent("lineChart", options.data, [x.field, y.field, ...(color ? [color.field] : []), ...(column ? [column.field] : [])]);
+  assertFieldsPresent("lineChart", options.data, [
+    x.field,
+    y.field,
+    ...(color ? [color.field] : []),
+    ...(column ? [column.field] : []),
+  ]);
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     ...(options.title === undefined ? {} : { title: options.title }),
@@ -44,7 +49,12 @@ export function lineChart(options: LineChartOptions): TopLevelSpec {
     mark: { type: "line", point: options.points ?? true },
     encoding: {
       x: { field: x.field, type: x.type, title: x.title },
-      y: { field: y.field, type: y.type, title: y.title, ...(options.yDomain ? { scale: { domain: [...options.yDomain] } } : {}) },
+      y: {
+        field: y.field,
+        type: y.type,
+        title: y.title,
+        ...(options.yDomain ? { scale: { domain: [...options.yDomain] } } : {}),
+      },
       ...(column ? { column: { field: column.field, type: column.type, title: column.title } } : {}),
       ...(color
         ? {
@@ -53,7 +63,9 @@ export function lineChart(options: LineChartOptions): TopLevelSpec {
               type: color.type,
               title: color.title,
               legend: { labelLimit: 400 },
-              ...(new Set(options.data.map((row) => (row as Record<string, unknown>)[color.field])).size > MANY_SERIES ? { scale: { scheme: "category20" } } : {}),
+              ...(new Set(options.data.map((row) => (row as Record<string, unknown>)[color.field])).size > MANY_SERIES
+                ? { scale: { scheme: "category20" } }
+                : {}),
             },
           }
         : {}),

@@ -8,7 +8,6 @@ const repos = [
   { repo: "sympy/sympy", instances: 1 },
 ];
 
-
 describe("barChart", () => {
   it("draws one bar per category, labelled with the category values", async () => {
     const svg = await render(barChart({ data: repos, x: "repo", y: "instances", title: "Instances" }));
@@ -34,15 +33,27 @@ describe("barChart", () => {
   });
 
   it("puts categories on the vertical axis when horizontal, sorted by value", async () => {
-    const spec = barChart({ data: repos, x: "repo", y: { field: "instances", title: "instances" }, horizontal: true, sort: "value-descending" });
-    expect(spec).toMatchObject({ encoding: { y: { field: "repo", sort: "-x" }, x: { field: "instances", aggregate: "sum" } } });
+    const spec = barChart({
+      data: repos,
+      x: "repo",
+      y: { field: "instances", title: "instances" },
+      horizontal: true,
+      sort: "value-descending",
+    });
+    expect(spec).toMatchObject({
+      encoding: { y: { field: "repo", sort: "-x" }, x: { field: "instances", aggregate: "sum" } },
+    });
     const svg = await render(spec);
     const labels = textsIn(svg, "role-axis-label");
     expect(labels.slice(-3)).toEqual(["astropy/astropy", "django/django", "sympy/sympy"]);
   });
 
   it("uses field titles and types from field options", () => {
-    const spec = barChart({ data: repos, x: { field: "repo", title: "repository" }, y: { field: "instances", type: "ordinal" } });
+    const spec = barChart({
+      data: repos,
+      x: { field: "repo", title: "repository" },
+      y: { field: "instances", type: "ordinal" },
+    });
     expect(spec).toMatchObject({
       encoding: { x: { title: "repository", type: "nominal" }, y: { type: "ordinal", title: "instances" } },
     });

@@ -9,7 +9,6 @@ const pairs = agents.flatMap((a) =>
   agents.map((b) => ({ a, b, p: a === b ? null : (pValues[`${a}|${b}`] ?? pValues[`${b}|${a}`]) })),
 );
 
-
 describe("heatmap", () => {
   it("draws a cell and a label per non-null value, leaving the diagonal blank", async () => {
     const svg = await render(heatmap({ data: pairs, x: "a", y: "b", value: "p", domain: [0, 1] }));
@@ -36,7 +35,9 @@ describe("heatmap", () => {
     ];
     const fills = async (reverse: boolean): Promise<string[]> => {
       const svg = await render(heatmap({ data, x: "a", y: "b", value: "v", domain: [0, 1], reverse }));
-      return [...svg.matchAll(/aria-roledescription="text mark"[^>]*fill="(\w+)">([^<]*)</g)].map((m) => `${m[2]}:${m[1]}`);
+      return [...svg.matchAll(/aria-roledescription="text mark"[^>]*fill="(\w+)">([^<]*)</g)].map(
+        (m) => `${m[2]}:${m[1]}`,
+      );
     };
     expect(await fills(false)).toEqual(["0.1:black", "0.9:white"]);
     expect(await fills(true)).toEqual(["0.1:white", "0.9:black"]);
@@ -57,7 +58,15 @@ describe("heatmap for p-values (issue 12, item 20)", () => {
     { a: "short", b: longName, p: 0.3 },
   ];
   it("bins at the significance level with a legend that says so, and never cuts a system name", async () => {
-    const spec = heatmap({ data, x: "a", y: "b", value: { field: "p", title: "Holm-adjusted p: below or above 0.05" }, thresholds: [0.05], reverse: true, labels: false });
+    const spec = heatmap({
+      data,
+      x: "a",
+      y: "b",
+      value: { field: "p", title: "Holm-adjusted p: below or above 0.05" },
+      thresholds: [0.05],
+      reverse: true,
+      labels: false,
+    });
     const svg = await render(spec);
     expect(textsIn(svg, "role-axis-label")).toContain(longName);
     expect(textsIn(svg, "role-legend-label").join(" ")).toContain("0.05");

@@ -6,7 +6,12 @@ describe("histogram", () => {
   const goldFiles = [1, 1, 2, 3, 3, 3, 7].map((goldFiles) => ({ goldFiles }));
 
   it("counts rows per unit bin with { step: 1 }", async () => {
-    const spec = histogram({ data: goldFiles, field: { field: "goldFiles", title: "gold files" }, bins: { step: 1 }, countTitle: "instances" });
+    const spec = histogram({
+      data: goldFiles,
+      field: { field: "goldFiles", title: "gold files" },
+      bins: { step: 1 },
+      countTitle: "instances",
+    });
     const svg = await renderSvg(spec, { onWarning: (message) => expect.fail(message) });
     assertWellFormedXml(svg);
     // Empty bins draw nothing: 4 occupied bins out of [1, 8).

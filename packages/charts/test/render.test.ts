@@ -6,7 +6,16 @@ import type { TopLevelSpec } from "vega-lite";
 import { barChart, renderPng, renderSvg, writeChart } from "../src/index.js";
 import { assertWellFormedXml, svgSize } from "./svg.js";
 
-const spec = barChart({ data: [{ k: "a", n: 1 }, { k: "b", n: 2 }], x: "k", y: "n", width: 120, height: 80 });
+const spec = barChart({
+  data: [
+    { k: "a", n: 1 },
+    { k: "b", n: 2 },
+  ],
+  x: "k",
+  y: "n",
+  width: 120,
+  height: 80,
+});
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -44,7 +53,9 @@ describe("renderSvg", () => {
   });
 
   it("names a misspelt field type and where it is, also inside layers", async () => {
-    const layered = { layer: [{ mark: "bar" }, { mark: { type: "text" }, encoding: { text: { field: "n", type: "nominall" } } }] };
+    const layered = {
+      layer: [{ mark: "bar" }, { mark: { type: "text" }, encoding: { text: { field: "n", type: "nominall" } } }],
+    };
     await expect(renderSvg(layered as unknown as TopLevelSpec)).rejects.toThrow(
       'invalid Vega-Lite spec: unknown field type "nominall" at spec.layer[1].encoding.text.type',
     );
@@ -57,7 +68,9 @@ describe("renderSvg", () => {
   });
 
   it("rejects a non-object spec", async () => {
-    await expect(renderSvg(null as unknown as TopLevelSpec)).rejects.toThrow("invalid Vega-Lite spec: expected an object, got null");
+    await expect(renderSvg(null as unknown as TopLevelSpec)).rejects.toThrow(
+      "invalid Vega-Lite spec: expected an object, got null",
+    );
   });
 
   it("throws when Vega's dataflow fails instead of returning a blank chart", async () => {
@@ -67,7 +80,9 @@ describe("renderSvg", () => {
       mark: "bar",
       encoding: { x: { field: "b", type: "quantitative" } },
     } as TopLevelSpec;
-    await expect(renderSvg(broken)).rejects.toThrow("vega failed to render the chart: Cannot read properties of undefined");
+    await expect(renderSvg(broken)).rejects.toThrow(
+      "vega failed to render the chart: Cannot read properties of undefined",
+    );
   });
 });
 

@@ -33,7 +33,10 @@ export function assertWellFormedXml(xml: string): void {
 
 /** `aria-label`s of the marks Vega describes with the given role, e.g. "bar", "rect mark". */
 export function markLabels(svg: string, roleDescription: string): string[] {
-  const pattern = new RegExp(`aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="${roleDescription}"`, "g");
+  const pattern = new RegExp(
+    `aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="${roleDescription}"`,
+    "g",
+  );
   return [...svg.matchAll(pattern)].map((m) => m[1] ?? "");
 }
 

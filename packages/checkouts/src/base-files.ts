@@ -9,6 +9,10 @@ import { listTree } from "./git-objects.js";
 export async function filesAtCommit(options: { mirrors: string; repo: string; commit: string }): Promise<string[]> {
   const mirror = await findMirror(options.mirrors, options.repo);
   const commit = await resolveCommitIn(mirror, options.commit);
-  if (!commit) throw new WorkspaceError("unknown-commit", `commit ${options.commit} of ${options.repo} is not in the mirror ${mirror.path}`);
+  if (!commit)
+    throw new WorkspaceError(
+      "unknown-commit",
+      `commit ${options.commit} of ${options.repo} is not in the mirror ${mirror.path}`,
+    );
   return (await listTree(mirror, commit)).filter((entry) => entry.type === "blob").map((entry) => entry.path);
 }

@@ -22,7 +22,10 @@ export interface MirrorRef {
  * or its trees are missing.
  */
 export async function listTree(mirror: MirrorRef, commit: string): Promise<TreeEntry[]> {
-  const { stdout } = await runGit(["--git-dir", mirror.gitDir, "ls-tree", "-r", "-z", "--full-tree", commit], { cwd: mirror.path, safeDirectory: "*" });
+  const { stdout } = await runGit(["--git-dir", mirror.gitDir, "ls-tree", "-r", "-z", "--full-tree", commit], {
+    cwd: mirror.path,
+    safeDirectory: "*",
+  });
   const entries: TreeEntry[] = [];
   for (const record of stdout.split("\0")) {
     if (record === "") continue;
@@ -39,10 +42,14 @@ export async function listTree(mirror: MirrorRef, commit: string): Promise<TreeE
  * read in one `git cat-file --batch` process: undefined for a spec git reports missing (a path
  * not in the tree, or a blob a partial mirror lacks). Binary-safe: the bytes as stored.
  */
-export async function readObjects(mirror: MirrorRef, specs: readonly string[]): Promise<Map<string, Buffer | undefined>> {
+export async function readObjects(
+  mirror: MirrorRef,
+  specs: readonly string[],
+): Promise<Map<string, Buffer | undefined>> {
   const result = new Map<string, Buffer | undefined>();
   if (specs.length === 0) return result;
-  for (const spec of specs) if (spec.includes("\n")) throw new Error(`readObjects: a spec holds a newline: ${JSON.stringify(spec)}`);
+  for (const spec of specs)
+    if (spec.includes("\n")) throw new Error(`readObjects: a spec holds a newline: ${JSON.stringify(spec)}`);
   const { stdout } = await execa("git", ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch"], {
     cwd: mirror.path,
     env: gitEnvironment(),
@@ -79,13 +86,17 @@ export async function readObjects(mirror: MirrorRef, specs: readonly string[]): 
 export async function missingObjects(mirror: MirrorRef, oids: readonly string[]): Promise<Set<string>> {
   const missing = new Set<string>();
   if (oids.length === 0) return missing;
-  const { stdout } = await execa("git", ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch-check"], {
-    cwd: mirror.path,
-    env: gitEnvironment(),
-    extendEnv: false,
-    input: `${oids.join("\n")}\n`,
-    maxBuffer: 2 ** 31 - 1,
-  });
+  const { stdout } = await execa(
+    "git",
+    ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch-check"],
+    {
+      cwd: mirror.path,
+      env: gitEnvironment(),
+      extendEnv: false,
+      input: `${oids.join("\n")}\n`,
+      maxBuffer: 2 ** 31 - 1,
+    },
+  );
   for (const line of stdout.split("\n")) if (line.endsWith(" missing")) missing.add(line.slice(0, -" missing".length));
   return missing;
 }

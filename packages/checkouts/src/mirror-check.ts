@@ -75,7 +75,16 @@ export async function checkMirrors(options: {
     } else reason = `the mirrors folder ${options.mirrors} does not exist`;
     const checks: InstanceCheck[] = [];
     if (!mirror) {
-      for (const instance of group) checks.push({ instanceId: instance.instance_id, repo, commit: instance.base_commit, status: "no-mirror", files: 0, missing: [], detail: reason });
+      for (const instance of group)
+        checks.push({
+          instanceId: instance.instance_id,
+          repo,
+          commit: instance.base_commit,
+          status: "no-mirror",
+          files: 0,
+          missing: [],
+          detail: reason,
+        });
     } else {
       const trees = new Map<string, { path: string; oid: string }[] | undefined>();
       for (const commit of new Set(group.map((instance) => instance.base_commit))) {
@@ -88,11 +97,26 @@ export async function checkMirrors(options: {
       for (const instance of group) {
         const tree = trees.get(instance.base_commit);
         if (!tree) {
-          checks.push({ instanceId: instance.instance_id, repo, commit: instance.base_commit, status: "missing-commit", files: 0, missing: [], detail: `commit ${instance.base_commit} is not in ${mirror.path}` });
+          checks.push({
+            instanceId: instance.instance_id,
+            repo,
+            commit: instance.base_commit,
+            status: "missing-commit",
+            files: 0,
+            missing: [],
+            detail: `commit ${instance.base_commit} is not in ${mirror.path}`,
+          });
           continue;
         }
         const lacking = tree.filter((entry) => missing.has(entry.oid)).map((entry) => entry.path);
-        checks.push({ instanceId: instance.instance_id, repo, commit: instance.base_commit, status: lacking.length > 0 ? "missing-blobs" : "ok", files: tree.length, missing: lacking });
+        checks.push({
+          instanceId: instance.instance_id,
+          repo,
+          commit: instance.base_commit,
+          status: lacking.length > 0 ? "missing-blobs" : "ok",
+          files: tree.length,
+          missing: lacking,
+        });
       }
     }
     instances.push(...checks);

@@ -14,7 +14,11 @@ export const DEFAULT_REMOTE_TEMPLATE = "https://github.com/{repo}.git";
  */
 export function remoteFor(repo: string, template: string = DEFAULT_REMOTE_TEMPLATE): string {
   const [owner = "", name = ""] = repo.split("/");
-  return template.replaceAll("{repo}", repo).replaceAll("{owner}", owner).replaceAll("{name}", name).replaceAll("{slug}", `${owner}__${name}`);
+  return template
+    .replaceAll("{repo}", repo)
+    .replaceAll("{owner}", owner)
+    .replaceAll("{name}", name)
+    .replaceAll("{slug}", `${owner}__${name}`);
 }
 
 /** Where `mirrors fetch` keeps a repository's bare mirror: `<dir>/<owner>__<name>.git`. */
@@ -49,7 +53,8 @@ export async function fetchMirror(options: { repo: string; dir: string; remote?:
   await mkdir(resolve(options.dir), { recursive: true });
   // Clones an earlier run left half done (killed, or the network gone) start over.
   const prefix = `${basename(path)}.partial-`;
-  for (const name of await readdir(resolve(options.dir))) if (name.startsWith(prefix)) await rm(join(resolve(options.dir), name), { recursive: true, force: true });
+  for (const name of await readdir(resolve(options.dir)))
+    if (name.startsWith(prefix)) await rm(join(resolve(options.dir), name), { recursive: true, force: true });
   const temporary = `${path}.partial-${process.pid}`;
   try {
     await runGit(["clone", "--mirror", "--quiet", "--", remote, temporary], { cwd: resolve(options.dir) });

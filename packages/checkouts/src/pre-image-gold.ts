@@ -1,4 +1,11 @@
-import { type GoldLocations, goldAtPreImage, goldFromPatch, hasPreImage, PatchParseError, parsePatch } from "@loclab/gold";
+import {
+  type GoldLocations,
+  goldAtPreImage,
+  goldFromPatch,
+  hasPreImage,
+  PatchParseError,
+  parsePatch,
+} from "@loclab/gold";
 import { loadPythonImportParser, pythonDefinitions } from "@loclab/python";
 import { findMirror, resolveCommitIn, WorkspaceError } from "@loclab/tools";
 import { readObjects } from "./git-objects.js";
@@ -47,7 +54,8 @@ export async function goldAtBaseCommit(options: {
   const byId = new Map<string, GoldLocations>();
   const failures: GoldAtBaseCommitFailure[] = [];
   const unreadable: GoldAtBaseCommitFailure[] = [];
-  const fail = (list: GoldAtBaseCommitFailure[], instance: PatchedCheckoutInstance, error: unknown) => list.push({ instanceId: instance.instance_id, message: `${instance.instance_id}: ${(error as Error).message}` });
+  const fail = (list: GoldAtBaseCommitFailure[], instance: PatchedCheckoutInstance, error: unknown) =>
+    list.push({ instanceId: instance.instance_id, message: `${instance.instance_id}: ${(error as Error).message}` });
   const byRepo = new Map<string, PatchedCheckoutInstance[]>();
   for (const instance of options.instances) byRepo.set(instance.repo, [...(byRepo.get(instance.repo) ?? []), instance]);
   let done = 0;
@@ -64,7 +72,13 @@ export async function goldAtBaseCommit(options: {
     for (const instance of mirror ? group : []) {
       let paths: string[];
       try {
-        paths = [...new Set(parsePatch(instance.patch, { instanceId: instance.instance_id }).flatMap((file) => (hasPreImage(file) && file.oldPath !== null ? [file.oldPath] : [])))];
+        paths = [
+          ...new Set(
+            parsePatch(instance.patch, { instanceId: instance.instance_id }).flatMap((file) =>
+              hasPreImage(file) && file.oldPath !== null ? [file.oldPath] : [],
+            ),
+          ),
+        ];
       } catch (error) {
         if (!(error instanceof PatchParseError)) throw error;
         fail(failures, instance, error);
@@ -72,16 +86,30 @@ export async function goldAtBaseCommit(options: {
       }
       const commit = await resolveCommitIn(mirror as NonNullable<typeof mirror>, instance.base_commit);
       if (commit) wanted.push({ instance, commit, paths });
-      else fail(unreadable, instance, new WorkspaceError("unknown-commit", `commit ${instance.base_commit} of ${repo} is not in the mirror ${mirror?.path}`));
+      else
+        fail(
+          unreadable,
+          instance,
+          new WorkspaceError(
+            "unknown-commit",
+            `commit ${instance.base_commit} of ${repo} is not in the mirror ${mirror?.path}`,
+          ),
+        );
     }
-    const blobs = mirror ? await readObjects(mirror, wanted.flatMap(({ commit, paths }) => paths.map((path) => `${commit}:${path}`))) : new Map<string, Buffer | undefined>();
+    const blobs = mirror
+      ? await readObjects(
+          mirror,
+          wanted.flatMap(({ commit, paths }) => paths.map((path) => `${commit}:${path}`)),
+        )
+      : new Map<string, Buffer | undefined>();
     for (const { instance, commit } of wanted) {
       byId.set(
         instance.instance_id,
         goldAtPreImage(instance.patch, {
           instanceId: instance.instance_id,
           preImage: (path) => blobs.get(`${commit}:${path}`)?.toString("utf8"),
-          definitions: (path, text) => (path.endsWith(".py") || path.endsWith(".pyi") ? pythonDefinitions(text, parser) : undefined),
+          definitions: (path, text) =>
+            path.endsWith(".py") || path.endsWith(".pyi") ? pythonDefinitions(text, parser) : undefined,
         }),
       );
     }
@@ -92,7 +120,10 @@ export async function goldAtBaseCommit(options: {
   for (const instance of options.instances) {
     if (!unreadableIds.has(instance.instance_id)) continue;
     try {
-      byId.set(instance.instance_id, { ...goldFromPatch(instance.patch, { instanceId: instance.instance_id }), lines: "patch-header" });
+      byId.set(instance.instance_id, {
+        ...goldFromPatch(instance.patch, { instanceId: instance.instance_id }),
+        lines: "patch-header",
+      });
     } catch (error) {
       if (!(error instanceof PatchParseError)) throw error;
       unreadableIds.delete(instance.instance_id);

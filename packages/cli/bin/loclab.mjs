@@ -7,7 +7,9 @@ import { existsSync } from "node:fs";
 
 const built = new URL("../dist/bin.js", import.meta.url);
 if (!existsSync(built)) {
-  process.stderr.write("loclab: error: the CLI is not built yet: run `npm run build` (or `npm run reproduce` / `npm test`, which build first) in the repository\n");
+  process.stderr.write(
+    "loclab: error: the CLI is not built yet: run `npm run build` (or `npm run reproduce` / `npm test`, which build first) in the repository\n",
+  );
   process.exit(1);
 }
 await import(built.href);

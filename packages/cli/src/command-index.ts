@@ -70,5 +70,7 @@ export function addressedGroup(args: readonly string[]): CommandGroup | undefine
   const positional = args.filter((arg) => !arg.startsWith("-"));
   const name = positional[0] === "help" ? positional[1] : positional[0];
   if (name === undefined) return undefined;
-  return (COMMAND_GROUPS as readonly CommandGroup[]).find((group) => (group.commands as readonly string[]).includes(name));
+  return (COMMAND_GROUPS as readonly CommandGroup[]).find((group) =>
+    (group.commands as readonly string[]).includes(name),
+  );
 }

@@ -18,13 +18,17 @@ export const COMMAND_SUMMARIES = {
   shuffle: "write a seeded, renamed copy of a checkout with every Python import rewritten, and the mapping",
   unshuffle: "map a loclab predictions file made on a shuffled tree back to the original names",
   tool: "run one of the localizer's tools (view, search, tree, imports) on a local checkout",
-  breakdown: "failure breakdown of agent trajectories with paired tests against a base (§8), or of a loclab localization run by exit (loclab breakdown RUN_DIR, §10)",
-  localize: "run the localizer over a benchmark against one model endpoint: a one-cell loclab run (docs/definitions.md §1, §8)",
+  breakdown:
+    "failure breakdown of agent trajectories with paired tests against a base (§8), or of a loclab localization run by exit (loclab breakdown RUN_DIR, §10)",
+  localize:
+    "run the localizer over a benchmark against one model endpoint: a one-cell loclab run (docs/definitions.md §1, §8)",
   run: "run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §10)",
-  status: "the state of a run, finished or not: per cell done / predicted / outcomes, per endpoint attempts and tokens, the runner holding it",
+  status:
+    "the state of a run, finished or not: per cell done / predicted / outcomes, per endpoint attempts and tokens, the runner holding it",
   serve: "serve a local GGUF model on CPU over vLLM's OpenAI-compatible API subset",
   vllm: "plan, start, probe and stop vLLM servers on a GPU host (4×L4: one per GPU, or one with TP=4)",
-  evaluate: "evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests",
+  evaluate:
+    "evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests",
   reproduce: "run the main job on the bundled data and write its tables and charts to results/",
 } as const;
 

@@ -29,7 +29,11 @@ function stats(values: number[]): CountStats {
 }
 
 /** Condenses a benchmark's gold summary into the figures `reproduce` prints and saves. */
-export function benchmarkGoldReport(summary: BenchmarkGoldSummary, path: string, failures: GoldFailure[]): BenchmarkGoldReport {
+export function benchmarkGoldReport(
+  summary: BenchmarkGoldSummary,
+  path: string,
+  failures: GoldFailure[],
+): BenchmarkGoldReport {
   const rows = summary.perInstance;
   return {
     benchmark: summary.benchmark,

@@ -2,7 +2,11 @@
  * Parses a numeric CLI option, naming the option in the error (`--b: "x" is not a
  * non-negative integer`), so that a typo never becomes NaN inside a computation.
  */
-export function numericOption(name: string, text: string, options: { integer?: boolean; min?: number; max?: number; exclusiveMin?: boolean } = {}): number {
+export function numericOption(
+  name: string,
+  text: string,
+  options: { integer?: boolean; min?: number; max?: number; exclusiveMin?: boolean } = {},
+): number {
   const value = Number(text);
   const describe = () => {
     const parts = [options.integer ? "an integer" : "a number"];

@@ -10,10 +10,14 @@ import { cliVersion } from "./provenance.js";
  * a name and summary only, which is all `loclab --help` and commander's "did you mean" need,
  * so that a command pays only for its own module's imports.
  */
-export async function buildProgram(options: { load: "all" | CommandGroup | undefined } = { load: "all" }): Promise<Command> {
+export async function buildProgram(
+  options: { load: "all" | CommandGroup | undefined } = { load: "all" },
+): Promise<Command> {
   const program = new Command()
     .name("loclab")
-    .description("Benchmark code-localization and code-repair agents: benchmarks, gold locations, metrics, controls, statistics.")
+    .description(
+      "Benchmark code-localization and code-repair agents: benchmarks, gold locations, metrics, controls, statistics.",
+    )
     .version(cliVersion)
     // A parent command's options only before its subcommand's name: `evaluate --benchmark` and
     // `evaluate grade --benchmark` are each their own command's option.
@@ -22,7 +26,9 @@ export async function buildProgram(options: { load: "all" | CommandGroup | undef
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => {} });
   const groups: readonly CommandGroup[] = COMMAND_GROUPS;
-  const registers = await Promise.all(groups.map((group) => (options.load === "all" || options.load === group ? group.load() : undefined)));
+  const registers = await Promise.all(
+    groups.map((group) => (options.load === "all" || options.load === group ? group.load() : undefined)),
+  );
   groups.forEach((group, i) => {
     const register = registers[i];
     if (register) register(program);
@@ -51,7 +57,9 @@ export async function runCli(argv: readonly string[]): Promise<void> {
       if (error.exitCode === 0) return;
       const { path } = addressedCommand(program, argv.slice(2));
       const message = error.message.replace(/^error: /, "").replace(/\n+/g, " ");
-      process.stderr.write(`loclab: error: ${message}; see 'loclab${path.length > 0 ? ` ${path.join(" ")}` : ""} --help'\n`);
+      process.stderr.write(
+        `loclab: error: ${message}; see 'loclab${path.length > 0 ? ` ${path.join(" ")}` : ""} --help'\n`,
+      );
       process.exitCode = 1;
       return;
     }

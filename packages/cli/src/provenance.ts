@@ -25,7 +25,10 @@ export function provenanceNow(inputs: Record<string, unknown>): Provenance {
 
 function currentGitRevision(): string | undefined {
   try {
-    const head = execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const head = execFileSync("git", ["rev-parse", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],

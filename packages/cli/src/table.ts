@@ -12,7 +12,9 @@ export function printTable(rows: object[], options: { limit?: number } = {}): vo
     process.stdout.write("(no rows)\n");
     return;
   }
-  const shown = rows.slice(0, limit).map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, cellText(value)])));
+  const shown = rows
+    .slice(0, limit)
+    .map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, cellText(value)])));
   // Every row's columns, in first-seen order: a column missing from the first row is still printed.
   const columns = [...new Set(shown.flatMap((row) => Object.keys(row)))];
   const table = aq.table(Object.fromEntries(columns.map((column) => [column, shown.map((row) => row[column] ?? "")])));

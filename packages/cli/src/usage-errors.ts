@@ -20,19 +20,26 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   let best: { candidate: string; score: number } | undefined;
   for (const candidate of candidates) {
     const score = distance(word, candidate);
-    if (score <= Math.max(2, Math.floor(candidate.length / 4)) && (!best || score < best.score)) best = { candidate, score };
+    if (score <= Math.max(2, Math.floor(candidate.length / 4)) && (!best || score < best.score))
+      best = { candidate, score };
   }
   return best?.candidate;
 }
 
 /** The (sub)command an argument list addresses, and the arguments after its name. */
-export function addressedCommand(program: Command, args: readonly string[]): { command: Command; path: string[]; rest: string[] } {
+export function addressedCommand(
+  program: Command,
+  args: readonly string[],
+): { command: Command; path: string[]; rest: string[] } {
   let command = program;
   const path: string[] = [];
   let rest = [...args];
   for (;;) {
     const [next, ...tail] = rest;
-    const sub = next === undefined ? undefined : command.commands.find((candidate) => candidate.name() === next || candidate.aliases().includes(next));
+    const sub =
+      next === undefined
+        ? undefined
+        : command.commands.find((candidate) => candidate.name() === next || candidate.aliases().includes(next));
     if (!sub) return { command, path, rest };
     command = sub;
     path.push(sub.name());

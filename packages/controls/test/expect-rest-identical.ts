@@ -14,7 +14,9 @@ export function expectRestIdentical(original: string, result: MaskedIssue): void
     const gap = original.slice(cursor, replacement.start);
     expect(result.text.slice(maskedCursor, maskedCursor + gap.length)).toBe(gap);
     maskedCursor += gap.length;
-    expect(result.text.slice(maskedCursor, maskedCursor + replacement.placeholder.length)).toBe(replacement.placeholder);
+    expect(result.text.slice(maskedCursor, maskedCursor + replacement.placeholder.length)).toBe(
+      replacement.placeholder,
+    );
     maskedCursor += replacement.placeholder.length;
     rebuilt.push(gap, replacement.placeholder);
     cursor = replacement.end;

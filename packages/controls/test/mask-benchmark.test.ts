@@ -4,7 +4,8 @@ import { goldMentions, maskBenchmark } from "../src/index.js";
 
 const instance = {
   instance_id: "owner__repo-1",
-  problem_statement: "Crash in `query.py`: see django/db/models/query.py and django.db.models.query.QuerySet; _filter_or_exclude is wrong.",
+  problem_statement:
+    "Crash in `query.py`: see django/db/models/query.py and django.db.models.query.QuerySet; _filter_or_exclude is wrong.",
   patch: [
     "diff --git a/django/db/models/query.py b/django/db/models/query.py",
     "--- a/django/db/models/query.py",
@@ -20,13 +21,20 @@ const instance = {
 
 describe("goldMentions", () => {
   it("detects path, dotted module, base name and symbol mentions", () => {
-    expect(goldMentions(instance.problem_statement, { goldFiles: ["django/db/models/query.py"], symbols: ["_filter_or_exclude"] })).toEqual({
+    expect(
+      goldMentions(instance.problem_statement, {
+        goldFiles: ["django/db/models/query.py"],
+        symbols: ["_filter_or_exclude"],
+      }),
+    ).toEqual({
       path: true,
       module: true,
       basename: true,
       symbol: true,
     });
-    expect(goldMentions("nothing here about xquery.py or query.pyc", { goldFiles: ["django/db/models/query.py"] })).toEqual({ path: false, module: false, basename: false, symbol: false });
+    expect(
+      goldMentions("nothing here about xquery.py or query.pyc", { goldFiles: ["django/db/models/query.py"] }),
+    ).toEqual({ path: false, module: false, basename: false, symbol: false });
     expect(dottedModuleNames("lib/matplotlib/axes/__init__.py")).toEqual(["lib.matplotlib.axes", "matplotlib.axes"]);
   });
 });
@@ -39,7 +47,9 @@ describe("maskBenchmark", () => {
     expect(paths.rows[0]?.after).toMatchObject({ path: false, basename: false, module: true });
     const symbols = maskBenchmark([instance], { level: "symbols" });
     expect(symbols.rows[0]?.after).toEqual({ path: false, module: false, basename: false, symbol: false });
-    expect(symbols.rows[0]?.maskedProblemStatement).toBe("Crash in `<path-1>`: see <path-1> and <path-1>.QuerySet; <symbol-1> is wrong.");
+    expect(symbols.rows[0]?.maskedProblemStatement).toBe(
+      "Crash in `<path-1>`: see <path-1> and <path-1>.QuerySet; <symbol-1> is wrong.",
+    );
     expect(symbols.summary.mentionsReplaced).toEqual({ path: 1, module: 1, filename: 1, symbol: 1 });
   });
 });

@@ -4,14 +4,17 @@ import { type MaskIssuePathsOptions, knownFilesFromInstance, maskIssuePaths, pac
 import { expectRestIdentical } from "./expect-rest-identical.js";
 
 const DJANGO = ["django/db/models/query.py", "django/db/models/__init__.py", "tests/queries/tests.py"];
-const mask = (text: string, options: Partial<MaskIssuePathsOptions> = {}) => maskIssuePaths(text, { knownFiles: DJANGO, ...options });
+const mask = (text: string, options: Partial<MaskIssuePathsOptions> = {}) =>
+  maskIssuePaths(text, { knownFiles: DJANGO, ...options });
 const masked = (text: string, options: Partial<MaskIssuePathsOptions> = {}) => mask(text, options).text;
 
 describe("path mentions (docs/definitions.md §4, level paths)", () => {
   it("masks a relative path, with ./, with a diff's a/ and with Windows backslashes", () => {
     expect(masked("See django/db/models/query.py line 5.")).toBe("See <path-1> line 5.");
     expect(masked("Open ./django/db/models/query.py now")).toBe("Open <path-1> now");
-    expect(masked("--- a/django/db/models/query.py\n+++ b/django/db/models/query.py")).toBe("--- <path-1>\n+++ <path-1>");
+    expect(masked("--- a/django/db/models/query.py\n+++ b/django/db/models/query.py")).toBe(
+      "--- <path-1>\n+++ <path-1>",
+    );
     expect(masked(String.raw`In django\db\models\query.py, row 234`)).toBe("In <path-1>, row 234");
     // A JSON-escaped issue keeps doubled backslashes.
     expect(masked(String.raw`at django\\db\\models\\query.py:12`)).toBe("at <path-1>:12");
@@ -23,15 +26,23 @@ describe("path mentions (docs/definitions.md §4, level paths)", () => {
 
   it("replaces a whole absolute path whose trailing segments name a known file", () => {
     expect(masked("/usr/lib/python3/site-packages/django/db/models/query.py:12: in f")).toBe("<path-1>:12: in f");
-    expect(maskIssuePaths("error in /home/user/proj/src/astropy/io/fits/card.py!", { knownFiles: ["astropy/io/fits/card.py"] }).text).toBe(
-      "error in <path-1>!",
-    );
+    expect(
+      maskIssuePaths("error in /home/user/proj/src/astropy/io/fits/card.py!", {
+        knownFiles: ["astropy/io/fits/card.py"],
+      }).text,
+    ).toBe("error in <path-1>!");
     expect(masked(String.raw`C:\Users\me\venv\Lib\site-packages\django\db\models\query.py`)).toBe("<path-1>");
     // An installed copy lacks the repository's source folder (lib/, src/).
     const matplotlib = { knownFiles: ["lib/matplotlib/axes/_axes.py", "lib/matplotlib/colors.py"] };
-    const result = maskIssuePaths("~/env/lib/python3.9/site-packages/matplotlib/axes/_axes.py in scatter\n.../matplotlib/colors.py:12", matplotlib);
+    const result = maskIssuePaths(
+      "~/env/lib/python3.9/site-packages/matplotlib/axes/_axes.py in scatter\n.../matplotlib/colors.py:12",
+      matplotlib,
+    );
     expect(result.text).toBe("<path-1> in scatter\n<path-2>:12");
-    expect(result.report.placeholders).toEqual({ "<path-1>": "lib/matplotlib/axes/_axes.py", "<path-2>": "lib/matplotlib/colors.py" });
+    expect(result.report.placeholders).toEqual({
+      "<path-1>": "lib/matplotlib/axes/_axes.py",
+      "<path-2>": "lib/matplotlib/colors.py",
+    });
   });
 
   it("keeps the rest of a traceback line byte-identical", () => {
@@ -72,11 +83,15 @@ describe("path mentions (docs/definitions.md §4, level paths)", () => {
       "The code in `<path-1>` is wrong; <path-1>. Also <path-1>:12",
     );
     const known = { knownFiles: ["Makefile", "docs/Makefile", "tools/Dockerfile", "a/utils.py", "b/utils.py"] };
-    expect(maskIssuePaths("edit `Dockerfile`, not the Dockerfile word", known).text).toBe("edit `<path-1>`, not the Dockerfile word");
+    expect(maskIssuePaths("edit `Dockerfile`, not the Dockerfile word", known).text).toBe(
+      "edit `<path-1>`, not the Dockerfile word",
+    );
     // Shared by two known files: names neither.
     expect(maskIssuePaths("see utils.py and `utils.py`", known).text).toBe("see utils.py and `utils.py`");
     // A known top-level file is a path, whatever else shares its basename.
-    expect(maskIssuePaths("run make -f Makefile", known).report.replacements).toMatchObject([{ kind: "path", file: "Makefile" }]);
+    expect(maskIssuePaths("run make -f Makefile", known).report.replacements).toMatchObject([
+      { kind: "path", file: "Makefile" },
+    ]);
   });
 
   it("leaves what is not a repository file", () => {
@@ -100,23 +115,33 @@ describe("path mentions (docs/definitions.md §4, level paths)", () => {
 
   it("infers repository files under a package root (generic patterns), marked inferred", () => {
     const known = { files: ["django/db/models/query.py"], roots: ["django"] };
-    const text = 'File "/usr/lib/python3/site-packages/django/core/handlers/base.py", line 3\nand /venvs/django/lib/python3.10/site-packages/torch/nn/module.py';
+    const text =
+      'File "/usr/lib/python3/site-packages/django/core/handlers/base.py", line 3\nand /venvs/django/lib/python3.10/site-packages/torch/nn/module.py';
     const result = maskIssuePaths(text, { knownFiles: known });
-    expect(result.text).toBe('File "<path-1>", line 3\nand /venvs/django/lib/python3.10/site-packages/torch/nn/module.py');
-    expect(result.report.replacements).toMatchObject([{ kind: "path", file: "django/core/handlers/base.py", inferred: true }]);
+    expect(result.text).toBe(
+      'File "<path-1>", line 3\nand /venvs/django/lib/python3.10/site-packages/torch/nn/module.py',
+    );
+    expect(result.report.replacements).toMatchObject([
+      { kind: "path", file: "django/core/handlers/base.py", inferred: true },
+    ]);
     // A user or scratch folder named like the package is not the package.
     const ray = { knownFiles: { files: [], roots: ["python/ray"] } };
-    expect(maskIssuePaths("/home/ray/proj/main.py and /tmp/ray/session_1/x.py", ray).text).toBe("/home/ray/proj/main.py and /tmp/ray/session_1/x.py");
-    expect(maskIssuePaths("/opt/conda/lib/python3.11/site-packages/ray/util/queue.py", ray).report.replacements).toMatchObject([
-      { file: "python/ray/util/queue.py", inferred: true },
-    ]);
+    expect(maskIssuePaths("/home/ray/proj/main.py and /tmp/ray/session_1/x.py", ray).text).toBe(
+      "/home/ray/proj/main.py and /tmp/ray/session_1/x.py",
+    );
+    expect(
+      maskIssuePaths("/opt/conda/lib/python3.11/site-packages/ray/util/queue.py", ray).report.replacements,
+    ).toMatchObject([{ file: "python/ray/util/queue.py", inferred: true }]);
   });
 });
 
 describe("module mentions (level modules)", () => {
   it("masks dotted module paths, keeping a trailing attribute", () => {
-    const text = "from django.db.models.query import QuerySet\ndjango.db.models.query.QuerySet.filter() and django.db.models.Q";
-    expect(masked(text, { level: "modules" })).toBe("from <path-1> import QuerySet\n<path-1>.QuerySet.filter() and <path-2>.Q");
+    const text =
+      "from django.db.models.query import QuerySet\ndjango.db.models.query.QuerySet.filter() and django.db.models.Q";
+    expect(masked(text, { level: "modules" })).toBe(
+      "from <path-1> import QuerySet\n<path-1>.QuerySet.filter() and <path-2>.Q",
+    );
     expect(mask(text, { level: "modules" }).report.placeholders).toEqual({
       "<path-1>": "django/db/models/query.py",
       "<path-2>": "django/db/models/__init__.py",
@@ -129,9 +154,10 @@ describe("module mentions (level modules)", () => {
 
   it("finds the import name of a file under a source folder, and takes a trailing .py along", () => {
     const known = { knownFiles: ["lib/matplotlib/axes/_axes.py", "vllm/platforms/openvino.py"] };
-    expect(maskIssuePaths("matplotlib.axes._axes.Axes.bar and vllm.platforms.openvino.py", { ...known, level: "modules" }).text).toBe(
-      "<path-1>.Axes.bar and <path-2>",
-    );
+    expect(
+      maskIssuePaths("matplotlib.axes._axes.Axes.bar and vllm.platforms.openvino.py", { ...known, level: "modules" })
+        .text,
+    ).toBe("<path-1>.Axes.bar and <path-2>");
   });
 
   it("does not take attribute chains or URL hosts for module paths", () => {
@@ -155,22 +181,32 @@ describe("symbol mentions (level symbols)", () => {
 
   it("lets the longest overlapping mention win", () => {
     const text = "in astropy/modeling/separable.py, separable.py and separable";
-    const result = maskIssuePaths(text, { knownFiles, level: "symbols", symbols: [{ name: "separable", path: knownFiles[0] as string }] });
+    const result = maskIssuePaths(text, {
+      knownFiles,
+      level: "symbols",
+      symbols: [{ name: "separable", path: knownFiles[0] as string }],
+    });
     expect(result.text).toBe("in <path-1>, <path-1> and <symbol-1>");
   });
 
   it("requires the symbols at level symbols, and a known level", () => {
-    expect(() => maskIssuePaths("x", { knownFiles, level: "symbols" })).toThrow('level "symbols" requires the symbols option');
+    expect(() => maskIssuePaths("x", { knownFiles, level: "symbols" })).toThrow(
+      'level "symbols" requires the symbols option',
+    );
     expect(() => maskIssuePaths("x", { knownFiles, level: "files" as never })).toThrow('unknown level "files"');
   });
 });
 
 describe("placeholders", () => {
   it("gives one placeholder per file across path, module and file-name mentions, numbered by first appearance", () => {
-    const text = "`tests.py` fails; query.py and django.db.models.query and django/db/models/query.py; tests/queries/tests.py";
+    const text =
+      "`tests.py` fails; query.py and django.db.models.query and django/db/models/query.py; tests/queries/tests.py";
     const result = mask(text, { level: "modules" });
     expect(result.text).toBe("`<path-1>` fails; <path-2> and <path-2> and <path-2>; <path-1>");
-    expect(result.report.placeholders).toEqual({ "<path-1>": "tests/queries/tests.py", "<path-2>": "django/db/models/query.py" });
+    expect(result.report.placeholders).toEqual({
+      "<path-1>": "tests/queries/tests.py",
+      "<path-2>": "django/db/models/query.py",
+    });
     expect(result.report.counts).toEqual({ path: 2, module: 1, filename: 2, symbol: 0 });
     expect(result.report.replacements.map((r) => [r.kind, r.original, r.placeholder])).toEqual([
       ["filename", "tests.py", "<path-1>"],
@@ -184,16 +220,46 @@ describe("placeholders", () => {
 
   it("reports equally good candidates of a full checkout as alternatives", () => {
     const result = maskIssuePaths("see utils/base.py", { knownFiles: ["pkg_b/utils/base.py", "pkg_a/utils/base.py"] });
-    expect(result.report.replacements).toMatchObject([{ file: "pkg_a/utils/base.py", alternatives: ["pkg_b/utils/base.py"] }]);
+    expect(result.report.replacements).toMatchObject([
+      { file: "pkg_a/utils/base.py", alternatives: ["pkg_b/utils/base.py"] },
+    ]);
   });
 });
 
 describe("byte identity of everything else (property)", () => {
   const fragments = [
-    "django/db/models/query.py", "./django/db/models/query.py", "django\\db\\models\\query.py", "/usr/lib/site-packages/django/db/models/query.py",
-    "django.db.models.query", "django.db.models.Q", "`query.py`", "query.py", "tests.py", "query", "QuerySet", "e.g.", "3.2.1", " ", " ", "\n", "\r\n",
-    ", ", ".", ":", '"', "`", "/", "\\", "https://github.com/django/django/blob/main/django/db/models/query.py#L1", "é", "😀", "File \"", "\", line 3",
-    "_cstack", "self._cstack", "<path-1>",
+    "django/db/models/query.py",
+    "./django/db/models/query.py",
+    "django\\db\\models\\query.py",
+    "/usr/lib/site-packages/django/db/models/query.py",
+    "django.db.models.query",
+    "django.db.models.Q",
+    "`query.py`",
+    "query.py",
+    "tests.py",
+    "query",
+    "QuerySet",
+    "e.g.",
+    "3.2.1",
+    " ",
+    " ",
+    "\n",
+    "\r\n",
+    ", ",
+    ".",
+    ":",
+    '"',
+    "`",
+    "/",
+    "\\",
+    "https://github.com/django/django/blob/main/django/db/models/query.py#L1",
+    "é",
+    "😀",
+    'File "',
+    '", line 3',
+    "_cstack",
+    "self._cstack",
+    "<path-1>",
   ];
   const text = fc.array(fc.constantFrom(...fragments), { maxLength: 40 }).map((parts) => parts.join(""));
 
@@ -219,14 +285,23 @@ describe("knownFilesFromInstance", () => {
       test_patch:
         "diff --git a/tests/queries/test_new.py b/tests/queries/test_new.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/queries/test_new.py\n@@ -0,0 +1 @@\n+x\n",
     };
-    expect(knownFilesFromInstance(instance)).toEqual({ files: ["django/db/models/query.py", "tests/queries/test_new.py"], roots: ["django"] });
+    expect(knownFilesFromInstance(instance)).toEqual({
+      files: ["django/db/models/query.py", "tests/queries/test_new.py"],
+      roots: ["django"],
+    });
   });
 
   it("finds package roots through source folders, and none in generic folders", () => {
-    expect(packageRootsOf(["lib/matplotlib/axes/_axes.py", "src/_pytest/python.py", "sdk/python/feast/x.py", "tests/t.py", "docs/conf.py", "setup.py", ".github/w.yml"])).toEqual([
-      "lib/matplotlib",
-      "sdk/python/feast",
-      "src/_pytest",
-    ]);
+    expect(
+      packageRootsOf([
+        "lib/matplotlib/axes/_axes.py",
+        "src/_pytest/python.py",
+        "sdk/python/feast/x.py",
+        "tests/t.py",
+        "docs/conf.py",
+        "setup.py",
+        ".github/w.yml",
+      ]),
+    ).toEqual(["lib/matplotlib", "sdk/python/feast", "src/_pytest"]);
   });
 });

@@ -28,7 +28,11 @@ const feasibleInstances = fc
   .filter((sizes) => Math.max(...sizes) * 2 <= sizes.reduce((a, b) => a + b, 0))
   .map((sizes) =>
     sizes.flatMap((size, repo) =>
-      Array.from({ length: size }, (_, k) => ({ instance_id: `owner${repo}__repo${repo}-${k}`, repo: `owner${repo}/repo${repo}`, base_commit: `c${repo}x${k}` })),
+      Array.from({ length: size }, (_, k) => ({
+        instance_id: `owner${repo}__repo${repo}-${k}`,
+        repo: `owner${repo}/repo${repo}`,
+        base_commit: `c${repo}x${k}`,
+      })),
     ),
   );
 
@@ -45,13 +49,16 @@ describe("mismatchPairing (docs/definitions.md §4, negative control)", () => {
   it("is deterministic for a seed, and does not depend on input order (property)", () => {
     fc.assert(
       fc.property(
-        feasibleInstances.chain((instances) => fc.tuple(fc.constant(instances), fc.shuffledSubarray(instances, { minLength: instances.length }))),
+        feasibleInstances.chain((instances) =>
+          fc.tuple(fc.constant(instances), fc.shuffledSubarray(instances, { minLength: instances.length })),
+        ),
         fc.integer(),
         ([instances, shuffled], seed) => {
           const first = mismatchPairing(instances, { seed });
           expect(mismatchPairing(instances, { seed })).toEqual(first);
           const mapping = new Map(first.pairs.map((pair) => [pair.instanceId, pair.snapshotOf]));
-          for (const pair of mismatchPairing(shuffled, { seed }).pairs) expect(pair.snapshotOf).toBe(mapping.get(pair.instanceId));
+          for (const pair of mismatchPairing(shuffled, { seed }).pairs)
+            expect(pair.snapshotOf).toBe(mapping.get(pair.instanceId));
         },
       ),
       { numRuns: 200 },
@@ -64,9 +71,12 @@ describe("mismatchPairing (docs/definitions.md §4, negative control)", () => {
       const { instances } = await loadBenchmark(name);
       const pairings = [1, 2, 3].map((seed) => mismatchPairing(instances, { seed }));
       for (const pairing of pairings) expectValidPairing(instances, pairing);
-      expect(new Set(pairings.map((pairing) => JSON.stringify(pairing.pairs.map((pair) => pair.snapshotOf)))).size).toBe(3);
+      expect(
+        new Set(pairings.map((pairing) => JSON.stringify(pairing.pairs.map((pair) => pair.snapshotOf)))).size,
+      ).toBe(3);
       // Different seeds differ on most instances, not on a handful.
-      const same = pairings[0]?.pairs.filter((pair, i) => pair.snapshotOf === pairings[1]?.pairs[i]?.snapshotOf).length ?? 0;
+      const same =
+        pairings[0]?.pairs.filter((pair, i) => pair.snapshotOf === pairings[1]?.pairs[i]?.snapshotOf).length ?? 0;
       expect(same).toBeLessThan(instances.length / 10);
       // Lite and Verified share instances: pair the union of distinct ids.
       for (const instance of instances) all.set(instance.instance_id, instance);
@@ -77,9 +87,14 @@ describe("mismatchPairing (docs/definitions.md §4, negative control)", () => {
   });
 
   it("mixes: over seeds, an instance receives snapshots from many repositories", () => {
-    const instances = Array.from({ length: 40 }, (_, i) => ({ instance_id: `i${i}`, repo: `o/r${i % 4}`, base_commit: `c${i}` }));
+    const instances = Array.from({ length: 40 }, (_, i) => ({
+      instance_id: `i${i}`,
+      repo: `o/r${i % 4}`,
+      base_commit: `c${i}`,
+    }));
     const received = new Set<string>();
-    for (let seed = 0; seed < 200; seed += 1) received.add(mismatchPairing(instances, { seed }).pairs[0]?.snapshotOf as string);
+    for (let seed = 0; seed < 200; seed += 1)
+      received.add(mismatchPairing(instances, { seed }).pairs[0]?.snapshotOf as string);
     // Instance i0 (repository r0) can receive any of the 30 instances of r1–r3.
     expect(received.size).toBeGreaterThan(25);
   });
@@ -94,7 +109,11 @@ describe("mismatchPairing (docs/definitions.md §4, negative control)", () => {
       { instanceId: "a-1", snapshotOf: "b-1", repo: "a/a", snapshotRepo: "b/b", snapshotCommit: "2" },
       { instanceId: "b-1", snapshotOf: "a-1", repo: "b/b", snapshotRepo: "a/a", snapshotCommit: "1" },
     ]);
-    const half = [...two, { instance_id: "a-2", repo: "A/A", base_commit: "3" }, { instance_id: "c-1", repo: "c/c", base_commit: "4" }];
+    const half = [
+      ...two,
+      { instance_id: "a-2", repo: "A/A", base_commit: "3" },
+      { instance_id: "c-1", repo: "c/c", base_commit: "4" },
+    ];
     expectValidPairing(half, mismatchPairing(half, { seed: 9 }));
   });
 
@@ -109,7 +128,9 @@ describe("mismatchPairing (docs/definitions.md §4, negative control)", () => {
       "mismatchPairing: cannot give every instance another repository's snapshot: django/django holds 2 of 3 instances",
     );
     expect(() => mismatchPairing([one[0] as SnapshotInstance], { seed: 1 })).toThrow("holds 1 of 1");
-    expect(() => mismatchPairing([...skewed, one[0] as SnapshotInstance], { seed: 1 })).toThrow("duplicate instance_id django-1");
+    expect(() => mismatchPairing([...skewed, one[0] as SnapshotInstance], { seed: 1 })).toThrow(
+      "duplicate instance_id django-1",
+    );
     expect(() => mismatchPairing(skewed, { seed: 0.5 })).toThrow("integer seed");
   });
 });

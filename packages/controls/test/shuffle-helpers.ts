@@ -1,5 +1,13 @@
 import { loadPythonParser, PythonModuleIndex, type PythonSourceFacts, pythonSourceFacts } from "@loclab/python";
-import { applyTextEdits, type ImportRewriteStats, isPythonSource, planImportRewrites, planShuffle, type ShuffleMapping, shuffleLookup } from "../src/index.js";
+import {
+  applyTextEdits,
+  type ImportRewriteStats,
+  isPythonSource,
+  planImportRewrites,
+  planShuffle,
+  type ShuffleMapping,
+  shuffleLookup,
+} from "../src/index.js";
 
 /**
  * The whole pure pipeline over an in-memory repository: plan (seed 1), parse, rewrite.
@@ -21,7 +29,8 @@ export async function rewriteInMemory(
   const lookup = shuffleLookup(mapping, "map");
   const python = await loadPythonParser();
   const facts = new Map<string, PythonSourceFacts>();
-  for (const [path, source] of Object.entries(files)) if (isPythonSource(path)) facts.set(path, pythonSourceFacts(source, python));
+  for (const [path, source] of Object.entries(files))
+    if (isPythonSource(path)) facts.set(path, pythonSourceFacts(source, python));
   const context = {
     index: new PythonModuleIndex(paths),
     lookup,

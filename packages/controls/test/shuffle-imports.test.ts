@@ -17,7 +17,10 @@ const PKG = {
   "README.md": "pkg/core.py is the core\n",
 };
 
-async function rewrite(extra: Record<string, string>, options: { rewriteDottedStrings?: boolean; keepBindings?: boolean } = {}) {
+async function rewrite(
+  extra: Record<string, string>,
+  options: { rewriteDottedStrings?: boolean; keepBindings?: boolean } = {},
+) {
   return rewriteInMemory({ ...PKG, ...extra }, options);
 }
 
@@ -25,18 +28,23 @@ describe("import forms (absolute)", () => {
   it("import a.b.c: every component renamed, and the attribute chains that use the bound root", async () => {
     const { sources, name } = await rewrite({ "app.py": "import pkg.sub.mod\n\nprint(pkg.sub.mod.f(), pkg.core)\n" });
     const [p, s, m] = [name("pkg"), name("pkg/sub"), name("pkg/sub/mod.py")];
-    expect(sources.get("app.py")).toBe(`import ${p}.${s}.${m}\n\nprint(${p}.${s}.${m}.f(), ${p}.${name("pkg/core.py")})\n`);
+    expect(sources.get("app.py")).toBe(
+      `import ${p}.${s}.${m}\n\nprint(${p}.${s}.${m}.f(), ${p}.${name("pkg/core.py")})\n`,
+    );
   });
 
   it("import a.b as c: the alias is kept; import a: `as a` is added so the name stays bound", async () => {
-    const { sources, name } = await rewrite({ "app.py": "import pkg.sub as s, pkg2\nimport os.path\ns.mod.f()\npkg2.thing\n" });
+    const { sources, name } = await rewrite({
+      "app.py": "import pkg.sub as s, pkg2\nimport os.path\ns.mod.f()\npkg2.thing\n",
+    });
     expect(sources.get("app.py")).toBe(
       `import ${name("pkg")}.${name("pkg/sub")} as s, ${name("pkg2")} as pkg2\nimport os.path\ns.${name("pkg/sub/mod.py")}.f()\npkg2.${name("pkg2/thing.py")}\n`,
     );
   });
 
   it("from a.b import c, d as e: the module renamed; submodule names renamed with `as`, attributes kept", async () => {
-    const source = "from pkg.sub import mod, leaf as l\nfrom pkg.core import engine\nfrom pkg import (\n    core,  # the core\n    sub,\n)\nmod.f()\n";
+    const source =
+      "from pkg.sub import mod, leaf as l\nfrom pkg.core import engine\nfrom pkg import (\n    core,  # the core\n    sub,\n)\nmod.f()\n";
     const { sources, name, stats } = await rewrite({ "app.py": source });
     const [p, s] = [name("pkg"), name("pkg/sub")];
     expect(sources.get("app.py")).toBe(
@@ -44,12 +52,22 @@ describe("import forms (absolute)", () => {
         `from ${p}.${name("pkg/core.py")} import engine\n` +
         `from ${p} import (\n    ${name("pkg/core.py")} as core,  # the core\n    ${s} as sub,\n)\nmod.f()\n`,
     );
-    expect(stats.get("app.py")).toMatchObject({ statements: 3, statementsRewritten: 3, inRepository: 3, submoduleNamesRenamed: 4 });
+    expect(stats.get("app.py")).toMatchObject({
+      statements: 3,
+      statementsRewritten: 3,
+      inRepository: 3,
+      submoduleNamesRenamed: 4,
+    });
   });
 
   it("keepBindings off: no `as <original>` is added (the names are not bound any more)", async () => {
-    const { sources, name } = await rewrite({ "app.py": "import pkg\nfrom pkg.sub import mod, leaf as l\n" }, { keepBindings: false });
-    expect(sources.get("app.py")).toBe(`import ${name("pkg")}\nfrom ${name("pkg")}.${name("pkg/sub")} import ${name("pkg/sub/mod.py")}, ${name("pkg/sub/leaf.py")} as l\n`);
+    const { sources, name } = await rewrite(
+      { "app.py": "import pkg\nfrom pkg.sub import mod, leaf as l\n" },
+      { keepBindings: false },
+    );
+    expect(sources.get("app.py")).toBe(
+      `import ${name("pkg")}\nfrom ${name("pkg")}.${name("pkg/sub")} import ${name("pkg/sub/mod.py")}, ${name("pkg/sub/leaf.py")} as l\n`,
+    );
   });
 
   it("leaves the standard library and third-party imports alone", async () => {
@@ -67,18 +85,27 @@ describe("import forms (absolute)", () => {
   });
 
   it("an import of a module absent from the tree: the components that exist are renamed, the rest left, and counted", async () => {
-    const source = "from pkg.missing import x\nimport pkg.nothere\nfrom pkg.sub.gone import y\nfrom .pkg.sub.gone import z\npkg.nothere.f()\nimport pkg.nothere as n\n";
+    const source =
+      "from pkg.missing import x\nimport pkg.nothere\nfrom pkg.sub.gone import y\nfrom .pkg.sub.gone import z\npkg.nothere.f()\nimport pkg.nothere as n\n";
     const { sources, stats, name } = await rewrite({ "app.py": source });
     const [p, s] = [name("pkg"), name("pkg/sub")];
     // The repository's own package names do not survive (issue 15: 41 such imports in scikit-learn told the original name).
-    expect(sources.get("app.py")).toBe(`from ${p}.missing import x\nimport ${p}.nothere\nfrom ${p}.${s}.gone import y\nfrom .${p}.${s}.gone import z\n${p}.nothere.f()\nimport ${p}.nothere as n\n`);
-    expect(stats.get("app.py")).toMatchObject({ unresolvedInRepository: 5, prefixRenamed: 5, inRepository: 0, statementsRewritten: 5 });
+    expect(sources.get("app.py")).toBe(
+      `from ${p}.missing import x\nimport ${p}.nothere\nfrom ${p}.${s}.gone import y\nfrom .${p}.${s}.gone import z\n${p}.nothere.f()\nimport ${p}.nothere as n\n`,
+    );
+    expect(stats.get("app.py")).toMatchObject({
+      unresolvedInRepository: 5,
+      prefixRenamed: 5,
+      inRepository: 0,
+      statementsRewritten: 5,
+    });
   });
 });
 
 describe("import forms (relative)", () => {
   it("from . import x, from .. import y, from ..pkg2.thing import z, from .mod import *", async () => {
-    const source = "from . import mod, leaf\nfrom .. import core\nfrom ..core import engine\nfrom .mod import *\nfrom ... import pkg2\n";
+    const source =
+      "from . import mod, leaf\nfrom .. import core\nfrom ..core import engine\nfrom .mod import *\nfrom ... import pkg2\n";
     const { sources, name, stats } = await rewrite({ "pkg/sub/user.py": source });
     expect(sources.get("pkg/sub/user.py")).toBe(
       `from . import ${name("pkg/sub/mod.py")} as mod, ${name("pkg/sub/leaf.py")} as leaf\n` +
@@ -110,7 +137,9 @@ describe("import roots", () => {
       "src/lib/y.py": "",
       "tests/test_x.py": "from lib.x import y\n",
     });
-    expect(sources.get("src/lib/x.py")).toBe(`from ${name("src/lib")} import ${name("src/lib/y.py")} as y\nimport ${name("src/lib")}.${name("src/lib/y.py")}\n`);
+    expect(sources.get("src/lib/x.py")).toBe(
+      `from ${name("src/lib")} import ${name("src/lib/y.py")} as y\nimport ${name("src/lib")}.${name("src/lib/y.py")}\n`,
+    );
     expect(sources.get("tests/test_x.py")).toBe(`from ${name("src/lib")}.${name("src/lib/x.py")} import y\n`);
   });
 
@@ -132,7 +161,10 @@ describe("import roots", () => {
     expect(index.child("", "b")).toEqual({ kind: "module", path: "b.py" });
     expect(index.child("", "c")).toEqual({ kind: "namespace", path: "c" });
     expect(index.child("c", "static")).toBeUndefined();
-    expect(index.resolveAbsolute("c/x.py", ["c", "x"])).toEqual([{ kind: "namespace", path: "c" }, { kind: "module", path: "c/x.py" }]);
+    expect(index.resolveAbsolute("c/x.py", ["c", "x"])).toEqual([
+      { kind: "namespace", path: "c" },
+      { kind: "module", path: "c/x.py" },
+    ]);
   });
 });
 
@@ -150,12 +182,21 @@ describe("code beyond import statements", () => {
     const { sources, name } = await rewrite({ "app.py": source });
     const [p, s, m] = [name("pkg"), name("pkg/sub"), name("pkg/sub/mod.py")];
     expect(sources.get("app.py")).toBe(
-      [`import ${p} as pkg`, "def f():", `    import ${p}.${s}.${m}`, `    return ${p}.${s}.${m}.f()`, "def g():", `    return pkg.${s}.${m}.f()`, ""].join("\n"),
+      [
+        `import ${p} as pkg`,
+        "def f():",
+        `    import ${p}.${s}.${m}`,
+        `    return ${p}.${s}.${m}.f()`,
+        "def g():",
+        `    return pkg.${s}.${m}.f()`,
+        "",
+      ].join("\n"),
     );
   });
 
   it("dotted strings naming repository modules are counted, not rewritten; rewritten on request", async () => {
-    const source = 'import importlib\nm = importlib.import_module("pkg.sub.mod")\nAPPS = ["pkg.core", "pkg2"]\npatch("pkg.core.engine")\nx = "os.path"\n';
+    const source =
+      'import importlib\nm = importlib.import_module("pkg.sub.mod")\nAPPS = ["pkg.core", "pkg2"]\npatch("pkg.core.engine")\nx = "os.path"\n';
     const plain = await rewrite({ "app.py": source });
     expect(plain.sources.get("app.py")).toBe(source);
     expect(plain.stats.get("app.py")?.dynamicReferences).toBe(3);
@@ -175,11 +216,17 @@ describe("code beyond import statements", () => {
 
 describe("a file that does not parse", () => {
   it("gets the imports outside the error rewritten; an import holding an error is left and counted", async () => {
-    const source = "from pkg import core\ndef broken(:\n    from pkg import sub\nfrom pkg.sub import mod leaf\nimport pkg2.thing\n";
+    const source =
+      "from pkg import core\ndef broken(:\n    from pkg import sub\nfrom pkg.sub import mod leaf\nimport pkg2.thing\n";
     const python = await loadPythonParser();
     const facts = pythonSourceFacts(source, python);
     expect(facts.hasError).toBe(true);
-    expect(facts.imports.map((fact) => [fact.line, fact.inError])).toEqual([[1, false], [3, false], [4, true], [5, false]]);
+    expect(facts.imports.map((fact) => [fact.line, fact.inError])).toEqual([
+      [1, false],
+      [3, false],
+      [4, true],
+      [5, false],
+    ]);
     const { sources, name, stats } = await rewrite({ "bad.py": source });
     expect(sources.get("bad.py")).toBe(
       `from ${name("pkg")} import ${name("pkg/core.py")} as core\ndef broken(:\n    from ${name("pkg")} import ${name("pkg/sub")} as sub\n` +

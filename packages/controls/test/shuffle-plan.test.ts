@@ -84,8 +84,12 @@ describe("planShuffle (docs/definitions.md §4, repository shuffling)", () => {
     const plan = planShuffle(DJANGO, { seed: 7 });
     const stem = (path: string) => splitFileName(lastSegment(plan.files[path] as string)).stem;
     expect(stem("django/db/models/query.pyi")).toBe(stem("django/db/models/query.py"));
-    expect(stem("django/conf/locale/de/LC_MESSAGES/django.mo")).toBe(stem("django/conf/locale/de/LC_MESSAGES/django.po"));
-    expect(stem("django/contrib/admin/static/admin/js/jquery.min.js")).toBe(stem("django/contrib/admin/static/admin/js/jquery.js"));
+    expect(stem("django/conf/locale/de/LC_MESSAGES/django.mo")).toBe(
+      stem("django/conf/locale/de/LC_MESSAGES/django.po"),
+    );
+    expect(stem("django/contrib/admin/static/admin/js/jquery.min.js")).toBe(
+      stem("django/contrib/admin/static/admin/js/jquery.js"),
+    );
     // The same name in two folders does not give the same shuffled name.
     expect(stem("tests/utils.py")).not.toBe(stem("django/utils.py"));
   });
@@ -105,7 +109,12 @@ describe("planShuffle (docs/definitions.md §4, repository shuffling)", () => {
   it("is reproducible from its seed, whatever the input order, and differs between seeds", () => {
     const a = planShuffle(DJANGO, { seed: 11 });
     expect(planShuffle([...DJANGO].reverse(), { seed: 11 })).toEqual(a);
-    expect(planShuffle(DJANGO.map((path) => `./${path}`), { seed: 11 })).toEqual(a);
+    expect(
+      planShuffle(
+        DJANGO.map((path) => `./${path}`),
+        { seed: 11 },
+      ),
+    ).toEqual(a);
     const b = planShuffle(DJANGO, { seed: 12 });
     expect(b.files).not.toEqual(a.files);
     expect(b.seed).toBe(12);
@@ -133,7 +142,10 @@ describe("planShuffle (docs/definitions.md §4, repository shuffling)", () => {
 
   it("property: any tree maps one-to-one, keeps extensions and round-trips through mapPath / unmapPath", () => {
     const segment = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,8}$/);
-    const tree = fc.uniqueArray(fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/")), { minLength: 1, maxLength: 30 });
+    const tree = fc.uniqueArray(
+      fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/")),
+      { minLength: 1, maxLength: 30 },
+    );
     fc.assert(
       fc.property(tree, fc.integer(), (paths, seed) => {
         // Drop paths that are a folder of another path.
@@ -143,10 +155,13 @@ describe("planShuffle (docs/definitions.md §4, repository shuffling)", () => {
         expect(new Set(values.map((value) => value.toLowerCase())).size).toBe(files.length);
         for (const file of files) {
           const shuffled = mapPath(plan, file) as string;
-          expect(splitFileName(lastSegment(shuffled)).extension).toBe(lastSegment(file).startsWith(".") ? "" : splitFileName(lastSegment(file)).extension);
+          expect(splitFileName(lastSegment(shuffled)).extension).toBe(
+            lastSegment(file).startsWith(".") ? "" : splitFileName(lastSegment(file)).extension,
+          );
           expect(unmapPath(plan, shuffled)).toBe(file);
         }
-        for (const folder of Object.keys(plan.directories)) expect(unmapPath(plan, mapPath(plan, folder) as string)).toBe(folder);
+        for (const folder of Object.keys(plan.directories))
+          expect(unmapPath(plan, mapPath(plan, folder) as string)).toBe(folder);
       }),
       { numRuns: 200 },
     );
@@ -195,28 +210,56 @@ describe("parseShuffleMapping", () => {
     expect(() => parseShuffleMapping(broken)).toThrow(/both map to/);
     // Paths that climb or are absolute, and entries outside their folder's mapping (issue 12 sweep).
     const climbing = { ...plan, files: { ...plan.files, "setup.py": "../../escape.py" } };
-    expect(() => parseShuffleMapping(climbing)).toThrow('not a shuffle mapping at files.setup.py: the shuffled path "../../escape.py" is not a normalized relative path');
-    expect(() => parseShuffleMapping({ ...plan, files: { ...plan.files, "setup.py": "/etc/passwd" } })).toThrow(/the shuffled path "\/etc\/passwd" is absolute/);
+    expect(() => parseShuffleMapping(climbing)).toThrow(
+      'not a shuffle mapping at files.setup.py: the shuffled path "../../escape.py" is not a normalized relative path',
+    );
+    expect(() => parseShuffleMapping({ ...plan, files: { ...plan.files, "setup.py": "/etc/passwd" } })).toThrow(
+      /the shuffled path "\/etc\/passwd" is absolute/,
+    );
     const [nested] = Object.keys(plan.files).filter((path) => path.includes("/"));
     expect(nested).toBeDefined();
-    expect(() => parseShuffleMapping({ ...plan, files: { ...plan.files, [nested as string]: "elsewhere.py" } })).toThrow(/is not inside/);
+    expect(() =>
+      parseShuffleMapping({ ...plan, files: { ...plan.files, [nested as string]: "elsewhere.py" } }),
+    ).toThrow(/is not inside/);
     expect(plan.schemaVersion).toBe(2);
     expect(() => parseShuffleMapping({ ...plan, schemaVersion: 1 })).toThrow(
       "a shuffle mapping of schemaVersion 1 cannot be used: this loclab reads version 2 (names are now drawn with another generator); shuffle the checkout again with this version",
     );
-    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 3 })).toThrow("a shuffle mapping of schemaVersion 3 cannot be used: this loclab reads version 2 (written by a newer loclab)");
-    expect(() => parseShuffleMapping({ ...plan, schemaVersion: "2" })).toThrow(/not a shuffle mapping at schemaVersion/);
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 3 })).toThrow(
+      "a shuffle mapping of schemaVersion 3 cannot be used: this loclab reads version 2 (written by a newer loclab)",
+    );
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: "2" })).toThrow(
+      /not a shuffle mapping at schemaVersion/,
+    );
   });
 });
 
 describe("hidden names", () => {
-  const FLASK = ["src/flask/__init__.py", "src/flask/app.py", ".flaskenv", ".gitignore", ".github/workflows/tests.yaml", ".pylint_primer_tests/x.txt", "setup.py"];
+  const FLASK = [
+    "src/flask/__init__.py",
+    "src/flask/app.py",
+    ".flaskenv",
+    ".gitignore",
+    ".github/workflows/tests.yaml",
+    ".pylint_primer_tests/x.txt",
+    "setup.py",
+  ];
 
   it("the repository's top-level package names (root or src/ layout)", async () => {
     const { topLevelPackageNames } = await import("../src/index.js");
     expect(topLevelPackageNames(FLASK)).toEqual(["flask"]);
     // Generic names (tests, docs, tools) say nothing about the project.
-    expect(topLevelPackageNames(["_pytest/__init__.py", "pytest/__init__.py", "conftest.py", "six.py", "docs/conf.py", "tests/__init__.py", "tools.py"])).toEqual(["_pytest", "pytest", "six"]);
+    expect(
+      topLevelPackageNames([
+        "_pytest/__init__.py",
+        "pytest/__init__.py",
+        "conftest.py",
+        "six.py",
+        "docs/conf.py",
+        "tests/__init__.py",
+        "tools.py",
+      ]),
+    ).toEqual(["_pytest", "pytest", "six"]);
   });
 
   it("are kept unless asked; renamed ones keep their dot", () => {
@@ -232,7 +275,12 @@ describe("hidden names", () => {
     const { planRepositoryShuffle } = await import("../src/index.js");
     const { loadPythonParser } = await import("@loclab/python");
     const files = [...FLASK, ".pylint_primer_tests/y.txt"];
-    const tree = { files, directories: [], symlinks: [], pythonSources: new Map(files.filter((f) => f.endsWith(".py")).map((f) => [f, new Uint8Array()])) };
+    const tree = {
+      files,
+      directories: [],
+      symlinks: [],
+      pythonSources: new Map(files.filter((f) => f.endsWith(".py")).map((f) => [f, new Uint8Array()])),
+    };
     const plan = planRepositoryShuffle(tree, { seed: 3 }, await loadPythonParser());
     expect(plan.mapping.files[".flaskenv"]).toMatch(/^\.m_/);
     expect(plan.mapping.files[".gitignore"]).toBe(".gitignore");

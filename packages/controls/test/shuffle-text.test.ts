@@ -32,7 +32,12 @@ const plan = planShuffle(FILES, { seed: 21 });
 const f = (path: string) => plan.files[path] as string;
 const d = (path: string) => plan.directories[path] as string;
 const stem = (path: string) => (f(path).split("/").at(-1) as string).replace(/\.py$/, "");
-const dotted = (path: string) => f(path).replace(/\.py$/, "").replace(/\/__init__$/, "").split("/").join(".");
+const dotted = (path: string) =>
+  f(path)
+    .replace(/\.py$/, "")
+    .replace(/\/__init__$/, "")
+    .split("/")
+    .join(".");
 
 /** Outside the replaced spans the text is byte-identical. */
 function expectRestIdentical(original: string, result: MappedIssueText): void {
@@ -71,7 +76,8 @@ describe("mapIssueText (docs/definitions.md §4: issue text through the same ren
   });
 
   it("rewrites dotted module paths (attributes kept), unique file names and folders", () => {
-    const text = "QuerySet is django.db.models.query.QuerySet; the package django.db.models; the file `query.py`; the folder django/db/models/ and tests/queries/.";
+    const text =
+      "QuerySet is django.db.models.query.QuerySet; the package django.db.models; the file `query.py`; the folder django/db/models/ and tests/queries/.";
     const result = mapIssueText(plan, text);
     expect(result.text).toBe(
       `QuerySet is ${dotted("django/db/models/query.py")}.QuerySet; the package ${dotted("django/db/models/__init__.py")}; ` +
@@ -93,12 +99,17 @@ describe("mapIssueText (docs/definitions.md §4: issue text through the same ren
     const result = mapIssueText(plan, text);
     expect(result.text).toBe(text);
     expect(result.report.left).toEqual([
-      expect.objectContaining({ reason: "ambiguous", original: "/home/me/proj/widgets/base.py", candidates: expect.arrayContaining(["django/forms/widgets/base.py"]) }),
+      expect.objectContaining({
+        reason: "ambiguous",
+        original: "/home/me/proj/widgets/base.py",
+        candidates: expect.arrayContaining(["django/forms/widgets/base.py"]),
+      }),
     ]);
   });
 
   it("maps consistently (one file, one new name, whatever the form) and round-trips", () => {
-    const text = "django/db/models/query.py, query.py and django.db.models.query all name one file; django/db/models/query.py again.";
+    const text =
+      "django/db/models/query.py, query.py and django.db.models.query all name one file; django/db/models/query.py again.";
     const result = mapIssueText(plan, text);
     const names = new Set(result.report.replacements.map((replacement) => replacement.target));
     expect(names).toEqual(new Set(["django/db/models/query.py"]));
@@ -142,7 +153,9 @@ describe("unmapPredictions (predictions mapped back before scoring)", () => {
     {
       instanceId: "django__django-1",
       files: ["django/db/models/query.py", "django/db/models/sql/compiler.py"],
-      locations: [{ path: "django/db/models/query.py", startLine: 3, endLine: 9, role: "edit", symbol: "QuerySet.filter" }],
+      locations: [
+        { path: "django/db/models/query.py", startLine: 3, endLine: 9, role: "edit", symbol: "QuerySet.filter" },
+      ],
       modules: ["django/db/models/query.py:QuerySet"],
       functions: ["django/db/models/query.py:QuerySet.filter", "django/db/models/sql/compiler.py:SQLCompiler.as_sql"],
     },
@@ -151,20 +164,36 @@ describe("unmapPredictions (predictions mapped back before scoring)", () => {
   it("round-trips exactly", () => {
     const shuffled = mapPredictions(plan, original);
     expect(shuffled.unmapped).toEqual([]);
-    expect(shuffled.predictions[0]?.files).toEqual([f("django/db/models/query.py"), f("django/db/models/sql/compiler.py")]);
+    expect(shuffled.predictions[0]?.files).toEqual([
+      f("django/db/models/query.py"),
+      f("django/db/models/sql/compiler.py"),
+    ]);
     expect(shuffled.predictions[0]?.functions?.[0]).toBe(`${f("django/db/models/query.py")}:QuerySet.filter`);
     expect(unmapPredictions(plan, shuffled.predictions).predictions).toEqual(original);
   });
 
   it("marks a path the shuffled tree does not have (an original path from memory), keeping ranks", () => {
     const made: Prediction[] = [
-      { instanceId: "x", files: ["django/db/models/query.py", `./${f("django/db/models/sql/compiler.py")}`, `a/${f("setup.py")}`], locations: [] },
+      {
+        instanceId: "x",
+        files: ["django/db/models/query.py", `./${f("django/db/models/sql/compiler.py")}`, `a/${f("setup.py")}`],
+        locations: [],
+      },
     ];
     const back = unmapPredictions(plan, made);
-    expect(back.predictions[0]?.files).toEqual([`${UNMAPPED_PATH_PREFIX}django/db/models/query.py`, "django/db/models/sql/compiler.py", "setup.py"]);
+    expect(back.predictions[0]?.files).toEqual([
+      `${UNMAPPED_PATH_PREFIX}django/db/models/query.py`,
+      "django/db/models/sql/compiler.py",
+      "setup.py",
+    ]);
     expect(back.unmapped).toEqual([{ instanceId: "x", field: "files", path: "django/db/models/query.py" }]);
-    expect(unmapPredictions(plan, made, { unmapped: "drop" }).predictions[0]?.files).toEqual(["django/db/models/sql/compiler.py", "setup.py"]);
-    expect(unmapPredictions(plan, made, { unmapped: "keep" }).predictions[0]?.files[0]).toBe("django/db/models/query.py");
+    expect(unmapPredictions(plan, made, { unmapped: "drop" }).predictions[0]?.files).toEqual([
+      "django/db/models/sql/compiler.py",
+      "setup.py",
+    ]);
+    expect(unmapPredictions(plan, made, { unmapped: "keep" }).predictions[0]?.files[0]).toBe(
+      "django/db/models/query.py",
+    );
   });
 
   it("maps the finding's texts back too", () => {

@@ -17,14 +17,35 @@ function byRegex(text: string) {
 
 describe("urlSpans", () => {
   it("finds scheme, host and path as the regular expression did", () => {
-    const text = 'see https://github.com/django/django/blob/main/x.py#L3 and "ftp://h/p" or git+ssh://a.b/c://d, 1http://x';
+    const text =
+      'see https://github.com/django/django/blob/main/x.py#L3 and "ftp://h/p" or git+ssh://a.b/c://d, 1http://x';
     expect(urlSpans(text)).toEqual(byRegex(text));
     expect(urlSpans("https://")).toEqual([]);
     expect(urlSpans("://x")).toEqual([]);
   });
 
   it("equals the regular expression on random texts made of URL-ish pieces", () => {
-    const piece = fc.constantFrom("http", "://", "a", "Z", "9", "+", ".", "-", "/", "?", "#", " ", "\n", "<", '"', "`", "x.py", ":", "h");
+    const piece = fc.constantFrom(
+      "http",
+      "://",
+      "a",
+      "Z",
+      "9",
+      "+",
+      ".",
+      "-",
+      "/",
+      "?",
+      "#",
+      " ",
+      "\n",
+      "<",
+      '"',
+      "`",
+      "x.py",
+      ":",
+      "h",
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
         const text = pieces.join("");
@@ -37,7 +58,9 @@ describe("urlSpans", () => {
   it("reads a 512 KB run of one letter, and runs ending in :// (the quadratic case)", () => {
     const run = "a".repeat(512 * 1024);
     expect(urlSpans(run)).toEqual([]);
-    expect(urlSpans(`${run}://host/p`)).toEqual([{ start: 0, end: run.length + 9, host: { start: run.length + 3, end: run.length + 7 } }]);
+    expect(urlSpans(`${run}://host/p`)).toEqual([
+      { start: 0, end: run.length + 9, host: { start: run.length + 3, end: run.length + 7 } },
+    ]);
     const repeated = "a://".repeat(100_000);
     expect(urlSpans(repeated)).toEqual(byRegex(repeated));
   });

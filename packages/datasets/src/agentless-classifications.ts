@@ -33,7 +33,9 @@ const RowSchema = z.object({
  * multi-line fields), keyed by instance id. A row that lacks a label column is an error
  * naming its record number and the field.
  */
-export async function loadAgentlessClassifications(options: { dataDir?: string } = {}): Promise<Map<string, IssueClassification>> {
+export async function loadAgentlessClassifications(
+  options: { dataDir?: string } = {},
+): Promise<Map<string, IssueClassification>> {
   const path = join(resolveDataDir(options), AGENTLESS_CLASSIFICATIONS_FILE);
   const records = parse(await readFile(path, "utf8"), { columns: true, skip_empty_lines: true }) as unknown[];
   const labels = new Map<string, IssueClassification>();
@@ -41,7 +43,8 @@ export async function loadAgentlessClassifications(options: { dataDir?: string }
     const row = RowSchema.safeParse(record);
     if (!row.success) throw new Error(`${path}: record ${index + 1}: ${formatZodError(row.error)}`);
     const value = row.data;
-    if (labels.has(value.instance_id)) throw new Error(`${path}: record ${index + 1}: duplicate instance_id ${value.instance_id}`);
+    if (labels.has(value.instance_id))
+      throw new Error(`${path}: record ${index + 1}: duplicate instance_id ${value.instance_id}`);
     labels.set(value.instance_id, {
       instanceId: value.instance_id,
       descriptionQuality: value["description quality"],

@@ -49,7 +49,11 @@ export async function loadBenchmark(spec: string, options: LoadBenchmarkOptions 
   for await (const { line, value } of streamJsonl(path, { ...policy, schema: InstanceSchema })) {
     const previous = firstLine.get(value.instance_id);
     if (previous !== undefined) {
-      const duplicate = new JsonlLineError(path, line, `duplicate instance_id ${value.instance_id} (first on line ${previous})`);
+      const duplicate = new JsonlLineError(
+        path,
+        line,
+        `duplicate instance_id ${value.instance_id} (first on line ${previous})`,
+      );
       if (options.onBadLine === "skip") {
         skipped.push(duplicate);
         continue;
@@ -60,10 +64,14 @@ export async function loadBenchmark(spec: string, options: LoadBenchmarkOptions 
     instances.push(value);
   }
   if (instances.length === 0) {
-    throw new Error(`benchmark ${spec}: ${path} has no instances${skipped.length > 0 ? ` (all ${skipped.length} line(s) were bad)` : " (the file is empty or blank)"}`);
+    throw new Error(
+      `benchmark ${spec}: ${path} has no instances${skipped.length > 0 ? ` (all ${skipped.length} line(s) were bad)` : " (the file is empty or blank)"}`,
+    );
   }
   if (known && instances.length + skipped.length !== known.expected) {
-    throw new Error(`benchmark ${spec}: ${path} has ${instances.length + skipped.length} rows, expected ${known.expected}`);
+    throw new Error(
+      `benchmark ${spec}: ${path} has ${instances.length + skipped.length} rows, expected ${known.expected}`,
+    );
   }
   return {
     name: known ? spec : basename(path).replace(/\.jsonl$/, ""),

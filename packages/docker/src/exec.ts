@@ -23,7 +23,11 @@ export interface ExecResult {
  * the harness's `kill -TERM <pid>` from another exec targets a host PID), so what ran until
  * then is kept and `timedOut` says why it ended.
  */
-export async function execInContainer(container: Docker.Container, cmd: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+export async function execInContainer(
+  container: Docker.Container,
+  cmd: readonly string[],
+  options: ExecOptions = {},
+): Promise<ExecResult> {
   const exec = await container.exec({
     Cmd: [...cmd],
     AttachStdout: true,

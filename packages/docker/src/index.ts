@@ -1,4 +1,10 @@
-export { connectDocker, dockerSocketPath, DockerUnavailableError, type DockerEngine, type DockerEngineOptions } from "./engine.js";
+export {
+  connectDocker,
+  dockerSocketPath,
+  DockerUnavailableError,
+  type DockerEngine,
+  type DockerEngineOptions,
+} from "./engine.js";
 export { demultiplex } from "./demultiplex.js";
 export { execInContainer, type ExecOptions, type ExecResult } from "./exec.js";
 export { tarArchive, type ArchiveEntry } from "./tar-archive.js";

@@ -17,7 +17,11 @@ export async function tarArchive(entries: readonly ArchiveEntry[]): Promise<Buff
     archive.on("end", () => resolve(Buffer.concat(chunks)));
     archive.on("error", reject);
   });
-  for (const entry of entries) archive.entry({ name: entry.name, mode: entry.mode ?? 0o644 }, typeof entry.content === "string" ? Buffer.from(entry.content) : entry.content);
+  for (const entry of entries)
+    archive.entry(
+      { name: entry.name, mode: entry.mode ?? 0o644 },
+      typeof entry.content === "string" ? Buffer.from(entry.content) : entry.content,
+    );
   archive.finalize();
   return done;
 }

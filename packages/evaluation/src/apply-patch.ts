@@ -9,7 +9,11 @@ import { execInContainer } from "@loclab/docker";
  * the untracked files the install made (an editable install's egg-info): tracked files are
  * checked out, and only files that appeared since the first attempt are removed.
  */
-export const APPLY_COMMANDS = ["git apply --verbose", "git apply --verbose --reject", "patch --batch --fuzz=5 -p1 -i"] as const;
+export const APPLY_COMMANDS = [
+  "git apply --verbose",
+  "git apply --verbose --reject",
+  "patch --batch --fuzz=5 -p1 -i",
+] as const;
 
 export interface ApplyResult {
   applied: boolean;
@@ -19,12 +23,24 @@ export interface ApplyResult {
   log: string;
 }
 
-export async function applyModelPatch(container: Docker.Container, patchPath: string, options: { timeoutMs: number }): Promise<ApplyResult> {
+export async function applyModelPatch(
+  container: Docker.Container,
+  patchPath: string,
+  options: { timeoutMs: number },
+): Promise<ApplyResult> {
   let log = "";
-  const run = (script: string) => execInContainer(container, ["/bin/bash", "-c", script], { workdir: "/testbed", user: "root", timeoutMs: options.timeoutMs });
+  const run = (script: string) =>
+    execInContainer(container, ["/bin/bash", "-c", script], {
+      workdir: "/testbed",
+      user: "root",
+      timeoutMs: options.timeoutMs,
+    });
   await run("git ls-files -o -z | sort -z > /tmp/loclab-untracked-before");
   for (const [index, command] of APPLY_COMMANDS.entries()) {
-    if (index > 0) await run("git checkout -- . && git ls-files -o -z | sort -z | comm -z -13 /tmp/loclab-untracked-before - | xargs -0 -r rm -f --");
+    if (index > 0)
+      await run(
+        "git checkout -- . && git ls-files -o -z | sort -z | comm -z -13 /tmp/loclab-untracked-before - | xargs -0 -r rm -f --",
+      );
     const result = await run(`${command} ${patchPath}`);
     log += `$ ${command} ${patchPath}\n${result.output}`;
     if (result.exitCode === 0) return { applied: true, command, log: `${log}>>>>> Applied Patch:\n` };

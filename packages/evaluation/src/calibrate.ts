@@ -7,7 +7,8 @@ import type { EvaluationInstance } from "./image-source.js";
 import type { InstanceOutcome } from "./outcome.js";
 import { INSTANCE_FILES, instanceDirectory } from "./run-layout.js";
 
-export interface CalibrateOptions extends Omit<EvaluatePredictionsOptions, "predictions" | "runId" | "runEmptyPatches" | "cacheDir"> {
+export interface CalibrateOptions
+  extends Omit<EvaluatePredictionsOptions, "predictions" | "runId" | "runEmptyPatches" | "cacheDir"> {
   /** The instances to calibrate (their gold patches are run). */
   calibrate: readonly EvaluationInstance[];
   runId: string;
@@ -38,15 +39,24 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
   const { calibrate: chosen, goldRuns: _runs, ...common } = options;
   void _runs;
   const goldRunIds = Array.from({ length: runs }, (_, index) => `${options.runId}.gold-${index + 1}`);
-  const gold = chosen.map((instance) => ({ instance_id: instance.instance_id, model_name_or_path: "gold", model_patch: instance.patch }));
+  const gold = chosen.map((instance) => ({
+    instance_id: instance.instance_id,
+    model_name_or_path: "gold",
+    model_patch: instance.patch,
+  }));
   const goldResults = [];
-  for (const runId of goldRunIds) goldResults.push(await evaluatePredictions({ ...common, out, runId, predictions: gold, cacheDir: false }));
+  for (const runId of goldRunIds)
+    goldResults.push(await evaluatePredictions({ ...common, out, runId, predictions: gold, cacheDir: false }));
   const emptyRunId = `${options.runId}.empty`;
   const emptyResult = await evaluatePredictions({
     ...common,
     out,
     runId: emptyRunId,
-    predictions: chosen.map((instance) => ({ instance_id: instance.instance_id, model_name_or_path: "empty", model_patch: "" })),
+    predictions: chosen.map((instance) => ({
+      instance_id: instance.instance_id,
+      model_name_or_path: "empty",
+      model_patch: "",
+    })),
     cacheDir: false,
     runEmptyPatches: true,
   });
@@ -59,11 +69,21 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
   };
   const instances: Record<string, CalibrationEntry> = {};
   for (const instance of chosen) {
-    const maps = (await Promise.all(goldRunIds.map((runId) => parsed(runId, "gold", instance)))).filter((map): map is StatusMap => map !== undefined);
+    const maps = (await Promise.all(goldRunIds.map((runId) => parsed(runId, "gold", instance)))).filter(
+      (map): map is StatusMap => map !== undefined,
+    );
     const empty = await parsed(emptyRunId, "empty", instance);
     instances[instance.instance_id] = {
-      ...calibrateInstance({ gold: maps, empty, FAIL_TO_PASS: instance.FAIL_TO_PASS ?? [], PASS_TO_PASS: instance.PASS_TO_PASS ?? [] }),
-      gold: goldResults.map((result) => result.outcomes.find((outcome) => outcome.instance_id === instance.instance_id)?.status ?? "infra-failure"),
+      ...calibrateInstance({
+        gold: maps,
+        empty,
+        FAIL_TO_PASS: instance.FAIL_TO_PASS ?? [],
+        PASS_TO_PASS: instance.PASS_TO_PASS ?? [],
+      }),
+      gold: goldResults.map(
+        (result) =>
+          result.outcomes.find((outcome) => outcome.instance_id === instance.instance_id)?.status ?? "infra-failure",
+      ),
       empty: emptyResult.outcomes.find((outcome) => outcome.instance_id === instance.instance_id)?.status,
     };
   }

@@ -32,7 +32,11 @@ export const BUILD_TOOLS = ["setuptools", "wheel", "pip"] as const;
  * requirements pin exactly (flask 2.3's requirements pin setuptools==70.0.0).
  */
 export function effectiveConstraints(plan: EnvironmentPlan, constraints: readonly string[]): string[] {
-  const name = (line: string) => /^[A-Za-z0-9_.-]+/.exec(line.trim())?.[0].toLowerCase().replace(/[-_.]+/g, "-") ?? "";
+  const name = (line: string) =>
+    /^[A-Za-z0-9_.-]+/
+      .exec(line.trim())?.[0]
+      .toLowerCase()
+      .replace(/[-_.]+/g, "-") ?? "";
   const pinned = new Set(plan.requirements.filter((line) => /==/.test(line)).map(name));
   return constraints.filter((line) => !pinned.has(name(line)));
 }
@@ -64,33 +68,67 @@ export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
  * eval script's re-install find the build requirements offline. Named and reused by the hash
  * of the base image's id and the requirement lines.
  */
-export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: EnvironmentPlan, options: EnvImageOptions = {}): Promise<ImageRef> {
+export async function ensureEnvImage(
+  docker: Docker,
+  base: ImageRef,
+  plan: EnvironmentPlan,
+  options: EnvImageOptions = {},
+): Promise<ImageRef> {
   const constraints = effectiveConstraints(plan, options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
-  const hash = contentHash({ kind: "loclab-swe-env", version: 5, base: base.id, stages: plan.stages, constraints, buildTools: BUILD_TOOLS });
+  const hash = contentHash({
+    kind: "loclab-swe-env",
+    version: 5,
+    base: base.id,
+    stages: plan.stages,
+    constraints,
+    buildTools: BUILD_TOOLS,
+  });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
   const log = options.onProgress ?? (() => {});
   const imagePython = base.labels["loclab.python"] ?? "";
   const hostPython = options.hostPython ?? "python3";
-  const host = spawnSync(hostPython, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], { encoding: "utf8" });
-  if (host.status !== 0) throw new ImageBuildError(name, `${hostPython} does not run on the host (it downloads the wheels)`);
+  const host = spawnSync(hostPython, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], {
+    encoding: "utf8",
+  });
+  if (host.status !== 0)
+    throw new ImageBuildError(name, `${hostPython} does not run on the host (it downloads the wheels)`);
   const minor = (version: string) => version.split(".").slice(0, 2).join(".");
   if (minor(host.stdout.trim()) !== minor(imagePython)) {
-    throw new ImageBuildError(name, `the host's ${hostPython} is ${host.stdout.trim()} but the image's Python is ${imagePython}: wheels must be for the image's version`);
+    throw new ImageBuildError(
+      name,
+      `the host's ${hostPython} is ${host.stdout.trim()} but the image's Python is ${imagePython}: wheels must be for the image's version`,
+    );
   }
   const wheels = join(options.wheelCache ?? join(homedir(), ".cache", "loclab", "wheels"), hash.slice(0, 32));
   if (!existsSync(join(wheels, ".complete"))) {
-    log(`env image ${name}: pip wheel ${plan.requirements.length} requirements in ${plan.stages.length} stage(s) on the host`);
+    log(
+      `env image ${name}: pip wheel ${plan.requirements.length} requirements in ${plan.stages.length} stage(s) on the host`,
+    );
     await rm(wheels, { recursive: true, force: true });
     await mkdir(wheels, { recursive: true });
     await writeFile(join(wheels, "constraints.txt"), `${constraints.join("\n")}\n`);
     for (const [index, stage] of plan.stages.entries()) {
       await writeFile(join(wheels, `requirements-${index + 1}.txt`), `${stage.join("\n")}\n`);
-      await hostPipWheel(hostPython, wheels, ["--find-links", wheels, "--requirement", join(wheels, `requirements-${index + 1}.txt`)], { PIP_CONSTRAINT: join(wheels, "constraints.txt") }, name, `stage ${index + 1} of the environment`);
+      await hostPipWheel(
+        hostPython,
+        wheels,
+        ["--find-links", wheels, "--requirement", join(wheels, `requirements-${index + 1}.txt`)],
+        { PIP_CONSTRAINT: join(wheels, "constraints.txt") },
+        name,
+        `stage ${index + 1} of the environment`,
+      );
     }
     await writeFile(join(wheels, "build-tools.txt"), `${BUILD_TOOLS.join("\n")}\n`);
-    await hostPipWheel(hostPython, wheels, ["--find-links", wheels, "--requirement", join(wheels, "build-tools.txt")], { PIP_CONSTRAINT: join(wheels, "constraints.txt") }, name, "the build tools");
+    await hostPipWheel(
+      hostPython,
+      wheels,
+      ["--find-links", wheels, "--requirement", join(wheels, "build-tools.txt")],
+      { PIP_CONSTRAINT: join(wheels, "constraints.txt") },
+      name,
+      "the build tools",
+    );
     await writeFile(join(wheels, ".complete"), "");
   }
   const context = await mkdtemp(join(tmpdir(), "loclab-env-"));
@@ -104,7 +142,10 @@ export async function ensureEnvImage(docker: Docker, base: ImageRef, plan: Envir
       `RUN python3 -m pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade pip`,
       `ENV PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
-      ...plan.stages.map((_, index) => `RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`),
+      ...plan.stages.map(
+        (_, index) =>
+          `RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`,
+      ),
       "",
     ].join("\n");
     await writeFile(join(context, "Dockerfile"), dockerfile);

@@ -54,10 +54,18 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
   const stages: string[][] = [];
   const sources: string[] = [];
   const packages = spec.packages ?? "";
-  if (packages === "environment.yml") throw new EnvironmentUnsupportedError(input.repo, input.version, "the spec's environment is a conda environment.yml, which needs conda (not available here)");
+  if (packages === "environment.yml")
+    throw new EnvironmentUnsupportedError(
+      input.repo,
+      input.version,
+      "the spec's environment is a conda environment.yml, which needs conda (not available here)",
+    );
   if (packages === "requirements.txt") {
     const { path, text } = requirementsText(input.repo, input.readFile);
-    const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+    const lines = text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
     if (lines.length > 0) stages.push(lines);
     sources.push(`${path}@${input.environmentCommit}`);
   } else if (packages.trim() !== "") {
@@ -73,7 +81,14 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
     stages.push(build);
     sources.push("build-system");
   }
-  return { repo: input.repo, version: input.version, requestedPython: spec.python, requirements: stages.flat(), stages, sources };
+  return {
+    repo: input.repo,
+    version: input.version,
+    requestedPython: spec.python,
+    requirements: stages.flat(),
+    stages,
+    sources,
+  };
 }
 
 /** conda's `pkg=1.2` pins are pip's `pkg==1.2`; `pkg>=1` is the same in both. */
@@ -88,5 +103,7 @@ export function buildRequirements(pyproject: string | undefined): string[] {
   if (!section) return [];
   const requires = /^requires\s*=\s*\[([\s\S]*?)\]/m.exec(section[1]!);
   if (!requires) return [];
-  return [...requires[1]!.matchAll(/"([^"]+)"|'([^']+)'/g)].map((match) => (match[1] ?? match[2])!.trim()).filter((item) => item !== "");
+  return [...requires[1]!.matchAll(/"([^"]+)"|'([^']+)'/g)]
+    .map((match) => (match[1] ?? match[2])!.trim())
+    .filter((item) => item !== "");
 }

@@ -2,7 +2,14 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { evalScript, gradeLog, HARNESS_VERSION, testCommand, type HarnessSpec, type InstanceReport } from "@loclab/grading";
+import {
+  evalScript,
+  gradeLog,
+  HARNESS_VERSION,
+  testCommand,
+  type HarnessSpec,
+  type InstanceReport,
+} from "@loclab/grading";
 import { sha256 } from "./content-hash.js";
 import type { EvaluationInstance, ImageSource } from "./image-source.js";
 import { InfraFailure } from "./infra-failure.js";
@@ -50,14 +57,29 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
     started_at: new Date(started).toISOString(),
     harness_version: HARNESS_VERSION,
   };
-  const finish = async (outcome: Omit<InstanceOutcome, "duration_ms">, report: InstanceReport | undefined): Promise<InstanceOutcome> => {
+  const finish = async (
+    outcome: Omit<InstanceOutcome, "duration_ms">,
+    report: InstanceReport | undefined,
+  ): Promise<InstanceOutcome> => {
     const full = InstanceOutcomeSchema.parse({ ...outcome, duration_ms: Date.now() - started });
-    if (report) await writeAtomic(join(directory, INSTANCE_FILES.report), `${JSON.stringify({ [instance.instance_id]: report }, null, 4)}\n`);
+    if (report)
+      await writeAtomic(
+        join(directory, INSTANCE_FILES.report),
+        `${JSON.stringify({ [instance.instance_id]: report }, null, 4)}\n`,
+      );
     await writeAtomic(join(directory, INSTANCE_FILES.outcome), `${JSON.stringify(full, null, 2)}\n`);
     return full;
   };
   const failed = (failure: InfraFailure, fields: Omit<InstanceOutcome, "duration_ms" | "status">) =>
-    finish({ ...fields, status: "infra-failure", infra_failure_reason: failure.reason, infra_failure_detail: failure.message }, infraReport(input.modelPatch, failure));
+    finish(
+      {
+        ...fields,
+        status: "infra-failure",
+        infra_failure_reason: failure.reason,
+        infra_failure_detail: failure.message,
+      },
+      infraReport(input.modelPatch, failure),
+    );
   if (patch === "" && !input.runEmptyPatch) {
     // The harness never runs an empty or None patch; it reports it as empty_patch.
     return finish({ ...base, status: "empty-patch" }, undefined);
@@ -82,15 +104,27 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   });
   await writeFile(join(directory, INSTANCE_FILES.evalScript), script);
   const withImage = { ...base, image: { name: image.name, id: image.id }, eval_script_sha256: sha256(script) };
-  const cacheKey = sha256([image.id, withImage.patch_sha256, withImage.eval_script_sha256, input.runEmptyPatch ? "run-empty" : ""].join("\n"));
+  const cacheKey = sha256(
+    [image.id, withImage.patch_sha256, withImage.eval_script_sha256, input.runEmptyPatch ? "run-empty" : ""].join("\n"),
+  );
   const cached = input.cacheDir ? join(input.cacheDir, cacheKey.slice(0, 2), cacheKey) : undefined;
   if (cached && existsSync(join(cached, INSTANCE_FILES.outcome))) {
-    const previous = InstanceOutcomeSchema.parse(JSON.parse(await readFile(join(cached, INSTANCE_FILES.outcome), "utf8")));
-    for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog]) if (existsSync(join(cached, file))) await cp(join(cached, file), join(directory, file));
-    const report = existsSync(join(cached, INSTANCE_FILES.report)) ? (JSON.parse(await readFile(join(cached, INSTANCE_FILES.report), "utf8")) as Record<string, InstanceReport>)[instance.instance_id] : undefined;
+    const previous = InstanceOutcomeSchema.parse(
+      JSON.parse(await readFile(join(cached, INSTANCE_FILES.outcome), "utf8")),
+    );
+    for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog])
+      if (existsSync(join(cached, file))) await cp(join(cached, file), join(directory, file));
+    const report = existsSync(join(cached, INSTANCE_FILES.report))
+      ? (JSON.parse(await readFile(join(cached, INSTANCE_FILES.report), "utf8")) as Record<string, InstanceReport>)[
+          instance.instance_id
+        ]
+      : undefined;
     const { duration_ms: _ignored, ...kept } = previous;
     void _ignored;
-    return finish({ ...kept, ...withImage, cached: true, model_name_or_path: input.modelName, run_id: input.runId }, report);
+    return finish(
+      { ...kept, ...withImage, cached: true, model_name_or_path: input.modelName, run_id: input.runId },
+      report,
+    );
   }
   let run;
   try {
@@ -120,10 +154,22 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   if (run.testOutput !== "") await writeFile(join(directory, INSTANCE_FILES.testOutput), run.testOutput);
   const exitCode = testExitCode(run.testOutput);
   // The run's own verdict on the infrastructure (timeout, killed, OOM), or exit 137 under a memory limit.
-  const infra = run.infra ?? (exitCode === 137 && input.memoryBytes ? new InfraFailure("oom-killed", `the test command was killed (exit 137) under a ${input.memoryBytes}-byte memory limit`) : undefined);
+  const infra =
+    run.infra ??
+    (exitCode === 137 && input.memoryBytes
+      ? new InfraFailure(
+          "oom-killed",
+          `the test command was killed (exit 137) under a ${input.memoryBytes}-byte memory limit`,
+        )
+      : undefined);
   if (infra) return failed(infra, { ...withImage, ...(exitCode !== undefined ? { test_exit_code: exitCode } : {}) });
   if (run.apply && !run.apply.applied) {
-    const report: InstanceReport = { patch_is_None: input.modelPatch === null, patch_exists: input.modelPatch !== null, patch_successfully_applied: false, resolved: false };
+    const report: InstanceReport = {
+      patch_is_None: input.modelPatch === null,
+      patch_exists: input.modelPatch !== null,
+      patch_successfully_applied: false,
+      resolved: false,
+    };
     const done = await finish({ ...withImage, status: "patch-apply-failed" }, report);
     await store(cached, directory, done);
     return done;
@@ -149,8 +195,18 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
 }
 
 /** The 5.x harness's report.json entry for an instance whose run failed for infrastructure reasons. */
-function infraReport(modelPatch: string | null, failure: InfraFailure): InstanceReport & { infra_failure: true; infra_failure_reason: string } {
-  return { patch_is_None: modelPatch === null, patch_exists: modelPatch !== null, patch_successfully_applied: false, resolved: false, infra_failure: true, infra_failure_reason: `${failure.reason}: ${failure.message}` };
+function infraReport(
+  modelPatch: string | null,
+  failure: InfraFailure,
+): InstanceReport & { infra_failure: true; infra_failure_reason: string } {
+  return {
+    patch_is_None: modelPatch === null,
+    patch_exists: modelPatch !== null,
+    patch_successfully_applied: false,
+    resolved: false,
+    infra_failure: true,
+    infra_failure_reason: `${failure.reason}: ${failure.message}`,
+  };
 }
 
 function asInfra(error: unknown, fallback: InfraFailure["reason"] = "eval-error"): InfraFailure {
@@ -169,7 +225,8 @@ async function store(cached: string | undefined, directory: string, outcome: Ins
   const staging = `${cached}.tmp-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
-  for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog, INSTANCE_FILES.report]) if (existsSync(join(directory, file))) await cp(join(directory, file), join(staging, file));
+  for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog, INSTANCE_FILES.report])
+    if (existsSync(join(directory, file))) await cp(join(directory, file), join(staging, file));
   await writeFile(join(staging, INSTANCE_FILES.outcome), `${JSON.stringify(outcome, null, 2)}\n`);
   await rm(cached, { recursive: true, force: true });
   await rename(staging, cached);

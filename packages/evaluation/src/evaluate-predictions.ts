@@ -8,7 +8,13 @@ import { HARNESS_VERSION, modifiedFiles, type HarnessSpec } from "@loclab/gradin
 import type { BaseImageRecipe } from "./base-image.js";
 import { checkDiskSpace } from "./disk-space.js";
 import { evaluateInstance } from "./evaluate-instance.js";
-import { localImages, prebuiltImages, specForInstance, type EvaluationInstance, type ImageSource } from "./image-source.js";
+import {
+  localImages,
+  prebuiltImages,
+  specForInstance,
+  type EvaluationInstance,
+  type ImageSource,
+} from "./image-source.js";
 import { removeContainersOnSignal } from "./live-containers.js";
 import { InstanceOutcomeSchema, type InstanceOutcome } from "./outcome.js";
 import type { SwePrediction } from "./predictions-file.js";
@@ -77,11 +83,19 @@ export class EvaluationInputError extends Error {
 export async function evaluatePredictions(options: EvaluatePredictionsOptions): Promise<EvaluationResult> {
   const out = resolve(options.out ?? ".");
   const byId = new Map(options.instances.map((instance) => [instance.instance_id, instance]));
-  const unknown = options.predictions.filter((prediction) => !byId.has(prediction.instance_id)).map((prediction) => prediction.instance_id);
-  if (unknown.length > 0) throw new EvaluationInputError(`${unknown.length} prediction(s) for instances not in the benchmark: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`);
+  const unknown = options.predictions
+    .filter((prediction) => !byId.has(prediction.instance_id))
+    .map((prediction) => prediction.instance_id);
+  if (unknown.length > 0)
+    throw new EvaluationInputError(
+      `${unknown.length} prediction(s) for instances not in the benchmark: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`,
+    );
   const work = options.predictions.map((prediction) => {
     const instance = byId.get(prediction.instance_id)!;
-    if (!instance.test_patch) throw new EvaluationInputError(`${instance.instance_id}: the benchmark row has no test_patch (evaluation needs SWE-bench's full rows, e.g. lite)`);
+    if (!instance.test_patch)
+      throw new EvaluationInputError(
+        `${instance.instance_id}: the benchmark row has no test_patch (evaluation needs SWE-bench's full rows, e.g. lite)`,
+      );
     let spec: HarnessSpec;
     try {
       spec = specForInstance(instance, options.specs);
@@ -91,10 +105,14 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
     }
     return { prediction, instance, spec };
   });
-  if (options.images === "local" && !options.repos) throw new EvaluationInputError("local images are built from mirrors: give the folder of mirrors (repos)");
+  if (options.images === "local" && !options.repos)
+    throw new EvaluationInputError("local images are built from mirrors: give the folder of mirrors (repos)");
   const { docker } = await connectDocker(options.docker ?? {});
   const log = (line: string) => options.onProgress?.({ kind: "log", line });
-  const disk = await checkDiskSpace(docker, options.minFreeBytes ?? (options.images === "local" ? 10 * 2 ** 30 : 2 * 2 ** 30));
+  const disk = await checkDiskSpace(
+    docker,
+    options.minFreeBytes ?? (options.images === "local" ? 10 * 2 ** 30 : 2 * 2 ** 30),
+  );
   if ("unchecked" in disk) log(`free disk at ${disk.path} not checked: ${disk.unchecked}`);
   removeContainersOnSignal();
   const images: ImageSource =
@@ -107,7 +125,8 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
           onProgress: log,
         })
       : prebuiltImages(docker, options.prebuilt ?? {});
-  const cacheDir = options.cacheDir === false ? undefined : (options.cacheDir ?? join(homedir(), ".cache", "loclab", "evaluations"));
+  const cacheDir =
+    options.cacheDir === false ? undefined : (options.cacheDir ?? join(homedir(), ".cache", "loclab", "evaluations"));
   const timeoutMs = options.timeoutMs ?? 1_800_000;
   const outcomes: InstanceOutcome[] = [];
   let done = 0;
@@ -130,7 +149,9 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
           ...(options.memoryBytes ? { memoryBytes: options.memoryBytes } : {}),
           ...(cacheDir ? { cacheDir } : {}),
           ...(options.runEmptyPatches ? { runEmptyPatch: true } : {}),
-          ...(options.onContainer ? { onContainer: (container: Docker.Container) => options.onContainer!(instance.instance_id, container) } : {}),
+          ...(options.onContainer
+            ? { onContainer: (container: Docker.Container) => options.onContainer!(instance.instance_id, container) }
+            : {}),
         }).catch((error: Error) => unexpected(out, options.runId, prediction, error)));
       outcomes.push(outcome);
       done += 1;
@@ -156,16 +177,25 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
 
 /** An outcome already on disk for this run and the same patch, unless it was an infrastructure failure. */
 async function resumable(out: string, runId: string, prediction: SwePrediction): Promise<InstanceOutcome | undefined> {
-  const file = join(instanceDirectory(out, runId, prediction.model_name_or_path, prediction.instance_id), INSTANCE_FILES.outcome);
+  const file = join(
+    instanceDirectory(out, runId, prediction.model_name_or_path, prediction.instance_id),
+    INSTANCE_FILES.outcome,
+  );
   if (!existsSync(file)) return undefined;
   const parsed = InstanceOutcomeSchema.safeParse(JSON.parse(await readFile(file, "utf8").catch(() => "null")));
   if (!parsed.success) return undefined;
-  if (parsed.data.status === "infra-failure" || parsed.data.patch_sha256 !== sha256(prediction.model_patch ?? "")) return undefined;
+  if (parsed.data.status === "infra-failure" || parsed.data.patch_sha256 !== sha256(prediction.model_patch ?? ""))
+    return undefined;
   return parsed.data;
 }
 
 /** An error no step expected (a bug, a file system error): the instance is an infrastructure failure, the run goes on. */
-async function unexpected(out: string, runId: string, prediction: SwePrediction, error: Error): Promise<InstanceOutcome> {
+async function unexpected(
+  out: string,
+  runId: string,
+  prediction: SwePrediction,
+  error: Error,
+): Promise<InstanceOutcome> {
   const outcome = InstanceOutcomeSchema.parse({
     instance_id: prediction.instance_id,
     model_name_or_path: prediction.model_name_or_path,

@@ -4,7 +4,9 @@
  */
 export function prebuiltImageName(instanceId: string, options: { namespace?: string; tag?: string } = {}): string {
   const namespace = options.namespace ?? "swebench";
-  return `${namespace}/sweb.eval.x86_64.${instanceId.toLowerCase()}:${options.tag ?? "latest"}`.split("__").join("_1776_");
+  return `${namespace}/sweb.eval.x86_64.${instanceId.toLowerCase()}:${options.tag ?? "latest"}`
+    .split("__")
+    .join("_1776_");
 }
 
 /** loclab's local images: named by what went in, so equal content is one image. */

@@ -38,7 +38,10 @@ export interface ImageSource {
  * when present locally, pulled otherwise (unless `pull: false`). No registry answering is an
  * infrastructure failure naming the image.
  */
-export function prebuiltImages(docker: Docker, options: { namespace?: string; tag?: string; pull?: boolean } = {}): ImageSource {
+export function prebuiltImages(
+  docker: Docker,
+  options: { namespace?: string; tag?: string; pull?: boolean } = {},
+): ImageSource {
   return {
     kind: "prebuilt",
     activate: CONDA_ACTIVATE,
@@ -46,11 +49,17 @@ export function prebuiltImages(docker: Docker, options: { namespace?: string; ta
       const name = prebuiltImageName(instance.instance_id, options);
       const present = await findImage(docker, name);
       if (present) return present;
-      if (options.pull === false) throw new InfraFailure("image-missing", `image ${name} is not present locally (pulling is off)`);
+      if (options.pull === false)
+        throw new InfraFailure("image-missing", `image ${name} is not present locally (pulling is off)`);
       await new Promise<void>((resolve, reject) =>
         docker.pull(name, (error: Error | null, stream: NodeJS.ReadableStream) => {
-          if (error) return reject(new InfraFailure("image-missing", `image ${name} is not present and cannot be pulled: ${error.message}`));
-          docker.modem.followProgress(stream, (done: Error | null) => (done ? reject(new InfraFailure("image-missing", `pulling ${name}: ${done.message}`)) : resolve()));
+          if (error)
+            return reject(
+              new InfraFailure("image-missing", `image ${name} is not present and cannot be pulled: ${error.message}`),
+            );
+          docker.modem.followProgress(stream, (done: Error | null) =>
+            done ? reject(new InfraFailure("image-missing", `pulling ${name}: ${done.message}`)) : resolve(),
+          );
         }),
       );
       const pulled = await findImage(docker, name);
@@ -94,20 +103,52 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
     activate: [],
     async imageFor(instance, spec) {
       const gitDir = mirrorFolder(options.repos, instance.repo);
-      if (!existsSync(gitDir)) throw new InfraFailure("mirror-missing", `no mirror of ${instance.repo} at ${gitDir} (loclab mirrors fetch)`);
+      if (!existsSync(gitDir))
+        throw new InfraFailure("mirror-missing", `no mirror of ${instance.repo} at ${gitDir} (loclab mirrors fetch)`);
       try {
-        const base = await once("base", () => ensureBaseImage(docker, { ...(options.baseRecipe ? { recipe: options.baseRecipe } : {}), ...(options.debianMirror ? { mirror: options.debianMirror } : {}), ...progress }));
+        const base = await once("base", () =>
+          ensureBaseImage(docker, {
+            ...(options.baseRecipe ? { recipe: options.baseRecipe } : {}),
+            ...(options.debianMirror ? { mirror: options.debianMirror } : {}),
+            ...progress,
+          }),
+        );
         const environmentCommit = instance.environment_setup_commit ?? instance.base_commit;
-        const files = await repositoryFiles(gitDir, environmentCommit, [...requirementsPaths(instance.repo), "pyproject.toml"]);
-        const plan = planEnvironment({ repo: instance.repo, version: instance.version ?? "", spec, environmentCommit, readFile: (path) => files.get(path) });
+        const files = await repositoryFiles(gitDir, environmentCommit, [
+          ...requirementsPaths(instance.repo),
+          "pyproject.toml",
+        ]);
+        const plan = planEnvironment({
+          repo: instance.repo,
+          version: instance.version ?? "",
+          spec,
+          environmentCommit,
+          readFile: (path) => files.get(path),
+        });
         const env = await once(`env:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`, () =>
-          ensureEnvImage(docker, base, plan, { ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}), ...(options.hostPython ? { hostPython: options.hostPython } : {}), ...progress }),
+          ensureEnvImage(docker, base, plan, {
+            ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
+            ...(options.hostPython ? { hostPython: options.hostPython } : {}),
+            ...progress,
+          }),
         );
         return await once(`instance:${instance.instance_id}:${instance.base_commit}`, () =>
-          ensureInstanceImage(docker, { instanceId: instance.instance_id, repo: instance.repo, baseCommit: instance.base_commit, spec, mirrorGitDir: gitDir, env }, { ...progress, ...(options.hostPython ? { hostPython: options.hostPython } : {}) }),
+          ensureInstanceImage(
+            docker,
+            {
+              instanceId: instance.instance_id,
+              repo: instance.repo,
+              baseCommit: instance.base_commit,
+              spec,
+              mirrorGitDir: gitDir,
+              env,
+            },
+            { ...progress, ...(options.hostPython ? { hostPython: options.hostPython } : {}) },
+          ),
         );
       } catch (error) {
-        if (error instanceof EnvironmentUnsupportedError) throw new InfraFailure("environment-unsupported", error.message);
+        if (error instanceof EnvironmentUnsupportedError)
+          throw new InfraFailure("environment-unsupported", error.message);
         if (error instanceof ImageBuildError) throw new InfraFailure("image-build-failed", error.message);
         if (error instanceof InfraFailure) throw error;
         throw new InfraFailure("image-build-failed", `${instance.instance_id}: ${(error as Error).message}`);
@@ -126,7 +167,10 @@ async function repositoryFiles(gitDir: string, commit: string, paths: readonly s
   const files = new Map<string, string>();
   let wanted = [...paths];
   for (let round = 0; round < 2 && wanted.length > 0; round += 1) {
-    const read = await readObjects(mirror, wanted.map((path) => `${commit}:${path}`));
+    const read = await readObjects(
+      mirror,
+      wanted.map((path) => `${commit}:${path}`),
+    );
     const next: string[] = [];
     for (const path of wanted) {
       const content = read.get(`${commit}:${path}`);
@@ -134,7 +178,9 @@ async function repositoryFiles(gitDir: string, commit: string, paths: readonly s
       const text = content.toString("utf8");
       files.set(path, text);
       const directory = path.split("/").slice(0, -1).join("/");
-      for (const line of text.split("\n")) if (line.trim().startsWith("-r")) next.push(directory ? `${directory}/${line.trim().slice(2).trim()}` : line.trim().slice(2).trim());
+      for (const line of text.split("\n"))
+        if (line.trim().startsWith("-r"))
+          next.push(directory ? `${directory}/${line.trim().slice(2).trim()}` : line.trim().slice(2).trim());
     }
     wanted = next.filter((path) => !files.has(path));
   }
@@ -142,6 +188,9 @@ async function repositoryFiles(gitDir: string, commit: string, paths: readonly s
 }
 
 /** The instance's spec, with the caller's extra specs for repositories the harness does not know. */
-export function specForInstance(instance: EvaluationInstance, extra: Readonly<Record<string, Readonly<Record<string, HarnessSpec>>>> = {}): HarnessSpec {
+export function specForInstance(
+  instance: EvaluationInstance,
+  extra: Readonly<Record<string, Readonly<Record<string, HarnessSpec>>>> = {},
+): HarnessSpec {
   return harnessSpec(instance.repo, instance.version, extra);
 }

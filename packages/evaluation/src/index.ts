@@ -4,20 +4,64 @@ export { buildImage, type BuildImageInput } from "./build-image.js";
 export { findImage, type ImageRef } from "./image-ref.js";
 export { baseImageName, envImageName, instanceImageName, prebuiltImageName } from "./image-names.js";
 export { contentHash, sha256 } from "./content-hash.js";
-export { modelDirectoryName, PredictionsFileError, readSwePredictions, SwePredictionSchema, type SwePrediction } from "./predictions-file.js";
-export { buildRequirements, EnvironmentUnsupportedError, planEnvironment, type EnvironmentPlan, type PlanEnvironmentInput } from "./environment-plan.js";
-export { BUILD_TOOLS, DEFAULT_BUILD_CONSTRAINTS, effectiveConstraints, ensureEnvImage, IMAGE_PATH, type EnvImageOptions } from "./env-image.js";
-export { ensureInstanceImage, installTarget, pretendVersion, setupRepoScript, type InstanceImageInput } from "./instance-image.js";
+export {
+  modelDirectoryName,
+  PredictionsFileError,
+  readSwePredictions,
+  SwePredictionSchema,
+  type SwePrediction,
+} from "./predictions-file.js";
+export {
+  buildRequirements,
+  EnvironmentUnsupportedError,
+  planEnvironment,
+  type EnvironmentPlan,
+  type PlanEnvironmentInput,
+} from "./environment-plan.js";
+export {
+  BUILD_TOOLS,
+  DEFAULT_BUILD_CONSTRAINTS,
+  effectiveConstraints,
+  ensureEnvImage,
+  IMAGE_PATH,
+  type EnvImageOptions,
+} from "./env-image.js";
+export {
+  ensureInstanceImage,
+  installTarget,
+  pretendVersion,
+  setupRepoScript,
+  type InstanceImageInput,
+} from "./instance-image.js";
 export { checkoutTestbed, nearestTag } from "./testbed.js";
 export { InfraFailure, type InfraFailureReason } from "./infra-failure.js";
 export { APPLY_COMMANDS, applyModelPatch, type ApplyResult } from "./apply-patch.js";
 export { liveContainerCount, removeContainersOnSignal, removeLiveContainers } from "./live-containers.js";
 export { runInstance, type RunInstanceInput, type RunInstanceResult } from "./run-instance.js";
-export { localImages, prebuiltImages, specForInstance, type EvaluationInstance, type ImageSource, type LocalImagesOptions } from "./image-source.js";
-export { InfraFailureReasonSchema, InstanceOutcomeSchema, OUTCOME_STATUSES, type InstanceOutcome, type OutcomeStatus } from "./outcome.js";
+export {
+  localImages,
+  prebuiltImages,
+  specForInstance,
+  type EvaluationInstance,
+  type ImageSource,
+  type LocalImagesOptions,
+} from "./image-source.js";
+export {
+  InfraFailureReasonSchema,
+  InstanceOutcomeSchema,
+  OUTCOME_STATUSES,
+  type InstanceOutcome,
+  type OutcomeStatus,
+} from "./outcome.js";
 export { INSTANCE_FILES, instanceDirectory, summaryPath } from "./run-layout.js";
 export { runSummary, type RunSummary } from "./run-summary.js";
 export { evaluateInstance, testExitCode, type EvaluateInstanceInput } from "./evaluate-instance.js";
 export { checkDiskSpace, DiskSpaceError } from "./disk-space.js";
-export { evaluatePredictions, EvaluationInputError, type EvaluatePredictionsOptions, type EvaluationProgress, type EvaluationResult } from "./evaluate-predictions.js";
+export {
+  evaluatePredictions,
+  EvaluationInputError,
+  type EvaluatePredictionsOptions,
+  type EvaluationProgress,
+  type EvaluationResult,
+} from "./evaluate-predictions.js";
 export { calibrate, type CalibrateOptions, type CalibrationEntry, type CalibrationResult } from "./calibrate.js";

@@ -40,7 +40,11 @@ export function setupRepoScript(spec: HarnessSpec): { script: string; skipped: s
     } else lines.push(command);
   }
   if (spec.install) lines.push(spec.install);
-  lines.push("git config --global user.email setup@swebench.config", "git config --global user.name SWE-bench", "git commit --allow-empty -am SWE-bench");
+  lines.push(
+    "git config --global user.email setup@swebench.config",
+    "git config --global user.name SWE-bench",
+    "git commit --allow-empty -am SWE-bench",
+  );
   return { script: `${lines.join("\n")}\n`, skipped };
 }
 
@@ -72,18 +76,34 @@ export function pretendVersion(tag: string | undefined): string | undefined {
  * image's id, the commit and the setup script. A shallow checkout has no tags, so setuptools-
  * scm is told the version of the newest tag before the base commit.
  */
-export async function ensureInstanceImage(docker: Docker, input: InstanceImageInput, options: { onProgress?: (line: string) => void; hostPython?: string; constraints?: readonly string[] } = {}): Promise<ImageRef> {
+export async function ensureInstanceImage(
+  docker: Docker,
+  input: InstanceImageInput,
+  options: { onProgress?: (line: string) => void; hostPython?: string; constraints?: readonly string[] } = {},
+): Promise<ImageRef> {
   const { script, skipped } = setupRepoScript(input.spec);
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
   // The env image's constraints (it dropped a default pin its requirements override).
-  const constraints: readonly string[] = input.env.labels["loclab.constraints"] ? (JSON.parse(input.env.labels["loclab.constraints"]) as string[]) : (options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
-  const hash = contentHash({ kind: "loclab-swe-instance", version: 5, constraints, env: input.env.id, commit: input.baseCommit, script, scmVersion: version });
+  const constraints: readonly string[] = input.env.labels["loclab.constraints"]
+    ? (JSON.parse(input.env.labels["loclab.constraints"]) as string[])
+    : (options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
+  const hash = contentHash({
+    kind: "loclab-swe-instance",
+    version: 5,
+    constraints,
+    env: input.env.id,
+    commit: input.baseCommit,
+    script,
+    scmVersion: version,
+  });
   const name = instanceImageName(input.instanceId, hash);
   const existing = await findImage(docker, name);
   if (existing) return existing;
   const context = await mkdtemp(join(tmpdir(), "loclab-instance-"));
   try {
-    options.onProgress?.(`instance image ${name}: checkout ${input.baseCommit.slice(0, 12)} from ${input.mirrorGitDir}`);
+    options.onProgress?.(
+      `instance image ${name}: checkout ${input.baseCommit.slice(0, 12)} from ${input.mirrorGitDir}`,
+    );
     await checkoutTestbed(input.mirrorGitDir, input.baseCommit, join(context, "testbed"));
     // The install's own dependencies (install_requires, the extras it names, its build
     // requirements) as wheels made on the host from the same checkout: the build has no
@@ -103,10 +123,24 @@ export async function ensureInstanceImage(docker: Docker, input: InstanceImageIn
       const pre = (input.spec.pre_install ?? []).filter((command) => !/^\s*(apt-get|apt)\s/.test(command));
       if (pre.length > 0) {
         const ran = spawnSync("bash", ["-euc", pre.join("\n")], { cwd: copy, encoding: "utf8" });
-        if (ran.status !== 0) throw new ImageBuildError(name, `pre_install on the host copy failed: ${ran.stderr.trim().split("\n").slice(-3).join(" | ")}`);
+        if (ran.status !== 0)
+          throw new ImageBuildError(
+            name,
+            `pre_install on the host copy failed: ${ran.stderr.trim().split("\n").slice(-3).join(" | ")}`,
+          );
       }
       const build = buildRequirements(await readFile(join(copy, "pyproject.toml"), "utf8").catch(() => undefined));
-      await hostPipWheel(options.hostPython ?? "python3", wheels, [copy + target.slice(1), ...build], { PIP_CONSTRAINT: join(wheels, "constraints.txt"), ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}) }, name, "the repository's install");
+      await hostPipWheel(
+        options.hostPython ?? "python3",
+        wheels,
+        [copy + target.slice(1), ...build],
+        {
+          PIP_CONSTRAINT: join(wheels, "constraints.txt"),
+          ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}),
+        },
+        name,
+        "the repository's install",
+      );
     }
     await writeFile(join(context, "setup_repo.sh"), script);
     await chmod(join(context, "setup_repo.sh"), 0o755);

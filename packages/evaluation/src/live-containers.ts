@@ -34,7 +34,10 @@ let installed = false;
 export function removeContainersOnSignal(): void {
   if (installed) return;
   installed = true;
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
     process.once(signal, () => {
       void removeLiveContainers().finally(() => process.exit(code));
     });

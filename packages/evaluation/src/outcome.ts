@@ -1,7 +1,13 @@
 import { z } from "zod";
 
 /** What became of one instance in one evaluation run. */
-export const OUTCOME_STATUSES = ["resolved", "unresolved", "patch-apply-failed", "empty-patch", "infra-failure"] as const;
+export const OUTCOME_STATUSES = [
+  "resolved",
+  "unresolved",
+  "patch-apply-failed",
+  "empty-patch",
+  "infra-failure",
+] as const;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
 export const InfraFailureReasonSchema = z.enum([

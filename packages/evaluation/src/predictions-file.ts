@@ -39,7 +39,8 @@ export async function readSwePredictions(file: string): Promise<SwePrediction[]>
       throw new PredictionsFileError(file, "", `not valid JSON: ${(error as Error).message}`);
     }
     if (Array.isArray(parsed)) parsed.forEach((value, index) => rows.push({ where: ` [${index}]`, value }));
-    else if (parsed && typeof parsed === "object") for (const [key, value] of Object.entries(parsed)) rows.push({ where: ` ["${key}"]`, value });
+    else if (parsed && typeof parsed === "object")
+      for (const [key, value] of Object.entries(parsed)) rows.push({ where: ` ["${key}"]`, value });
     else throw new PredictionsFileError(file, "", "expected a list of predictions or an object keyed by instance id");
   } else {
     text.split("\n").forEach((line, index) => {
@@ -56,7 +57,8 @@ export async function readSwePredictions(file: string): Promise<SwePrediction[]>
     const result = SwePredictionSchema.safeParse(value);
     if (!result.success) throw new PredictionsFileError(file, where, describe(result.error));
     const earlier = seen.get(result.data.instance_id);
-    if (earlier !== undefined) throw new PredictionsFileError(file, where, `instance ${result.data.instance_id} again (first at${earlier})`);
+    if (earlier !== undefined)
+      throw new PredictionsFileError(file, where, `instance ${result.data.instance_id} again (first at${earlier})`);
     seen.set(result.data.instance_id, where);
     return result.data;
   });

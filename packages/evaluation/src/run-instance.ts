@@ -58,7 +58,13 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     },
   });
   trackContainer(container);
-  const result: RunInstanceResult = { apply: undefined, testOutput: "", diffBefore: "", diffAfter: "", containerName: name };
+  const result: RunInstanceResult = {
+    apply: undefined,
+    testOutput: "",
+    diffBefore: "",
+    diffAfter: "",
+    containerName: name,
+  };
   try {
     await container.start();
     input.onContainer?.(container);
@@ -69,8 +75,15 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
       result.apply = await applyModelPatch(container, "/tmp/patch.diff", { timeoutMs: shortLimit });
       if (!result.apply.applied) return result;
     }
-    result.diffBefore = (await execInContainer(container, ["git", "-c", "core.fileMode=false", "diff"], { workdir: "/testbed", timeoutMs: shortLimit })).output;
-    await container.putArchive(await tarArchive([{ name: "eval.sh", content: input.evalScript, mode: 0o755 }]), { path: "/" });
+    result.diffBefore = (
+      await execInContainer(container, ["git", "-c", "core.fileMode=false", "diff"], {
+        workdir: "/testbed",
+        timeoutMs: shortLimit,
+      })
+    ).output;
+    await container.putArchive(await tarArchive([{ name: "eval.sh", content: input.evalScript, mode: 0o755 }]), {
+      path: "/",
+    });
     const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], { timeoutMs: input.timeoutMs });
     result.testOutput = run.output;
     if (run.timedOut) {
@@ -81,31 +94,54 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     // The eval script has no `set -e`: it always reaches the end marker unless it was killed.
     // The engine may still say "running" for a moment after a kill, so the state is polled.
     const finished = run.output.includes(END_TEST_OUTPUT) && run.exitCode !== null;
-    let state = await container.inspect().then((info) => info.State, () => undefined);
+    let state = await container.inspect().then(
+      (info) => info.State,
+      () => undefined,
+    );
     for (let tries = 0; !finished && state?.Running && tries < 15; tries += 1) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      state = await container.inspect().then((info) => info.State, () => undefined);
+      state = await container.inspect().then(
+        (info) => info.State,
+        () => undefined,
+      );
     }
     if (state?.OOMKilled) {
       result.infra = new InfraFailure("oom-killed", "the container ran out of memory and was killed");
       return result;
     }
     if (!state?.Running) {
-      result.infra = new InfraFailure("container-killed", `the container stopped under the eval script (${state ? `status ${state.Status}, exit ${state.ExitCode}` : "gone"})`);
+      result.infra = new InfraFailure(
+        "container-killed",
+        `the container stopped under the eval script (${state ? `status ${state.Status}, exit ${state.ExitCode}` : "gone"})`,
+      );
       return result;
     }
     if (!finished) {
-      result.infra = new InfraFailure("eval-error", `the eval script ended before its end marker (exit ${run.exitCode ?? "unknown"})`);
+      result.infra = new InfraFailure(
+        "eval-error",
+        `the eval script ended before its end marker (exit ${run.exitCode ?? "unknown"})`,
+      );
       return result;
     }
-    result.diffAfter = (await execInContainer(container, ["git", "-c", "core.fileMode=false", "diff"], { workdir: "/testbed", timeoutMs: shortLimit })).output;
+    result.diffAfter = (
+      await execInContainer(container, ["git", "-c", "core.fileMode=false", "diff"], {
+        workdir: "/testbed",
+        timeoutMs: shortLimit,
+      })
+    ).output;
     return result;
   } catch (error) {
     // A container that died between two steps makes the next engine call fail: that is the
     // container's death, not a daemon error.
-    const state = await container.inspect().then((info) => info.State, () => undefined);
+    const state = await container.inspect().then(
+      (info) => info.State,
+      () => undefined,
+    );
     if (state?.Running) throw error;
-    result.infra = new InfraFailure(state?.OOMKilled ? "oom-killed" : "container-killed", `the container stopped (${state ? `status ${state.Status}, exit ${state.ExitCode}` : "gone"}): ${(error as Error).message}`);
+    result.infra = new InfraFailure(
+      state?.OOMKilled ? "oom-killed" : "container-killed",
+      `the container stopped (${state ? `status ${state.Status}, exit ${state.ExitCode}` : "gone"}): ${(error as Error).message}`,
+    );
     return result;
   } finally {
     untrackContainer(container);

@@ -40,7 +40,8 @@ export function runSummary(input: {
   images: "prebuilt" | "local";
 }): RunSummary {
   const sorted = (ids: Iterable<string>) => [...ids].sort();
-  const by = (status: InstanceOutcome["status"]) => input.outcomes.filter((outcome) => outcome.status === status).map((outcome) => outcome.instance_id);
+  const by = (status: InstanceOutcome["status"]) =>
+    input.outcomes.filter((outcome) => outcome.status === status).map((outcome) => outcome.instance_id);
   const resolved = by("resolved");
   const applyFailed = by("patch-apply-failed");
   const unresolved = [...by("unresolved"), ...applyFailed];
@@ -66,7 +67,12 @@ export function runSummary(input: {
     schema_version: 2,
     patch_apply_failed_ids: sorted(applyFailed),
     infra_failures: Object.fromEntries(
-      [...infra].sort((a, b) => (a.instance_id < b.instance_id ? -1 : 1)).map((outcome) => [outcome.instance_id, { reason: outcome.infra_failure_reason ?? "eval-error", detail: outcome.infra_failure_detail ?? "" }]),
+      [...infra]
+        .sort((a, b) => (a.instance_id < b.instance_id ? -1 : 1))
+        .map((outcome) => [
+          outcome.instance_id,
+          { reason: outcome.infra_failure_reason ?? "eval-error", detail: outcome.infra_failure_detail ?? "" },
+        ]),
     ),
     cached_ids: sorted(input.outcomes.filter((outcome) => outcome.cached).map((outcome) => outcome.instance_id)),
     run_id: input.runId,

@@ -14,7 +14,11 @@ export async function checkoutTestbed(mirrorGitDir: string, commit: string, dest
 
 /** The newest tag reachable from `commit` in the mirror (for setuptools-scm's version), if any. */
 export async function nearestTag(mirrorGitDir: string, commit: string): Promise<string | undefined> {
-  const result = await runGit(["--git-dir", mirrorGitDir, "describe", "--tags", "--abbrev=0", commit], { cwd: "/", safeDirectory: "*", allowFailure: true });
+  const result = await runGit(["--git-dir", mirrorGitDir, "describe", "--tags", "--abbrev=0", commit], {
+    cwd: "/",
+    safeDirectory: "*",
+    allowFailure: true,
+  });
   const tag = result.stdout.trim();
   return result.exitCode === 0 && tag !== "" ? tag : undefined;
 }

@@ -45,22 +45,41 @@ export interface AnchoredCandidate {
  *   candidate that can be kept and no teacher
  * @example anchorWeights([{ candidate: "a", weight: 0.6 }, { candidate: "t", weight: 0.4, teacher: true }]).map((r) => r.weight) // [0.3, 0.7]
  */
-export function anchorWeights(candidates: readonly WeightedCandidate[], options: AnchorOptions = {}): AnchoredCandidate[] {
+export function anchorWeights(
+  candidates: readonly WeightedCandidate[],
+  options: AnchorOptions = {},
+): AnchoredCandidate[] {
   const top = options.top ?? 3;
   const minWeight = options.minWeight ?? 0.01;
   const anchor = options.anchor ?? 0.5;
   if (!Number.isInteger(top) || top < 1) throw new RangeError(`anchorWeights: top must be an integer ≥ 1, got ${top}`);
-  if (!(minWeight >= 0 && minWeight <= 1)) throw new RangeError(`anchorWeights: minWeight must be in [0, 1], got ${minWeight}`);
-  if (!(anchor >= 0 && anchor <= 1)) throw new RangeError(`anchorWeights: the anchor β must be in [0, 1], got ${anchor}`);
+  if (!(minWeight >= 0 && minWeight <= 1))
+    throw new RangeError(`anchorWeights: minWeight must be in [0, 1], got ${minWeight}`);
+  if (!(anchor >= 0 && anchor <= 1))
+    throw new RangeError(`anchorWeights: the anchor β must be in [0, 1], got ${anchor}`);
   for (const { candidate, weight } of candidates) {
-    if (!(weight >= 0 && weight <= 1 + 1e-12)) throw new RangeError(`anchorWeights: candidate ${candidate}: weight ${weight} is not in [0, 1]`);
+    if (!(weight >= 0 && weight <= 1 + 1e-12))
+      throw new RangeError(`anchorWeights: candidate ${candidate}: weight ${weight} is not in [0, 1]`);
   }
   const teachers = candidates.filter((candidate) => candidate.teacher);
-  if (teachers.length > 1) throw new RangeError(`anchorWeights: ${teachers.length} candidates are marked as the teacher (${teachers.map((t) => t.candidate).join(", ")}); a task has one`);
-  const order = candidates.map((candidate, index) => ({ candidate, index })).sort((a, b) => b.candidate.weight - a.candidate.weight || a.index - b.index);
-  const kept = new Set(order.filter(({ candidate }) => candidate.weight >= minWeight && candidate.weight > 0).slice(0, top).map(({ index }) => index));
+  if (teachers.length > 1)
+    throw new RangeError(
+      `anchorWeights: ${teachers.length} candidates are marked as the teacher (${teachers.map((t) => t.candidate).join(", ")}); a task has one`,
+    );
+  const order = candidates
+    .map((candidate, index) => ({ candidate, index }))
+    .sort((a, b) => b.candidate.weight - a.candidate.weight || a.index - b.index);
+  const kept = new Set(
+    order
+      .filter(({ candidate }) => candidate.weight >= minWeight && candidate.weight > 0)
+      .slice(0, top)
+      .map(({ index }) => index),
+  );
   const hasTeacher = teachers.length === 1;
-  if (kept.size === 0 && !hasTeacher) throw new RangeError(`anchorWeights: no candidate has a weight ≥ ${minWeight}, and there is no teacher to anchor on`);
+  if (kept.size === 0 && !hasTeacher)
+    throw new RangeError(
+      `anchorWeights: no candidate has a weight ≥ ${minWeight}, and there is no teacher to anchor on`,
+    );
   const keptSum = [...kept].reduce((sum, index) => sum + (candidates[index] as WeightedCandidate).weight, 0);
   // Without a kept candidate the teacher takes everything; without a teacher the kept share 1.
   const share = hasTeacher ? (kept.size > 0 ? 1 - anchor : 0) : 1;

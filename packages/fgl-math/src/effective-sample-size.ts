@@ -18,7 +18,8 @@ export function effectiveSampleSize(weights: readonly number[]): number {
   let sum = 0;
   let sumOfSquares = 0;
   for (const weight of weights) {
-    if (!Number.isFinite(weight) || weight < 0) throw new RangeError(`effectiveSampleSize: weights must be finite and non-negative, got ${weight}`);
+    if (!Number.isFinite(weight) || weight < 0)
+      throw new RangeError(`effectiveSampleSize: weights must be finite and non-negative, got ${weight}`);
     sum += weight;
     sumOfSquares += weight * weight;
   }

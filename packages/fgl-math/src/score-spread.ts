@@ -15,7 +15,9 @@ export function withinTaskSpread(scores: readonly number[]): number | undefined 
 }
 
 /** The distribution of per-task spreads: count, min, quartiles (linear interpolation, numpy's default), max. */
-export function spreadDistribution(spreads: readonly number[]): { tasks: number; min: number; q1: number; median: number; q3: number; max: number } | undefined {
+export function spreadDistribution(
+  spreads: readonly number[],
+): { tasks: number; min: number; q1: number; median: number; q3: number; max: number } | undefined {
   if (spreads.length === 0) return undefined;
   const sorted = [...spreads].sort((a, b) => a - b);
   const at = (q: number) => {

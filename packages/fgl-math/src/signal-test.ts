@@ -63,8 +63,12 @@ export function signalTestTable(outcomes: readonly FixerOutcome[]): SignalTestTa
   const byTask = new Map<string, { T?: FixerOutcome; S?: FixerOutcome }>();
   for (const outcome of outcomes) {
     const pair = byTask.get(outcome.task) ?? {};
-    if (pair[outcome.input]) throw new RangeError(`signalTestTable: task ${outcome.task} has two outcomes for input ${outcome.input}`);
-    if (!(Number.isFinite(outcome.localizationSize) && outcome.localizationSize >= 0)) throw new RangeError(`signalTestTable: task ${outcome.task} (${outcome.input}): localizationSize must be a number ≥ 0, got ${outcome.localizationSize}`);
+    if (pair[outcome.input])
+      throw new RangeError(`signalTestTable: task ${outcome.task} has two outcomes for input ${outcome.input}`);
+    if (!(Number.isFinite(outcome.localizationSize) && outcome.localizationSize >= 0))
+      throw new RangeError(
+        `signalTestTable: task ${outcome.task} (${outcome.input}): localizationSize must be a number ≥ 0, got ${outcome.localizationSize}`,
+      );
     pair[outcome.input] = outcome;
     byTask.set(outcome.task, pair);
   }
@@ -75,27 +79,48 @@ export function signalTestTable(outcomes: readonly FixerOutcome[]): SignalTestTa
     else unpaired.push(task);
   }
   const n = pairs.length;
-  const binary = (["firstEditAtPatchedLocation", "anyHunkReproduced", "contextOverflow"] as const).map((outcome): BinaryComparison => {
-    const teacher = pairs.filter((pair) => pair.T[outcome]).length;
-    const student = pairs.filter((pair) => pair.S[outcome]).length;
-    const b = pairs.filter((pair) => pair.T[outcome] && !pair.S[outcome]).length;
-    const c = pairs.filter((pair) => !pair.T[outcome] && pair.S[outcome]).length;
-    return {
-      outcome,
-      teacher,
-      student,
-      teacherRate: n > 0 ? teacher / n : Number.NaN,
-      studentRate: n > 0 ? student / n : Number.NaN,
-      b,
-      c,
-      p: exactMcNemar({ b, c }).p,
-      relativeChange: teacher > 0 ? (student - teacher) / teacher : Number.NaN,
-    };
-  });
-  const mean = (values: number[]) => (values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN);
+  const binary = (["firstEditAtPatchedLocation", "anyHunkReproduced", "contextOverflow"] as const).map(
+    (outcome): BinaryComparison => {
+      const teacher = pairs.filter((pair) => pair.T[outcome]).length;
+      const student = pairs.filter((pair) => pair.S[outcome]).length;
+      const b = pairs.filter((pair) => pair.T[outcome] && !pair.S[outcome]).length;
+      const c = pairs.filter((pair) => !pair.T[outcome] && pair.S[outcome]).length;
+      return {
+        outcome,
+        teacher,
+        student,
+        teacherRate: n > 0 ? teacher / n : Number.NaN,
+        studentRate: n > 0 ? student / n : Number.NaN,
+        b,
+        c,
+        p: exactMcNemar({ b, c }).p,
+        relativeChange: teacher > 0 ? (student - teacher) / teacher : Number.NaN,
+      };
+    },
+  );
+  const mean = (values: number[]) =>
+    values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN;
   const teacherMean = mean(pairs.map((pair) => pair.T.localizationSize));
   const studentMean = mean(pairs.map((pair) => pair.S.localizationSize));
-  const ratios = pairs.filter((pair) => pair.T.localizationSize > 0).map((pair) => pair.S.localizationSize / pair.T.localizationSize).sort((a, b) => a - b);
-  const medianRatio = ratios.length === 0 ? Number.NaN : ratios.length % 2 === 1 ? (ratios[(ratios.length - 1) / 2] as number) : ((ratios[ratios.length / 2 - 1] as number) + (ratios[ratios.length / 2] as number)) / 2;
-  return { tasks: n, unpaired, binary, size: { teacherMean, studentMean, relativeChange: teacherMean > 0 ? (studentMean - teacherMean) / teacherMean : Number.NaN, medianRatio } };
+  const ratios = pairs
+    .filter((pair) => pair.T.localizationSize > 0)
+    .map((pair) => pair.S.localizationSize / pair.T.localizationSize)
+    .sort((a, b) => a - b);
+  const medianRatio =
+    ratios.length === 0
+      ? Number.NaN
+      : ratios.length % 2 === 1
+        ? (ratios[(ratios.length - 1) / 2] as number)
+        : ((ratios[ratios.length / 2 - 1] as number) + (ratios[ratios.length / 2] as number)) / 2;
+  return {
+    tasks: n,
+    unpaired,
+    binary,
+    size: {
+      teacherMean,
+      studentMean,
+      relativeChange: teacherMean > 0 ? (studentMean - teacherMean) / teacherMean : Number.NaN,
+      medianRatio,
+    },
+  };
 }

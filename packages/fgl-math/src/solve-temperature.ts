@@ -53,16 +53,24 @@ export function solveTemperature(scores: readonly number[], options: SolveTemper
   const target = options.targetEss;
   const tolerance = options.tolerance ?? 1e-12;
   const maxIterations = options.maxIterations ?? 500;
-  if (!(Number.isFinite(target) && target >= 1)) throw new RangeError(`solveTemperature: the target ESS must be a number ≥ 1, got ${target}`);
+  if (!(Number.isFinite(target) && target >= 1))
+    throw new RangeError(`solveTemperature: the target ESS must be a number ≥ 1, got ${target}`);
   if (scores.length === 0) throw new RangeError("solveTemperature: no scores");
-  for (const score of scores) if (!Number.isFinite(score)) throw new RangeError(`solveTemperature: scores must be finite, got ${score}`);
+  for (const score of scores)
+    if (!Number.isFinite(score)) throw new RangeError(`solveTemperature: scores must be finite, got ${score}`);
   const count = scores.length;
   // Uniform and argmax weights have an ESS of exactly K or m (the float sum could say 4.999…).
   const solution = (weights: number[], tau: number, method: TemperatureMethod, exact?: number): TemperatureSolution => {
     const ess = exact ?? effectiveSampleSize(weights);
     return { weights, tau, ess, method, reached: Math.abs(ess - target) <= tolerance };
   };
-  if (count <= target) return solution(scores.map(() => 1 / count), Infinity, "uniform", count);
+  if (count <= target)
+    return solution(
+      scores.map(() => 1 / count),
+      Infinity,
+      "uniform",
+      count,
+    );
   const max = Math.max(...scores);
   const min = Math.min(...scores);
   const tied = scores.filter((score) => score === max).length;

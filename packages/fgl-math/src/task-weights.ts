@@ -36,7 +36,11 @@ export function fglTaskWeights(candidates: readonly ScoredCandidate[], options: 
     { targetEss: options.ess ?? 2 },
   );
   const anchored = anchorWeights(
-    candidates.map((candidate, index) => ({ candidate: candidate.candidate, weight: solved.weights[index] as number, ...(candidate.teacher ? { teacher: true } : {}) })),
+    candidates.map((candidate, index) => ({
+      candidate: candidate.candidate,
+      weight: solved.weights[index] as number,
+      ...(candidate.teacher ? { teacher: true } : {}),
+    })),
     options,
   );
   return {

@@ -25,7 +25,10 @@ export function temperedSoftmax(scores: readonly number[], temperature: number):
     if (score > max) max = score;
   }
   if (temperature === Infinity) return scores.map(() => 1 / scores.length);
-  const terms = temperature === 0 ? scores.map((score) => (score === max ? 1 : 0)) : scores.map((score) => Math.exp((score - max) / temperature));
+  const terms =
+    temperature === 0
+      ? scores.map((score) => (score === max ? 1 : 0))
+      : scores.map((score) => Math.exp((score - max) / temperature));
   const sum = terms.reduce((total, term) => total + term, 0);
   return terms.map((term) => term / sum);
 }

@@ -15,7 +15,14 @@ describe("withinTaskSpread and spreadDistribution", () => {
   it("quartiles by linear interpolation between order statistics (numpy's default)", () => {
     // Positions q·(n − 1) in [1, 2, 3, 4]: 0.75 → 1.75, 1.5 → 2.5, 2.25 → 3.25.
     expect(spreadDistribution([4, 1, 3, 2])).toEqual({ tasks: 4, min: 1, q1: 1.75, median: 2.5, q3: 3.25, max: 4 });
-    expect(spreadDistribution([0.068])).toEqual({ tasks: 1, min: 0.068, q1: 0.068, median: 0.068, q3: 0.068, max: 0.068 });
+    expect(spreadDistribution([0.068])).toEqual({
+      tasks: 1,
+      min: 0.068,
+      q1: 0.068,
+      median: 0.068,
+      q3: 0.068,
+      max: 0.068,
+    });
     expect(spreadDistribution([])).toBeUndefined();
   });
 });

@@ -19,7 +19,9 @@ interface ReferenceCase {
   ess: number;
   anchored: number[];
 }
-const reference = JSON.parse(readFileSync(new URL("../fixtures/reference.json", import.meta.url), "utf8")) as { cases: ReferenceCase[] };
+const reference = JSON.parse(readFileSync(new URL("../fixtures/reference.json", import.meta.url), "utf8")) as {
+  cases: ReferenceCase[];
+};
 
 describe("effective sample size and tempered softmax", () => {
   it("hand-derived values", () => {
@@ -43,7 +45,7 @@ describe("effective sample size and tempered softmax", () => {
     const solved = solveTemperature([1, 0, -1], { targetEss: 2 });
     expect(solved.method).toBe("bisection");
     expect(solved.tau).toBeCloseTo(1 / (2 * Math.log(phi)), 12);
-    expect(solved.weights[1] as number / (solved.weights[0] as number)).toBeCloseTo(phi ** -2, 12);
+    expect((solved.weights[1] as number) / (solved.weights[0] as number)).toBeCloseTo(phi ** -2, 12);
     expect(Math.abs(solved.ess - 2)).toBeLessThanOrEqual(1e-12);
   });
 });
@@ -59,7 +61,11 @@ describe("solveTemperature against scipy / mpmath (fixtures/reference.json)", ()
     } else expect(solved.tau).toBe(c.method === "uniform" ? Infinity : 0);
     solved.weights.forEach((weight, i) => expect(Math.abs(weight - (c.weights[i] as number))).toBeLessThan(1e-9));
     const anchored = anchorWeights(
-      c.scores.map((_, i) => ({ candidate: `c${i}`, weight: solved.weights[i] as number, ...(i === c.teacher ? { teacher: true } : {}) })),
+      c.scores.map((_, i) => ({
+        candidate: `c${i}`,
+        weight: solved.weights[i] as number,
+        ...(i === c.teacher ? { teacher: true } : {}),
+      })),
     );
     anchored.forEach((row, i) => expect(Math.abs(row.weight - (c.anchored[i] as number))).toBeLessThan(1e-9));
   });
@@ -67,12 +73,17 @@ describe("solveTemperature against scipy / mpmath (fixtures/reference.json)", ()
 
 describe("solveTemperature: property", () => {
   // Scores from a pool that makes ties likely, at scales from 1e-6 to 1e6.
-  const scores = fc.integer({ min: 2, max: 64 }).chain((size) =>
-    fc.tuple(
-      fc.constantFrom(1e-6, 1e-3, 1, 1e3, 1e6),
-      fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ min: -1, max: 1, noNaN: true })), { minLength: size, maxLength: size }),
-    ),
-  );
+  const scores = fc
+    .integer({ min: 2, max: 64 })
+    .chain((size) =>
+      fc.tuple(
+        fc.constantFrom(1e-6, 1e-3, 1, 1e3, 1e6),
+        fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ min: -1, max: 1, noNaN: true })), {
+          minLength: size,
+          maxLength: size,
+        }),
+      ),
+    );
 
   it("reaches n* = 2 to 1e-9 whenever fewer than 2 scores tie for the best and K > 2; else uniform or argmax", () => {
     fc.assert(
@@ -102,7 +113,11 @@ describe("solveTemperature: property", () => {
   it("anchored weights sum to 1, at most M + 1 are positive, the teacher gets at least β", () => {
     fc.assert(
       fc.property(scores, fc.nat(), ([scale, raw], pick) => {
-        const candidates = raw.map((value, i) => ({ candidate: `c${i}`, score: value * scale, ...(i === pick % raw.length ? { teacher: true } : {}) }));
+        const candidates = raw.map((value, i) => ({
+          candidate: `c${i}`,
+          score: value * scale,
+          ...(i === pick % raw.length ? { teacher: true } : {}),
+        }));
         const task = fglTaskWeights(candidates);
         const weights = task.rows.map((row) => row.weight);
         expect(Math.abs(weights.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-12);
@@ -125,18 +140,33 @@ describe("anchorWeights", () => {
     ]);
     // Kept: a, b, c (0.95 of the weight) share 1 − β = 0.5; t below 0.01 keeps only β.
     expect(rows.map((row) => [row.candidate, row.kept, Number(row.weight.toFixed(12))])).toEqual([
-      ["a", true, Number((0.5 * 0.5 / 0.95).toFixed(12))],
-      ["b", true, Number((0.5 * 0.3 / 0.95).toFixed(12))],
+      ["a", true, Number(((0.5 * 0.5) / 0.95).toFixed(12))],
+      ["b", true, Number(((0.5 * 0.3) / 0.95).toFixed(12))],
       ["t", false, 0.5],
-      ["c", true, Number((0.5 * 0.15 / 0.95).toFixed(12))],
+      ["c", true, Number(((0.5 * 0.15) / 0.95).toFixed(12))],
       ["d", false, 0],
     ]);
   });
 
   it("a teacher among the kept gets β plus its share; no teacher: the kept share 1; bad input is named", () => {
-    expect(anchorWeights([{ candidate: "t", weight: 0.6, teacher: true }, { candidate: "a", weight: 0.4 }]).map((row) => row.weight)).toEqual([0.5 + 0.3, 0.2]);
-    expect(anchorWeights([{ candidate: "a", weight: 0.75 }, { candidate: "b", weight: 0.25 }]).map((row) => row.weight)).toEqual([0.75, 0.25]);
-    expect(() => anchorWeights([{ candidate: "t", weight: 0.5, teacher: true }, { candidate: "u", weight: 0.5, teacher: true }])).toThrow(/2 candidates are marked as the teacher/);
+    expect(
+      anchorWeights([
+        { candidate: "t", weight: 0.6, teacher: true },
+        { candidate: "a", weight: 0.4 },
+      ]).map((row) => row.weight),
+    ).toEqual([0.5 + 0.3, 0.2]);
+    expect(
+      anchorWeights([
+        { candidate: "a", weight: 0.75 },
+        { candidate: "b", weight: 0.25 },
+      ]).map((row) => row.weight),
+    ).toEqual([0.75, 0.25]);
+    expect(() =>
+      anchorWeights([
+        { candidate: "t", weight: 0.5, teacher: true },
+        { candidate: "u", weight: 0.5, teacher: true },
+      ]),
+    ).toThrow(/2 candidates are marked as the teacher/);
     expect(() => anchorWeights([{ candidate: "a", weight: 2 }])).toThrow(/candidate a: weight 2/);
     expect(() => anchorWeights([{ candidate: "a", weight: 0.5 }], { anchor: 1.5 })).toThrow(/anchor β/);
   });

@@ -21,7 +21,11 @@ export interface AddedLineTokens {
  * offsets to echoed offsets (a BOS text in front); `promptEnd` is where the prompt ends (tokens
  * generated after it are not y+).
  */
-export function addedLineTokens(offsets: readonly number[], added: ReadonlyArray<readonly [number, number]>, options: { shift?: number; promptEnd: number }): AddedLineTokens {
+export function addedLineTokens(
+  offsets: readonly number[],
+  added: ReadonlyArray<readonly [number, number]>,
+  options: { shift?: number; promptEnd: number },
+): AddedLineTokens {
   const shift = options.shift ?? 0;
   const ranges = added.map(([start, end]) => [start + shift, end + shift] as const);
   const indices: number[] = [];
@@ -42,7 +46,8 @@ export function addedLineTokens(offsets: readonly number[], added: ReadonlyArray
         firstSeen.add(r);
         if (start > lineStart) startsBefore += 1;
       }
-      if (end > lineEnd && !(r + 1 < ranges.length && ranges[r + 1]![0] === lineEnd && end <= ranges[r + 1]![1])) runsPast += 1;
+      if (end > lineEnd && !(r + 1 < ranges.length && ranges[r + 1]![0] === lineEnd && end <= ranges[r + 1]![1]))
+        runsPast += 1;
     }
   }
   startsBefore += ranges.length - firstSeen.size;

@@ -33,7 +33,12 @@ export const CandidateRecordSchema = z.looseObject({
   kind: z.enum(["teacher", "sample", "edited-only", "viewed-only", "teacher-minus-one"]),
   teacher: z.boolean(),
   locations: z.array(LocationSchema).min(1),
-  provenance: z.looseObject({ source: z.string(), seed: z.number().int().nullable().optional(), dropped: z.number().int().optional(), duplicates: z.array(z.string()).optional() }),
+  provenance: z.looseObject({
+    source: z.string(),
+    seed: z.number().int().nullable().optional(),
+    dropped: z.number().int().optional(),
+    duplicates: z.array(z.string()).optional(),
+  }),
 });
 
 /** A localizer's sample for the task: its locations, from one seed of a run. */
@@ -53,7 +58,10 @@ export interface BuildCandidatesInput {
 }
 
 /** Merged per file, edits before reads, at most `max`; how many were dropped. */
-export function capLocations(locations: readonly FglLocation[], max: number): { locations: FglLocation[]; dropped: number } {
+export function capLocations(
+  locations: readonly FglLocation[],
+  max: number,
+): { locations: FglLocation[]; dropped: number } {
   const merged = mergeLocations(locations);
   const ordered = [...merged.filter((l) => l.role === "edit"), ...merged.filter((l) => l.role !== "edit")];
   return { locations: ordered.slice(0, max), dropped: Math.max(0, ordered.length - max) };
@@ -70,7 +78,13 @@ export function capLocations(locations: readonly FglLocation[], max: number): { 
 export function buildCandidates(input: BuildCandidatesInput): Candidate[] {
   const max = input.maxLocations ?? 8;
   const drafts: Array<Omit<Candidate, "task">> = [];
-  const add = (id: string, kind: CandidateKind, locations: readonly FglLocation[], source: string, seed?: number | null) => {
+  const add = (
+    id: string,
+    kind: CandidateKind,
+    locations: readonly FglLocation[],
+    source: string,
+    seed?: number | null,
+  ) => {
     const capped = capLocations(locations, max);
     if (capped.locations.length === 0) return;
     drafts.push({
@@ -78,7 +92,11 @@ export function buildCandidates(input: BuildCandidatesInput): Candidate[] {
       kind,
       teacher: kind === "teacher",
       locations: capped.locations,
-      provenance: { source, ...(seed !== undefined ? { seed } : {}), ...(capped.dropped > 0 ? { dropped: capped.dropped } : {}) },
+      provenance: {
+        source,
+        ...(seed !== undefined ? { seed } : {}),
+        ...(capped.dropped > 0 ? { dropped: capped.dropped } : {}),
+      },
     });
   };
   const teacher = input.teacher;
@@ -87,9 +105,18 @@ export function buildCandidates(input: BuildCandidatesInput): Candidate[] {
     add("edited-only", "edited-only", teacher.edits, teacher.source);
     add("viewed-only", "viewed-only", teacher.reads, teacher.source);
     const items = drafts[0]?.kind === "teacher" ? drafts[0].locations : [];
-    if (items.length >= 2) items.forEach((_, i) => add(`teacher-minus-${i + 1}`, "teacher-minus-one", items.filter((_, j) => j !== i), teacher.source));
+    if (items.length >= 2)
+      items.forEach((_, i) =>
+        add(
+          `teacher-minus-${i + 1}`,
+          "teacher-minus-one",
+          items.filter((_, j) => j !== i),
+          teacher.source,
+        ),
+      );
   }
-  for (const sample of input.samples ?? []) add(`sample-seed-${sample.seed ?? "none"}`, "sample", sample.locations, sample.source, sample.seed);
+  for (const sample of input.samples ?? [])
+    add(`sample-seed-${sample.seed ?? "none"}`, "sample", sample.locations, sample.source, sample.seed);
   const kept = new Map<string, Omit<Candidate, "task">>();
   for (const draft of drafts) {
     const key = locationSetKey(draft.locations);

@@ -43,7 +43,10 @@ export function checkoutCode(workspace: Workspace): CodeSource {
  * lines of the file at base commit): enough to render the teacher's own localization without
  * a checkout. Lines nobody saw are holes; a location over a hole cannot be rendered from it.
  */
-export function observedCode(teacher: { observed: readonly ObservedRead[]; patchFiles: readonly FilePatch[] }): CodeSource {
+export function observedCode(teacher: {
+  observed: readonly ObservedRead[];
+  patchFiles: readonly FilePatch[];
+}): CodeSource {
   const files = new Map<string, Array<string | undefined>>();
   const put = (path: string, line: number, text: string) => {
     const lines = files.get(path) ?? [];
@@ -53,7 +56,8 @@ export function observedCode(teacher: { observed: readonly ObservedRead[]; patch
   for (const read of teacher.observed) for (const [line, text] of read.lines ?? []) put(read.path, line, text);
   for (const file of teacher.patchFiles) {
     if (file.oldPath === null) continue;
-    for (const hunk of file.hunks) for (const line of hunk.lines) if (line.oldLine !== undefined) put(file.oldPath, line.oldLine, line.text);
+    for (const hunk of file.hunks)
+      for (const line of hunk.lines) if (line.oldLine !== undefined) put(file.oldPath, line.oldLine, line.text);
   }
   const file = async (path: string): Promise<FileLines | undefined> => {
     const lines = files.get(path);

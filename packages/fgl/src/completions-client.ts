@@ -33,7 +33,10 @@ const EchoResponseSchema = z.looseObject({
     .array(
       z.looseObject({
         text: z.string(),
-        logprobs: z.looseObject({ text_offset: z.array(z.number().int()), token_logprobs: z.array(z.number().nullable()) }).nullable().optional(),
+        logprobs: z
+          .looseObject({ text_offset: z.array(z.number().int()), token_logprobs: z.array(z.number().nullable()) })
+          .nullable()
+          .optional(),
       }),
     )
     .min(1),
@@ -48,7 +51,13 @@ export interface EchoedPrompt {
   promptTokens?: number;
 }
 
-async function post(endpoint: ScoringEndpoint, base: string, path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+async function post(
+  endpoint: ScoringEndpoint,
+  base: string,
+  path: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<unknown> {
   const url = `${base.replace(/\/+$/, "")}${path}`;
   const key = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
   let response: Response;
@@ -61,11 +70,15 @@ async function post(endpoint: ScoringEndpoint, base: string, path: string, body:
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    throw new InfrastructureError(`${urlWithoutCredentials(url)}: ${cause ?? (error as Error).name}: ${(error as Error).message}`);
+    throw new InfrastructureError(
+      `${urlWithoutCredentials(url)}: ${cause ?? (error as Error).name}: ${(error as Error).message}`,
+    );
   }
   const text = await response.text();
-  if (response.status >= 500 || response.status === 429 || response.status === 408) throw new InfrastructureError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
-  if (!response.ok) throw new ScoringRequestError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  if (response.status >= 500 || response.status === 429 || response.status === 408)
+    throw new InfrastructureError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  if (!response.ok)
+    throw new ScoringRequestError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
   try {
     return JSON.parse(text);
   } catch {
@@ -80,34 +93,76 @@ async function post(endpoint: ScoringEndpoint, base: string, path: string, body:
  * generated. An answer without them (a server that ignores `echo` or `logprobs`) is a
  * `ScoringRequestError` naming what is missing.
  */
-export async function echoPrompt(endpoint: ScoringEndpoint, prompt: string, options: { timeoutMs?: number; maxTokens?: number } = {}): Promise<EchoedPrompt> {
-  const body = { model: endpoint.model, prompt, echo: true, logprobs: 0, max_tokens: options.maxTokens ?? 1, temperature: 0 };
+export async function echoPrompt(
+  endpoint: ScoringEndpoint,
+  prompt: string,
+  options: { timeoutMs?: number; maxTokens?: number } = {},
+): Promise<EchoedPrompt> {
+  const body = {
+    model: endpoint.model,
+    prompt,
+    echo: true,
+    logprobs: 0,
+    max_tokens: options.maxTokens ?? 1,
+    temperature: 0,
+  };
   const json = await post(endpoint, endpoint.baseURL, "/completions", body, options.timeoutMs ?? 600_000);
   const parsed = EchoResponseSchema.safeParse(json);
-  if (!parsed.success) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}/completions: not a completions answer: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
+  if (!parsed.success)
+    throw new ScoringRequestError(
+      `${urlWithoutCredentials(endpoint.baseURL)}/completions: not a completions answer: ${parsed.error.issues[0]?.message ?? "bad shape"}`,
+    );
   const choice = parsed.data.choices[0]!;
-  if (!choice.logprobs) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}: the completions answer has no logprobs (the server does not support echo + logprobs)`);
-  if (!choice.text.includes(prompt.slice(0, 64))) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}: the answer does not echo the prompt (the server ignores echo)`);
+  if (!choice.logprobs)
+    throw new ScoringRequestError(
+      `${urlWithoutCredentials(endpoint.baseURL)}: the completions answer has no logprobs (the server does not support echo + logprobs)`,
+    );
+  if (!choice.text.includes(prompt.slice(0, 64)))
+    throw new ScoringRequestError(
+      `${urlWithoutCredentials(endpoint.baseURL)}: the answer does not echo the prompt (the server ignores echo)`,
+    );
   const { text_offset: offsets, token_logprobs: logprobs } = choice.logprobs;
-  if (offsets.length !== logprobs.length || offsets.length === 0) throw new ScoringRequestError(`${urlWithoutCredentials(endpoint.baseURL)}: text_offset (${offsets.length}) and token_logprobs (${logprobs.length}) do not line up`);
-  return { text: choice.text, offsets, logprobs, ...(parsed.data.usage ? { promptTokens: parsed.data.usage.prompt_tokens } : {}) };
+  if (offsets.length !== logprobs.length || offsets.length === 0)
+    throw new ScoringRequestError(
+      `${urlWithoutCredentials(endpoint.baseURL)}: text_offset (${offsets.length}) and token_logprobs (${logprobs.length}) do not line up`,
+    );
+  return {
+    text: choice.text,
+    offsets,
+    logprobs,
+    ...(parsed.data.usage ? { promptTokens: parsed.data.usage.prompt_tokens } : {}),
+  };
 }
 
 /**
  * Tokens of `text` by the server's own tokenizer: vLLM's `/tokenize` (at the server root, not
  * under `/v1`), without special tokens, so that counts add up as text does.
  */
-export async function countTokens(endpoint: ScoringEndpoint, text: string, options: { timeoutMs?: number } = {}): Promise<number> {
+export async function countTokens(
+  endpoint: ScoringEndpoint,
+  text: string,
+  options: { timeoutMs?: number } = {},
+): Promise<number> {
   if (text === "") return 0;
   const root = serverRoot(endpoint.baseURL);
-  const json = await post(endpoint, root, "/tokenize", { model: endpoint.model, prompt: text, add_special_tokens: false }, options.timeoutMs ?? 60_000);
+  const json = await post(
+    endpoint,
+    root,
+    "/tokenize",
+    { model: endpoint.model, prompt: text, add_special_tokens: false },
+    options.timeoutMs ?? 60_000,
+  );
   const count = (json as { count?: unknown }).count;
-  if (typeof count !== "number") throw new ScoringRequestError(`${urlWithoutCredentials(root)}/tokenize: no count in the answer`);
+  if (typeof count !== "number")
+    throw new ScoringRequestError(`${urlWithoutCredentials(root)}/tokenize: no count in the answer`);
   return count;
 }
 
 /** Retries `work` on infrastructure errors: `attempts` tries, waiting 0.5 s, 1 s, 2 s, … between them. */
-export async function withRetries<T>(work: () => Promise<T>, options: { attempts?: number; baseDelayMs?: number; onRetry?: (error: Error, attempt: number) => void } = {}): Promise<T> {
+export async function withRetries<T>(
+  work: () => Promise<T>,
+  options: { attempts?: number; baseDelayMs?: number; onRetry?: (error: Error, attempt: number) => void } = {},
+): Promise<T> {
   const attempts = options.attempts ?? 4;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -15,7 +15,10 @@ export function locationKey(location: Pick<FglLocation, "path" | "startLine" | "
 }
 
 /** Whether two locations share at least one line of the same file. */
-export function overlaps(a: Pick<FglLocation, "path" | "startLine" | "endLine">, b: Pick<FglLocation, "path" | "startLine" | "endLine">): boolean {
+export function overlaps(
+  a: Pick<FglLocation, "path" | "startLine" | "endLine">,
+  b: Pick<FglLocation, "path" | "startLine" | "endLine">,
+): boolean {
   return a.path === b.path && a.startLine <= b.endLine && b.startLine <= a.endLine;
 }
 

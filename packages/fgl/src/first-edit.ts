@@ -32,7 +32,10 @@ function mentionsBasename(command: string, path: string): boolean {
 }
 
 /** The index of the first step with an editing call, or undefined when the trajectory never edits. */
-export function firstEditStep(trajectory: Pick<Trajectory, "steps">, patchedFiles: readonly string[]): number | undefined {
+export function firstEditStep(
+  trajectory: Pick<Trajectory, "steps">,
+  patchedFiles: readonly string[],
+): number | undefined {
   for (const step of trajectory.steps) if (step.toolCalls.some((call) => isEdit(call, patchedFiles))) return step.index;
   return undefined;
 }

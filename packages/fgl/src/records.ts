@@ -53,7 +53,9 @@ export interface RecordsResult {
 
 /** The localizer target of a candidate: one `path:start-end (role) symbol` line per location. */
 export function localizerTarget(candidate: Pick<Candidate, "locations">): string {
-  return candidate.locations.map((l) => `${l.path}:${l.startLine}-${l.endLine} (${l.role})${l.symbol ? ` ${l.symbol}` : ""}`).join("\n");
+  return candidate.locations
+    .map((l) => `${l.path}:${l.startLine}-${l.endLine} (${l.role})${l.symbol ? ` ${l.symbol}` : ""}`)
+    .join("\n");
 }
 
 /**
@@ -62,7 +64,11 @@ export function localizerTarget(candidate: Pick<Candidate, "locations">): string
  * candidate with a weight above 0, and the per-task table with the score spread. The latest
  * score line of a candidate wins (a re-scored candidate replaces its earlier line).
  */
-export function trainingRecords(candidates: readonly Candidate[], scores: readonly ScoreRecord[], options: TaskWeightsOptions = {}): RecordsResult {
+export function trainingRecords(
+  candidates: readonly Candidate[],
+  scores: readonly ScoreRecord[],
+  options: TaskWeightsOptions = {},
+): RecordsResult {
   const latest = new Map<string, ScoreRecord>();
   for (const score of scores) latest.set(`${score.task}\u0000${score.candidate}`, score);
   const byTask = new Map<string, Candidate[]>();
@@ -78,10 +84,25 @@ export function trainingRecords(candidates: readonly Candidate[], scores: readon
     const spread = withinTaskSpread(scored.map((s) => s.score.meanLogprob)) ?? null;
     const teacher = scored.find((s) => s.candidate.teacher);
     if (scored.length === 0) {
-      table.push({ task, candidates: list.length, scored: 0, failed, teacherScore: null, top: null, topScore: null, topIsNotTeacher: null, spread: null, tau: null, ess: null });
+      table.push({
+        task,
+        candidates: list.length,
+        scored: 0,
+        failed,
+        teacherScore: null,
+        top: null,
+        topScore: null,
+        topIsNotTeacher: null,
+        spread: null,
+        tau: null,
+        ess: null,
+      });
       continue;
     }
-    const weights = fglTaskWeights(scored.map((s) => ({ candidate: s.candidate.id, score: s.score.score, teacher: s.candidate.teacher })), options);
+    const weights = fglTaskWeights(
+      scored.map((s) => ({ candidate: s.candidate.id, score: s.score.score, teacher: s.candidate.teacher })),
+      options,
+    );
     const top = scored.reduce((best, s) => (s.score.score > best.score.score ? s : best));
     table.push({
       task,
@@ -127,6 +148,7 @@ export function trainingRecords(candidates: readonly Candidate[], scores: readon
     records,
     table,
     spread: spreadDistribution(spreads),
-    topNotTeacherShare: withTeacher.length === 0 ? null : withTeacher.filter((row) => row.topIsNotTeacher).length / withTeacher.length,
+    topNotTeacherShare:
+      withTeacher.length === 0 ? null : withTeacher.filter((row) => row.topIsNotTeacher).length / withTeacher.length,
   };
 }

@@ -40,7 +40,9 @@ function numbered(line: number, text: string): string {
 }
 
 function block(location: FglLocation, lines: readonly string[], endLine: number): string {
-  const body = lines.slice(0, endLine - location.startLine + 1).map((text, i) => numbered(location.startLine + i, text));
+  const body = lines
+    .slice(0, endLine - location.startLine + 1)
+    .map((text, i) => numbered(location.startLine + i, text));
   return `### ${location.path} (lines ${location.startLine}-${endLine})\n${body.join("\n")}\n`;
 }
 
@@ -53,20 +55,37 @@ function block(location: FglLocation, lines: readonly string[], endLine: number)
  * Errors (`RenderError`): a path absent at base commit, a range wholly past the end, or lines a
  * partial source (`observed`) does not have.
  */
-export async function renderContext(locations: readonly FglLocation[], code: CodeSource, options: RenderOptions): Promise<RenderedContext> {
+export async function renderContext(
+  locations: readonly FglLocation[],
+  code: CodeSource,
+  options: RenderOptions,
+): Promise<RenderedContext> {
   const budget = options.budget ?? 6000;
   const blocks: Array<{ location: FglLocation; lines: string[] }> = [];
   for (const location of locations) {
     const file = await code.file(location.path);
     if (!file) {
-      throw new RenderError(location, code.kind === "checkout" ? `${location.path} does not exist at base commit` : `${location.path} was not seen in the trajectory nor in the patch (give a checkout to render it)`);
+      throw new RenderError(
+        location,
+        code.kind === "checkout"
+          ? `${location.path} does not exist at base commit`
+          : `${location.path} was not seen in the trajectory nor in the patch (give a checkout to render it)`,
+      );
     }
     const end = Math.min(location.endLine, file.lines.length);
-    if (location.startLine > end) throw new RenderError(location, `${location.path}: lines ${location.startLine}-${location.endLine} are past the file's end (${file.lines.length} lines)`);
+    if (location.startLine > end)
+      throw new RenderError(
+        location,
+        `${location.path}: lines ${location.startLine}-${location.endLine} are past the file's end (${file.lines.length} lines)`,
+      );
     const lines: string[] = [];
     for (let line = location.startLine; line <= end; line++) {
       const text = file.lines[line - 1];
-      if (text === undefined) throw new RenderError(location, `${location.path}: line ${line} was not seen in the trajectory nor in the patch (give a checkout to render it)`);
+      if (text === undefined)
+        throw new RenderError(
+          location,
+          `${location.path}: line ${line} was not seen in the trajectory nor in the patch (give a checkout to render it)`,
+        );
       lines.push(text);
     }
     blocks.push({ location: { ...location, endLine: end }, lines });
@@ -103,7 +122,13 @@ export async function renderContext(locations: readonly FglLocation[], code: Cod
       tokens = best.tokens;
       shown.push(cut);
     }
-    return { text, tokens, shown, omitted: blocks.slice(cut ? i + 1 : i).map((b) => b.location), ...(cut ? { cut } : {}) };
+    return {
+      text,
+      tokens,
+      shown,
+      omitted: blocks.slice(cut ? i + 1 : i).map((b) => b.location),
+      ...(cut ? { cut } : {}),
+    };
   }
   return { text, tokens, shown, omitted: [] };
 }

@@ -13,7 +13,8 @@ export const FGL_SAMPLING = { samples: 8, temperature: 0.8, maxLocations: 8 } as
 
 /** The seeds 1…K of a sampling run (default K = 8). */
 export function fglSampleSeeds(samples: number = FGL_SAMPLING.samples): number[] {
-  if (!Number.isInteger(samples) || samples < 1) throw new RangeError(`samples must be a positive integer, not ${samples}`);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new RangeError(`samples must be a positive integer, not ${samples}`);
   return Array.from({ length: samples }, (_, i) => i + 1);
 }
 

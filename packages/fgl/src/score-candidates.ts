@@ -7,11 +7,25 @@ import { probeEndpoint } from "@loclab/runner";
 import type { Candidate } from "./candidates.js";
 import type { CodeSource } from "./code-source.js";
 import { addedLineTokens } from "./added-line-tokens.js";
-import { countTokens, type EchoedPrompt, echoPrompt, InfrastructureError, type ScoringEndpoint, ScoringRequestError, withRetries } from "./completions-client.js";
+import {
+  countTokens,
+  type EchoedPrompt,
+  echoPrompt,
+  InfrastructureError,
+  type ScoringEndpoint,
+  ScoringRequestError,
+  withRetries,
+} from "./completions-client.js";
 import { extraReads, patchHunks } from "./extra-reads.js";
 import { addedLineRanges, type FixerPrompt, fixerPrompt } from "./fixer-prompt.js";
 import { RenderError, renderContext } from "./render-context.js";
-import { type FailedCandidate, isScored, type ScoreRecord, ScoreRecordSchema, type ScoredCandidate } from "./score-record.js";
+import {
+  type FailedCandidate,
+  isScored,
+  type ScoreRecord,
+  ScoreRecordSchema,
+  type ScoredCandidate,
+} from "./score-record.js";
 
 /** λ_ctx per 1,000 tokens of ctx(z) and λ_req per extra read: FGL's published settings (docs/definitions.md §5). */
 export const PUBLISHED_LAMBDAS = { lambdaCtx: 0.0097, lambdaReq: 0.017 } as const;
@@ -92,10 +106,14 @@ export async function readScores(path: string, options: { repair?: boolean } = {
       throw new Error(`${path}:${i + 1}: not JSON`);
     }
     const parsed = ScoreRecordSchema.safeParse(json);
-    if (!parsed.success) throw new Error(`${path}:${i + 1}: not a score record: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new Error(
+        `${path}:${i + 1}: not a score record: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`,
+      );
     records.push(parsed.data);
   });
-  if (options.repair && text !== "" && !text.endsWith("\n")) await truncate(path, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1)));
+  if (options.repair && text !== "" && !text.endsWith("\n"))
+    await truncate(path, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1)));
   return records;
 }
 
@@ -144,12 +162,25 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
     const common = { patch: task.patch, issue: task.issue, repo: task.repo, budget, lambdaCtx, lambdaReq };
     if (addedLineRanges(task.patch).length === 0) {
       progress.total += 1;
-      await write({ schemaVersion: 1, task: task.task, candidate: null, teacher: false, error: `${task.task}: the verified patch adds no line, so y+ is empty and there is nothing to score`, errorKind: "patch", settingsDigest: digest(common), scoredAt: new Date().toISOString() });
+      await write({
+        schemaVersion: 1,
+        task: task.task,
+        candidate: null,
+        teacher: false,
+        error: `${task.task}: the verified patch adds no line, so y+ is empty and there is nothing to score`,
+        errorKind: "patch",
+        settingsDigest: digest(common),
+        scoredAt: new Date().toISOString(),
+      });
       continue;
     }
     const hunks = patchHunks(task.patch, task.task);
     for (const candidate of task.candidates) {
-      const settingsDigest = digest({ ...common, locations: candidate.locations, models: options.endpoints.map((e) => e.model) });
+      const settingsDigest = digest({
+        ...common,
+        locations: candidate.locations,
+        models: options.endpoints.map((e) => e.model),
+      });
       progress.total += 1;
       if (done.has(settingsDigest)) {
         progress.skipped += 1;
@@ -164,7 +195,8 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
   const inFlightTokens = options.endpoints.map(() => 0);
   const waiters: Array<Array<() => void>> = options.endpoints.map(() => []);
   const acquire = async (e: number, tokens: number) => {
-    while (inFlightTokens[e]! > 0 && inFlightTokens[e]! + tokens > batchTokens) await new Promise<void>((resolve) => waiters[e]!.push(resolve));
+    while (inFlightTokens[e]! > 0 && inFlightTokens[e]! + tokens > batchTokens)
+      await new Promise<void>((resolve) => waiters[e]!.push(resolve));
     inFlightTokens[e]! += tokens;
   };
   const release = (e: number, tokens: number) => {
@@ -175,12 +207,22 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
   const samePrompt = new Map<string, Promise<Likelihood>>();
   let reusedPrompts = 0;
   let next = 0;
-  const retry = <T>(work: () => Promise<T>) => withRetries(work, { attempts: options.attempts ?? 4, baseDelayMs: options.retryDelayMs ?? 500 });
+  const retry = <T>(work: () => Promise<T>) =>
+    withRetries(work, { attempts: options.attempts ?? 4, baseDelayMs: options.retryDelayMs ?? 500 });
   const worker = async (e: number) => {
     const endpoint = options.endpoints[e]!;
     while (next < jobs.length && !options.signal?.aborted) {
       const { task, hunks, candidate, settingsDigest } = jobs[next++]!;
-      const fail = (error: string, errorKind: FailedCandidate["errorKind"]): FailedCandidate => ({ schemaVersion: 1, task: task.task, candidate: candidate.id, teacher: candidate.teacher, error: `${task.task} / ${candidate.id}: ${error}`, errorKind, settingsDigest, scoredAt: new Date().toISOString() });
+      const fail = (error: string, errorKind: FailedCandidate["errorKind"]): FailedCandidate => ({
+        schemaVersion: 1,
+        task: task.task,
+        candidate: candidate.id,
+        teacher: candidate.teacher,
+        error: `${task.task} / ${candidate.id}: ${error}`,
+        errorKind,
+        settingsDigest,
+        scoredAt: new Date().toISOString(),
+      });
       try {
         const tokenizeStart = performance.now();
         const count = (text: string) => retry(() => countTokens(endpoint, text));
@@ -190,7 +232,12 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
         const tokenizeTime = (performance.now() - tokenizeStart) / 1000;
         tokenizeSeconds += tokenizeTime;
         if (promptCount + 1 > windows[e]!) {
-          await write(fail(`the prompt is ${promptCount} tokens, more than the server's window of ${windows[e]} (context overflow)`, "overflow"));
+          await write(
+            fail(
+              `the prompt is ${promptCount} tokens, more than the server's window of ${windows[e]} (context overflow)`,
+              "overflow",
+            ),
+          );
           continue;
         }
         // Two candidates that render the same ctx (the budget cut both before where they differ)
@@ -244,7 +291,8 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
       } catch (error) {
         if (error instanceof RenderError) await write(fail(error.message, "render"));
         else if (error instanceof ScoringRequestError) await write(fail(error.message, "request"));
-        else if (error instanceof InfrastructureError) await write(fail(`${error.message} (retries exhausted)`, "infrastructure"));
+        else if (error instanceof InfrastructureError)
+          await write(fail(`${error.message} (retries exhausted)`, "infrastructure"));
         else throw error;
       }
     }
@@ -254,7 +302,15 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
     for (let slot = 0; slot < Math.max(1, endpoint.maxConcurrency ?? 1); slot++) workers.push(worker(e));
   });
   await Promise.all(workers);
-  return { ...progress, seconds: (performance.now() - started) / 1000, requestSeconds, tokenizeSeconds, promptTokens, reusedPrompts, records };
+  return {
+    ...progress,
+    seconds: (performance.now() - started) / 1000,
+    requestSeconds,
+    tokenizeSeconds,
+    promptTokens,
+    reusedPrompts,
+    records,
+  };
 }
 
 /** What one echo pass says about y+: its mean log p and how its tokens lined up with the added lines. */
@@ -267,10 +323,14 @@ interface Likelihood {
 
 function likelihoodOfAddedLines(echoed: EchoedPrompt, prompt: FixerPrompt): Likelihood {
   const shift = echoed.text.indexOf(prompt.text);
-  if (shift < 0) throw new ScoringRequestError("the echoed text does not contain the prompt as sent (the server's detokenization changes it)");
+  if (shift < 0)
+    throw new ScoringRequestError(
+      "the echoed text does not contain the prompt as sent (the server's detokenization changes it)",
+    );
   const tokens = addedLineTokens(echoed.offsets, prompt.added, { shift, promptEnd: prompt.text.length });
   const logprobs = tokens.indices.map((i) => echoed.logprobs[i]);
-  if (logprobs.length === 0 || logprobs.some((l) => l === null || l === undefined)) throw new ScoringRequestError("no log-probability for some of y+'s tokens");
+  if (logprobs.length === 0 || logprobs.some((l) => l === null || l === undefined))
+    throw new ScoringRequestError("no log-probability for some of y+'s tokens");
   const meanLogprob = (logprobs as number[]).reduce((a, b) => a + b, 0) / logprobs.length;
   return { meanLogprob, addedTokens: logprobs.length, startsBefore: tokens.startsBefore, runsPast: tokens.runsPast };
 }
@@ -282,7 +342,10 @@ function likelihoodOfAddedLines(echoed: EchoedPrompt, prompt: FixerPrompt): Like
  */
 async function modelWindow(endpoint: ScoringEndpoint): Promise<number> {
   const probe = await probeEndpoint(endpoint, { timeoutMs: 30_000 });
-  if (!probe.ok) throw new InfrastructureError(`${urlWithoutCredentials(endpoint.baseURL)}: not answering (${probe.problem}); is the server up?`);
+  if (!probe.ok)
+    throw new InfrastructureError(
+      `${urlWithoutCredentials(endpoint.baseURL)}: not answering (${probe.problem}); is the server up?`,
+    );
   const models = (probe.models as { data?: Array<{ id?: string; max_model_len?: number }> } | undefined)?.data ?? [];
   return models.find((m) => m.id === endpoint.model)?.max_model_len ?? Number.POSITIVE_INFINITY;
 }

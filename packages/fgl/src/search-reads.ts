@@ -1,7 +1,8 @@
 import type { ObservedRead } from "./observed-read.js";
 
 /** One AutoCodeRover search hit: `<file>P</file> [<class>C</class>] [<func>F</func>] <code>TEXT</code>`. */
-const SEARCH_HIT = /<file>([^<]+)<\/file>\s*(?:<class>([^<]+)<\/class>\s*)?(?:<func>([^<]+)<\/func>\s*)?<code>([\s\S]*?)<\/code>/g;
+const SEARCH_HIT =
+  /<file>([^<]+)<\/file>\s*(?:<class>([^<]+)<\/class>\s*)?(?:<func>([^<]+)<\/func>\s*)?<code>([\s\S]*?)<\/code>/g;
 
 /**
  * Reads recognised in one AutoCodeRover search call (docs/definitions.md §5): every hit of its
@@ -17,7 +18,10 @@ export function searchReads(name: string, observation: string | undefined, step:
   const reads: ObservedRead[] = [];
   for (const match of observation.matchAll(SEARCH_HIT)) {
     const path = (match[1] as string).trim().replace(/^\.\//, "");
-    const symbol = [match[2], match[3]].filter((s): s is string => s !== undefined && s.trim() !== "").map((s) => s.trim()).join(".");
+    const symbol = [match[2], match[3]]
+      .filter((s): s is string => s !== undefined && s.trim() !== "")
+      .map((s) => s.trim())
+      .join(".");
     const code = (match[4] as string).replace(/^\n/, "").replace(/\n$/, "");
     reads.push({ path, ...(symbol !== "" ? { symbol } : {}), code, via: name, step });
   }

@@ -18,7 +18,12 @@ import type { ObservedRead } from "./observed-read.js";
  * no read; a truncated one (`<output_head>`) counts the lines of its head that arrived whole.
  * Paths outside the repository root (`/tmp/x`) and globbed words are left out.
  */
-export function shellReads(command: string, observation: string | undefined, step: number, root = "/testbed"): ObservedRead[] {
+export function shellReads(
+  command: string,
+  observation: string | undefined,
+  step: number,
+  root = "/testbed",
+): ObservedRead[] {
   if (writesFiles(command)) return [];
   const output = shellOutput(observation);
   if (output === undefined) return [];
@@ -40,7 +45,11 @@ export function shellReads(command: string, observation: string | undefined, ste
 /** A here-document, `sed -i`/`perl -i`, or a redirection into a file (quoted text and `2>&1`, `>/dev/null` aside). */
 export function writesFiles(command: string): boolean {
   const unquoted = command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, "''").replace(/\d?>&\d|\d?>\s*\/dev\/null/g, "");
-  return /<<|\bsed\s+(-[a-zA-Z]+\s+)*-i|\bperl\s+-[a-z]*i/.test(unquoted) || />{1,2}\s*[^&\s]/.test(unquoted) || /\btee\b/.test(unquoted);
+  return (
+    /<<|\bsed\s+(-[a-zA-Z]+\s+)*-i|\bperl\s+-[a-z]*i/.test(unquoted) ||
+    />{1,2}\s*[^&\s]/.test(unquoted) ||
+    /\btee\b/.test(unquoted)
+  );
 }
 
 /** The text a mini-swe-agent observation shows: `<output>`, or the whole lines of `<output_head>`; undefined for a warning alone. */
@@ -63,7 +72,12 @@ export function shellOutput(observation: string | undefined): { text: string; co
 
 type Output = { text: string; complete: boolean };
 
-function recognise(pipeline: string[][], output: Output, step: number, toRepo: (word: string) => string | undefined): ObservedRead[] {
+function recognise(
+  pipeline: string[][],
+  output: Output,
+  step: number,
+  toRepo: (word: string) => string | undefined,
+): ObservedRead[] {
   const [first = [], second, third] = pipeline;
   if (third !== undefined) return numberedOutput(first, output, step, toRepo);
   const name = first[0];
@@ -139,7 +153,7 @@ function headCount(words: string[]): { start: number } | undefined {
 
 function tailCount(words: string[]): { from?: number; last?: number } | undefined {
   const n = words.indexOf("-n");
-  const value = n >= 0 ? words[n + 1] : words.find((w) => /^-\d+$/.test(w))?.slice(1) ?? "10";
+  const value = n >= 0 ? words[n + 1] : (words.find((w) => /^-\d+$/.test(w))?.slice(1) ?? "10");
   if (value === undefined) return undefined;
   if (value.startsWith("+")) return { from: Number(value.slice(1)) };
   return /^\d+$/.test(value) ? { last: Number(value) } : undefined;
@@ -153,7 +167,14 @@ function outputLines(output: Output): string[] {
 }
 
 /** Lines `start…` of `path` as the output shows them, one per output line (numbered output: the number and tab stripped). */
-function rangeRead(path: string, start: number, output: Output, step: number, via: string, numbered: boolean): ObservedRead {
+function rangeRead(
+  path: string,
+  start: number,
+  output: Output,
+  step: number,
+  via: string,
+  numbered: boolean,
+): ObservedRead {
   const lines = new Map<number, string>();
   let line = start;
   for (const text of outputLines(output)) {
@@ -172,10 +193,16 @@ function rangeRead(path: string, start: number, output: Output, step: number, vi
 }
 
 /** `[path:]N:text` / `[path-]N-text` lines of a `grep -n` (the path when several files were searched). */
-function numberedOutput(first: string[], output: Output, step: number, toRepo: (word: string) => string | undefined): ObservedRead[] {
+function numberedOutput(
+  first: string[],
+  output: Output,
+  step: number,
+  toRepo: (word: string) => string | undefined,
+): ObservedRead[] {
   if ((first[0] !== "grep" && first[0] !== "rg") || !first.some((w) => /^-[a-zA-Z]*n/.test(w))) return [];
   const targets = first.slice(1).filter((w) => !w.startsWith("-"));
-  const single = targets.length === 2 && !first.some((w) => /^-[a-zA-Z]*r/.test(w) || w === "--recursive") ? targets[1] : undefined;
+  const single =
+    targets.length === 2 && !first.some((w) => /^-[a-zA-Z]*r/.test(w) || w === "--recursive") ? targets[1] : undefined;
   const byPath = new Map<string, Map<number, string>>();
   for (const text of outputLines(output)) {
     const match = single !== undefined ? /^(\d+)[:-](.*)$/.exec(text) : /^(.+?)[:-](\d+)[:-](.*)$/.exec(text);
@@ -195,7 +222,15 @@ function numberedOutput(first: string[], output: Output, step: number, toRepo: (
     const numbers = [...lines.keys()].sort((a, b) => a - b);
     let run: number[] = [];
     const flush = () => {
-      if (run.length > 0) reads.push({ path, startLine: run[0]!, endLine: run.at(-1)!, lines: new Map(run.map((n) => [n, lines.get(n)!])), via: "grep -n", step });
+      if (run.length > 0)
+        reads.push({
+          path,
+          startLine: run[0]!,
+          endLine: run.at(-1)!,
+          lines: new Map(run.map((n) => [n, lines.get(n)!])),
+          via: "grep -n",
+          step,
+        });
       run = [];
     };
     for (const n of numbers) {

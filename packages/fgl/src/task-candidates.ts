@@ -47,8 +47,12 @@ export interface TaskProblem {
  * samples. A trajectory that cannot be read, or whose checkout cannot be made, is a problem
  * named by task; the rest go on.
  */
-export async function candidatesFromTrajectories(options: CandidatesFromTrajectoriesOptions): Promise<{ tasks: TaskCandidates[]; problems: TaskProblem[] }> {
-  const entries = (await listTrajectories(options.dir, options.format)).filter((entry) => options.instances.has(entry.instanceId) && (!options.only || options.only.has(entry.instanceId)));
+export async function candidatesFromTrajectories(
+  options: CandidatesFromTrajectoriesOptions,
+): Promise<{ tasks: TaskCandidates[]; problems: TaskProblem[] }> {
+  const entries = (await listTrajectories(options.dir, options.format)).filter(
+    (entry) => options.instances.has(entry.instanceId) && (!options.only || options.only.has(entry.instanceId)),
+  );
   const tasks: TaskCandidates[] = [];
   const problems: TaskProblem[] = [];
   let done = 0;
@@ -58,10 +62,17 @@ export async function candidatesFromTrajectories(options: CandidatesFromTrajecto
       const trajectory = await readTrajectory(entry.path, options.format);
       let checkout: CodeSource | undefined;
       if (options.mirrors !== undefined) {
-        const workspace = await materializeWorkspace({ instance, mirrors: options.mirrors, cacheDir: options.cacheDir ?? defaultWorkspaceCacheDir() });
+        const workspace = await materializeWorkspace({
+          instance,
+          mirrors: options.mirrors,
+          cacheDir: options.cacheDir ?? defaultWorkspaceCacheDir(),
+        });
         checkout = checkoutCode(workspace);
       }
-      const teacher = await teacherLocalization(trajectory, { repo: instance.repo, ...(checkout ? { code: checkout } : {}) });
+      const teacher = await teacherLocalization(trajectory, {
+        repo: instance.repo,
+        ...(checkout ? { code: checkout } : {}),
+      });
       const samples = options.samples?.get(entry.instanceId) ?? [];
       const candidates = buildCandidates({
         task: entry.instanceId,

@@ -53,10 +53,15 @@ export interface TeacherOptions {
  * patch edits. A read whose lines are not known from the trajectory is given them from `code`
  * (the file at base commit) when it is at hand, else listed in `unresolved`.
  */
-export async function teacherLocalization(trajectory: Trajectory, options: TeacherOptions = {}): Promise<TeacherLocalization> {
+export async function teacherLocalization(
+  trajectory: Trajectory,
+  options: TeacherOptions = {},
+): Promise<TeacherLocalization> {
   const patch = options.patch === undefined ? trajectory.outcome.patch : options.patch;
   const patchFiles = patch && patch.trim() !== "" ? parsePatch(patch, { instanceId: trajectory.instanceId }) : [];
-  const patched = patchFiles.flatMap((file) => (hasPreImage(file) ? [file.oldPath!] : file.newPath !== null ? [file.newPath] : []));
+  const patched = patchFiles.flatMap((file) =>
+    hasPreImage(file) ? [file.oldPath!] : file.newPath !== null ? [file.newPath] : [],
+  );
   const cut = firstEditStep(trajectory, patched);
   const root = rootOf(trajectory.format, options.repo, trajectory.instanceId);
   const observed: ObservedRead[] = [];
@@ -68,7 +73,11 @@ export async function teacherLocalization(trajectory: Trajectory, options: Teach
         const path = repositoryPath(resolvePath(root, word), root);
         if (path) created.add(path);
       }
-      observed.push(...readsOfCall(trajectory.format, call.name, call.arguments, call.observation, step.index, root).filter((read) => !created.has(read.path)));
+      observed.push(
+        ...readsOfCall(trajectory.format, call.name, call.arguments, call.observation, step.index, root).filter(
+          (read) => !created.has(read.path),
+        ),
+      );
     }
   }
   const recognisedBy: Record<string, number> = {};
@@ -103,17 +112,32 @@ export function editedCode(files: readonly FilePatch[]): FglLocation[] {
     for (const hunk of file.hunks) {
       if (hunk.oldLines === 0) continue;
       const symbol = symbolFromHunkSection(hunk.section)?.name;
-      edits.push({ path: file.oldPath!, startLine: hunk.oldStart, endLine: hunk.oldStart + hunk.oldLines - 1, role: "edit", ...(symbol ? { symbol } : {}) });
+      edits.push({
+        path: file.oldPath!,
+        startLine: hunk.oldStart,
+        endLine: hunk.oldStart + hunk.oldLines - 1,
+        role: "edit",
+        ...(symbol ? { symbol } : {}),
+      });
     }
   }
   return mergeLocations(edits);
 }
 
-function readsOfCall(format: Trajectory["format"], name: string, args: Record<string, unknown>, observation: string | undefined, step: number, root: string): ObservedRead[] {
+function readsOfCall(
+  format: Trajectory["format"],
+  name: string,
+  args: Record<string, unknown>,
+  observation: string | undefined,
+  step: number,
+  root: string,
+): ObservedRead[] {
   switch (format) {
     case "mini-swe-agent-1":
     case "mini-swe-agent-2":
-      return name === "bash" && typeof args.command === "string" ? shellReads(args.command, observation, step, root) : [];
+      return name === "bash" && typeof args.command === "string"
+        ? shellReads(args.command, observation, step, root)
+        : [];
     case "swe-agent":
       return editorReads(name, observation, step, root);
     case "autocoderover":
@@ -124,18 +148,31 @@ function readsOfCall(format: Trajectory["format"], name: string, args: Record<st
 }
 
 /** Lines for a read: as observed, or from the file at base commit (a `tail`, a code snippet, a symbol). */
-async function placeRead(read: ObservedRead, code: CodeSource | undefined): Promise<{ path: string; startLine: number; endLine: number; symbol?: string } | { reason: string }> {
+async function placeRead(
+  read: ObservedRead,
+  code: CodeSource | undefined,
+): Promise<{ path: string; startLine: number; endLine: number; symbol?: string } | { reason: string }> {
   const symbol = read.symbol !== undefined ? { symbol: read.symbol } : {};
-  if (read.startLine !== undefined && read.endLine !== undefined) return { path: read.path, startLine: read.startLine, endLine: read.endLine, ...symbol };
-  if (code?.kind !== "checkout") return { reason: `${read.via}: needs the file at base commit to know its lines (no checkout given)` };
+  if (read.startLine !== undefined && read.endLine !== undefined)
+    return { path: read.path, startLine: read.startLine, endLine: read.endLine, ...symbol };
+  if (code?.kind !== "checkout")
+    return { reason: `${read.via}: needs the file at base commit to know its lines (no checkout given)` };
   const file = await code.file(read.path);
   if (!file) return { reason: `${read.via}: ${read.path} does not exist at base commit` };
   const lines = file.lines as readonly string[];
-  if (read.fromEnd !== undefined) return { path: read.path, startLine: Math.max(1, lines.length - read.fromEnd + 1), endLine: lines.length, ...symbol };
+  if (read.fromEnd !== undefined)
+    return {
+      path: read.path,
+      startLine: Math.max(1, lines.length - read.fromEnd + 1),
+      endLine: lines.length,
+      ...symbol,
+    };
   if (read.code !== undefined) {
     const found = findSnippet(lines, read.code);
     if (found) return { path: read.path, ...found, ...symbol };
-    return { reason: `${read.via}: the code shown for ${read.symbol ?? read.path} is not in ${read.path} at base commit` };
+    return {
+      reason: `${read.via}: the code shown for ${read.symbol ?? read.path} is not in ${read.path} at base commit`,
+    };
   }
   return { reason: `${read.via}: no lines` };
 }
@@ -146,8 +183,14 @@ async function placeRead(read: ObservedRead, code: CodeSource | undefined): Prom
  * skips (AutoCodeRover shows a large class as its signatures) are allowed between them, up to
  * the file's end. The range runs from the first to the last matched line.
  */
-export function findSnippet(lines: readonly string[], snippet: string): { startLine: number; endLine: number } | undefined {
-  const want = snippet.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "");
+export function findSnippet(
+  lines: readonly string[],
+  snippet: string,
+): { startLine: number; endLine: number } | undefined {
+  const want = snippet
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "");
   if (want.length === 0) return undefined;
   const have = lines.map((line) => line.trimEnd());
   for (let start = 0; start < have.length; start++) {
@@ -167,6 +210,7 @@ export function findSnippet(lines: readonly string[], snippet: string): { startL
 
 /** Where the task's repository is in the agent's sandbox: SWE-agent's `/owner__name`, mini-swe-agent's `/testbed`. */
 function rootOf(format: Trajectory["format"], repo: string | undefined, instanceId: string): string {
-  if (format === "swe-agent") return `/${repo !== undefined ? repo.replace("/", "__") : repoKeyFromInstanceId(instanceId)}`;
+  if (format === "swe-agent")
+    return `/${repo !== undefined ? repo.replace("/", "__") : repoKeyFromInstanceId(instanceId)}`;
   return "/testbed";
 }

@@ -1,16 +1,41 @@
 import { describe, expect, it } from "vitest";
-import { addedLineRanges, addedLineTokens, buildCandidates, capLocations, extraReads, type FglLocation, findSnippet, fixerPrompt, locationSetKey, mergeLocations } from "../src/index.js";
+import {
+  addedLineRanges,
+  addedLineTokens,
+  buildCandidates,
+  capLocations,
+  extraReads,
+  type FglLocation,
+  findSnippet,
+  fixerPrompt,
+  locationSetKey,
+  mergeLocations,
+} from "../src/index.js";
 
-const edit = (path: string, startLine: number, endLine: number): FglLocation => ({ path, startLine, endLine, role: "edit" });
-const read = (path: string, startLine: number, endLine: number): FglLocation => ({ path, startLine, endLine, role: "read" });
+const edit = (path: string, startLine: number, endLine: number): FglLocation => ({
+  path,
+  startLine,
+  endLine,
+  role: "edit",
+});
+const read = (path: string, startLine: number, endLine: number): FglLocation => ({
+  path,
+  startLine,
+  endLine,
+  role: "read",
+});
 
 describe("locations and candidates", () => {
   it("merging joins overlapping and touching ranges of a file; an edit wins the role", () => {
-    expect(mergeLocations([read("a.py", 1, 10), edit("a.py", 8, 12), read("a.py", 13, 14), read("a.py", 20, 30), read("b.py", 1, 2)])).toEqual([
-      { path: "a.py", startLine: 1, endLine: 14, role: "edit" },
-      read("a.py", 20, 30),
-      read("b.py", 1, 2),
-    ]);
+    expect(
+      mergeLocations([
+        read("a.py", 1, 10),
+        edit("a.py", 8, 12),
+        read("a.py", 13, 14),
+        read("a.py", 20, 30),
+        read("b.py", 1, 2),
+      ]),
+    ).toEqual([{ path: "a.py", startLine: 1, endLine: 14, role: "edit" }, read("a.py", 20, 30), read("b.py", 1, 2)]);
     expect(locationSetKey([read("a.py", 1, 5), read("a.py", 6, 9)])).toBe(locationSetKey([edit("a.py", 1, 9)]));
   });
 
@@ -33,7 +58,14 @@ describe("locations and candidates", () => {
     });
     // Teacher items in order: the edit a.py 10-16, then the reads. Without the edit it is the viewed code only, so
     // teacher-minus-1 folds into viewed-only; sample 1 is the teacher's own set.
-    expect(candidates.map((c) => c.id)).toEqual(["teacher", "edited-only", "viewed-only", "teacher-minus-2", "teacher-minus-3", "sample-seed-2"]);
+    expect(candidates.map((c) => c.id)).toEqual([
+      "teacher",
+      "edited-only",
+      "viewed-only",
+      "teacher-minus-2",
+      "teacher-minus-3",
+      "sample-seed-2",
+    ]);
     expect(candidates[0]).toMatchObject({ teacher: true, provenance: { duplicates: ["sample-seed-1"] } });
     expect(candidates[2]).toMatchObject({ provenance: { duplicates: ["teacher-minus-1"] } });
     expect(candidates[3]!.locations).toEqual([edit("a.py", 10, 16), read("b.py", 1, 40)]);
@@ -44,7 +76,15 @@ describe("locations and candidates", () => {
   });
 
   it("findSnippet finds a snippet's lines, allowing the lines AutoCodeRover leaves out of a class", () => {
-    const file = ["import x", "class C:", "    a = 1", "    def f(self):", "        return 1", "    def g(self):", "        pass"];
+    const file = [
+      "import x",
+      "class C:",
+      "    a = 1",
+      "    def f(self):",
+      "        return 1",
+      "    def g(self):",
+      "        pass",
+    ];
     expect(findSnippet(file, "class C:\n    def f(self):\n    def g(self):\n")).toEqual({ startLine: 2, endLine: 6 });
     expect(findSnippet(file, "class D:")).toBeUndefined();
   });
@@ -55,7 +95,10 @@ describe("the fixer's prompt, y+ and |a_k|", () => {
   it("y+ ranges cover the + lines (not the +++ header) from the marker up to the newline", () => {
     const ranges = addedLineRanges(patch);
     expect(ranges.map(([a, b]) => patch.slice(a, b))).toEqual(["+y = 3"]);
-    expect(addedLineRanges("@@ -1 +1,2 @@\n+a\n+b").map(([a, b]) => [a, b])).toEqual([[14, 16], [17, 19]]);
+    expect(addedLineRanges("@@ -1 +1,2 @@\n+a\n+b").map(([a, b]) => [a, b])).toEqual([
+      [14, 16],
+      [17, 19],
+    ]);
     const prompt = fixerPrompt({ repo: "o/r", issue: "y is wrong", context: "", patch });
     expect(prompt.added.map(([a, b]) => prompt.text.slice(a, b))).toEqual(["+y = 3"]);
     expect(prompt.text.slice(prompt.patchStart)).toBe(patch);
@@ -66,7 +109,11 @@ describe("the fixer's prompt, y+ and |a_k|", () => {
     const result = addedLineTokens([0, 2, 4, 5, 7], [[2, 6]], { promptEnd: 8 });
     expect(result).toEqual({ indices: [1, 2, 3], startsBefore: 0, runsPast: 1 });
     // A token "b+" [1,3) starting before the line: the line's first token starts late.
-    expect(addedLineTokens([0, 1, 3, 6], [[2, 6]], { promptEnd: 8 })).toEqual({ indices: [2], startsBefore: 1, runsPast: 0 });
+    expect(addedLineTokens([0, 1, 3, 6], [[2, 6]], { promptEnd: 8 })).toEqual({
+      indices: [2],
+      startsBefore: 1,
+      runsPast: 0,
+    });
     // An echoed BOS text shifts every offset; generated tokens after the prompt are not y+.
     expect(addedLineTokens([0, 3, 5, 9, 11], [[2, 6]], { shift: 3, promptEnd: 8 }).indices).toEqual([2]);
   });

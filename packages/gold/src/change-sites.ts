@@ -27,7 +27,8 @@ export function changeSites(hunk: Hunk): ChangeSite[] {
   let lastCode = previousOld;
   let block: { after: number; afterCode: number; removed: boolean; indent: number | undefined } | undefined;
   const close = () => {
-    if (block && !block.removed) sites.push({ kind: "insertion", after: block.after, afterCode: block.afterCode, indent: block.indent });
+    if (block && !block.removed)
+      sites.push({ kind: "insertion", after: block.after, afterCode: block.afterCode, indent: block.indent });
     block = undefined;
   };
   for (const line of hunk.lines) {

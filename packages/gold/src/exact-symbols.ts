@@ -22,8 +22,17 @@ export function definitionAt(site: ChangeSite, definitions: readonly SourceDefin
         ? definition.startLine <= site.line && site.line <= definition.endLine
         : definition.startLine <= site.after &&
           (site.after + 1 <= definition.endLine ||
-            (site.afterCode <= definition.endLine && definition.endLine <= site.after && site.indent !== undefined && site.indent > definition.indent));
-    if (holds && (!best || definition.startLine > best.startLine || (definition.startLine === best.startLine && definition.endLine < best.endLine))) best = definition;
+            (site.afterCode <= definition.endLine &&
+              definition.endLine <= site.after &&
+              site.indent !== undefined &&
+              site.indent > definition.indent));
+    if (
+      holds &&
+      (!best ||
+        definition.startLine > best.startLine ||
+        (definition.startLine === best.startLine && definition.endLine < best.endLine))
+    )
+      best = definition;
   }
   return best;
 }
@@ -58,7 +67,8 @@ export function exactGold(files: readonly ParsedGoldFile[]): ExactGold {
         const definition = definitionAt(site, file.definitions);
         if (!definition) {
           const line = site.kind === "removed" ? site.line : Math.max(site.after, 1);
-          if (!moduleLevel.some((entry) => entry.path === file.path && entry.line === line)) moduleLevel.push({ path: file.path, line, hunk: index });
+          if (!moduleLevel.some((entry) => entry.path === file.path && entry.line === line))
+            moduleLevel.push({ path: file.path, line, hunk: index });
           continue;
         }
         const id = `${file.path}:${definition.qualifiedName}`;
@@ -67,7 +77,14 @@ export function exactGold(files: readonly ParsedGoldFile[]): ExactGold {
           if (!known.hunks.includes(index)) known.hunks.push(index);
           continue;
         }
-        const symbol: ExactGoldSymbol = { path: file.path, name: definition.qualifiedName, kind: definition.kind, startLine: definition.startLine, endLine: definition.endLine, hunks: [index] };
+        const symbol: ExactGoldSymbol = {
+          path: file.path,
+          name: definition.qualifiedName,
+          kind: definition.kind,
+          startLine: definition.startLine,
+          endLine: definition.endLine,
+          hunks: [index],
+        };
         byId.set(id, symbol);
         symbols.push(symbol);
       }

@@ -49,7 +49,10 @@ export function goldAtPreImage(patch: string, options: GoldAtPreImageOptions): G
       unplaced.push({ path: file.oldPath, reason: placement.reason });
       continue;
     }
-    offsets.set(index, placement.hunks.map((hunk) => hunk.offset));
+    offsets.set(
+      index,
+      placement.hunks.map((hunk) => hunk.offset),
+    );
     placed.push({ file: index, path: file.oldPath, text, firstHunk: start });
   }
   const gold = goldFromFiles(files, options.instanceId, offsets);
@@ -61,7 +64,10 @@ export function goldAtPreImage(patch: string, options: GoldAtPreImageOptions): G
       const fileOffsets = offsets.get(file) as number[];
       return {
         path,
-        hunks: (files[file]?.hunks ?? []).map((hunk, position) => ({ hunk: shiftHunk(hunk, fileOffsets[position] ?? 0), index: base + position })),
+        hunks: (files[file]?.hunks ?? []).map((hunk, position) => ({
+          hunk: shiftHunk(hunk, fileOffsets[position] ?? 0),
+          index: base + position,
+        })),
         definitions: definitions(path, text),
       };
     });

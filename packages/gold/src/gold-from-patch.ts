@@ -29,7 +29,11 @@ export function goldFromPatch(patch: string, options: GoldFromPatchOptions): Gol
  * Gold of parsed file diffs. `offsets`, per file index, gives each hunk's offset on the real
  * pre-image (`placeHunks`): spans then use the real lines, and hunks and spans record it.
  */
-export function goldFromFiles(files: readonly FilePatch[], instanceId: string, offsets?: ReadonlyMap<number, readonly number[]>): GoldLocations {
+export function goldFromFiles(
+  files: readonly FilePatch[],
+  instanceId: string,
+  offsets?: ReadonlyMap<number, readonly number[]>,
+): GoldLocations {
   const gold: GoldLocations = {
     instanceId,
     files: [],
@@ -67,14 +71,21 @@ function addFile(gold: GoldLocations, file: FilePatch, offsets: readonly number[
     const offset = offsets?.[position];
     gold.hunks.push(offset === undefined ? displayHunk(path, hunk) : { ...displayHunk(path, hunk), offset });
     const added = hunk.lines.filter((line) => line.kind === "added").map((line) => line.text);
-    if (added.length > 0 && file.newPath !== null) gold.addedLines.push({ path: file.newPath, hunk: hunkIndex, lines: added });
+    if (added.length > 0 && file.newPath !== null)
+      gold.addedLines.push({ path: file.newPath, hunk: hunkIndex, lines: added });
     if (!preImage) continue;
     if (offset === undefined) gold.spans.push(...spansOfHunk(path, hunk, hunkIndex));
     else gold.spans.push(...spansOfHunk(path, shiftHunk(hunk, offset), hunkIndex).map((span) => ({ ...span, offset })));
     const symbol = symbolFromHunkSection(hunk.section);
     if (symbol && !seenSymbols.has(`${path}\0${symbol.name}`)) {
       seenSymbols.add(`${path}\0${symbol.name}`);
-      gold.symbols.push({ path, ...symbol, hunk: hunkIndex, approximate: true, source: "hunk-header" } satisfies GoldSymbol);
+      gold.symbols.push({
+        path,
+        ...symbol,
+        hunk: hunkIndex,
+        approximate: true,
+        source: "hunk-header",
+      } satisfies GoldSymbol);
     }
   }
 }

@@ -62,7 +62,11 @@ export function placeHunks(preImage: string, hunks: readonly Hunk[]): FilePlacem
     const start = hunk.newStart > 0 ? hunk.newStart - 1 : 0;
     const at = findPosition(image, before, start, matchBeginning, matchEnd);
     if (at < 0) {
-      return { applies: false, failedHunk: index, reason: `hunk #${index + 1} (@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@) matches no lines of the pre-image` };
+      return {
+        applies: false,
+        failedHunk: index,
+        reason: `hunk #${index + 1} (@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@) matches no lines of the pre-image`,
+      };
     }
     // The real line of the hunk's first pre-image line; a hunk with none (an insertion into an
     // empty file) counts from the line it follows, as its header does.
@@ -88,7 +92,9 @@ export function shiftHunk(hunk: Hunk, offset: number): Hunk {
   return {
     ...hunk,
     oldStart: hunk.oldStart + offset,
-    lines: hunk.lines.map((line): HunkLine => (line.oldLine === undefined ? line : { ...line, oldLine: line.oldLine + offset })),
+    lines: hunk.lines.map(
+      (line): HunkLine => (line.oldLine === undefined ? line : { ...line, oldLine: line.oldLine + offset }),
+    ),
   };
 }
 
@@ -101,7 +107,13 @@ function imageLines(text: string): ImageLine[] {
   return lines;
 }
 
-function findPosition(image: readonly ImageLine[], before: readonly HunkLine[], expected: number, matchBeginning: boolean, matchEnd: boolean): number {
+function findPosition(
+  image: readonly ImageLine[],
+  before: readonly HunkLine[],
+  expected: number,
+  matchBeginning: boolean,
+  matchEnd: boolean,
+): number {
   if (before.length > image.length) return -1;
   const last = image.length - before.length;
   if (matchBeginning || matchEnd) {

@@ -46,7 +46,8 @@ class PatchReader {
     while (this.index < this.lines.length) {
       const line = this.header(this.index);
       if (line.startsWith("diff --git ")) files.push(this.readGitFile());
-      else if (line.startsWith("--- ") && this.header(this.index + 1).startsWith("+++ ")) files.push(this.readPlainFile());
+      else if (line.startsWith("--- ") && this.header(this.index + 1).startsWith("+++ "))
+        files.push(this.readPlainFile());
       else if (line.trim() === "") this.index += 1;
       else this.fail(this.index, 'expected a file header ("diff --git" or "---")');
     }
@@ -112,15 +113,25 @@ class PatchReader {
       } else this.fail(this.index, "unexpected line in a file header");
       this.index += 1;
     }
-    const changesSomething = file.binary || file.hunks.length > 0 || file.status !== "modified" || file.oldMode !== undefined || file.newMode !== undefined;
-    if (!changesSomething) this.fail(start, 'a "diff --git" header with nothing after it (no hunks, mode change, rename or binary marker): is the patch cut off?');
+    const changesSomething =
+      file.binary ||
+      file.hunks.length > 0 ||
+      file.status !== "modified" ||
+      file.oldMode !== undefined ||
+      file.newMode !== undefined;
+    if (!changesSomething)
+      this.fail(
+        start,
+        'a "diff --git" header with nothing after it (no hunks, mode change, rename or binary marker): is the patch cut off?',
+      );
     this.checkPaths(file);
     return file;
   }
 
   /** After `---`/`+++` a hunk must follow (git writes none for a pure rename or mode change, and then no `---` either). */
   private requireHunks(file: FilePatch): void {
-    if (file.hunks.length === 0) this.fail(this.index, 'expected a hunk ("@@ -a,b +c,d @@") after the "---"/"+++" lines: is the patch cut off?');
+    if (file.hunks.length === 0)
+      this.fail(this.index, 'expected a hunk ("@@ -a,b +c,d @@") after the "---"/"+++" lines: is the patch cut off?');
   }
 
   /** A diff without git's `diff --git` line: `--- old` and `+++ new`, then hunks. */
@@ -168,7 +179,11 @@ class PatchReader {
       // Hunks apply top to bottom without overlapping (git apply refuses anything else).
       if (previous) {
         const previousEnd = previous.oldLines === 0 ? previous.oldStart : previous.oldStart + previous.oldLines - 1;
-        if (hunk.oldStart <= previousEnd) this.fail(hunk.patchLine - 1, `the hunk overlaps or precedes the one at patch line ${previous.patchLine} (old lines ${previous.oldStart}–${previousEnd})`);
+        if (hunk.oldStart <= previousEnd)
+          this.fail(
+            hunk.patchLine - 1,
+            `the hunk overlaps or precedes the one at patch line ${previous.patchLine} (old lines ${previous.oldStart}–${previousEnd})`,
+          );
       }
       file.hunks.push(hunk);
     }
@@ -179,12 +194,17 @@ class PatchReader {
     for (const path of [file.oldPath, file.newPath]) {
       if (path === null) continue;
       const problem =
-        path === "" ? "an empty path"
-        : path.startsWith("/") ? "an absolute path"
-        : path.split("/").includes("..") ? 'a path with a ".." segment'
-        : /[\x00-\x1f]/.test(path) ? "a path with a control character (a stray carriage return?)"
-        : undefined;
-      if (problem) this.fail(file.patchLine - 1, `${problem}, ${JSON.stringify(path)}: a patch names files inside the repository`);
+        path === ""
+          ? "an empty path"
+          : path.startsWith("/")
+            ? "an absolute path"
+            : path.split("/").includes("..")
+              ? 'a path with a ".." segment'
+              : /[\x00-\x1f]/.test(path)
+                ? "a path with a control character (a stray carriage return?)"
+                : undefined;
+      if (problem)
+        this.fail(file.patchLine - 1, `${problem}, ${JSON.stringify(path)}: a patch names files inside the repository`);
     }
   }
 
@@ -203,12 +223,20 @@ class PatchReader {
       lines: [],
     };
     // No real file has a billion lines; larger numbers are damage (and past 2^53 not even exact).
-    for (const [name, value] of [["old start", hunk.oldStart], ["old count", hunk.oldLines], ["new start", hunk.newStart], ["new count", hunk.newLines]] as const) {
-      if (!(value <= MAX_LINE_NUMBER)) this.fail(headerIndex, `the ${name} ${value} is too large (at most ${MAX_LINE_NUMBER})`);
+    for (const [name, value] of [
+      ["old start", hunk.oldStart],
+      ["old count", hunk.oldLines],
+      ["new start", hunk.newStart],
+      ["new count", hunk.newLines],
+    ] as const) {
+      if (!(value <= MAX_LINE_NUMBER))
+        this.fail(headerIndex, `the ${name} ${value} is too large (at most ${MAX_LINE_NUMBER})`);
     }
     // Line numbers start at 1: a start of 0 only goes with an empty range (`-0,0`: before line 1).
-    if (hunk.oldStart === 0 && hunk.oldLines > 0) this.fail(headerIndex, `a hunk of ${hunk.oldLines} old line(s) cannot start at line 0`);
-    if (hunk.newStart === 0 && hunk.newLines > 0) this.fail(headerIndex, `a hunk of ${hunk.newLines} new line(s) cannot start at line 0`);
+    if (hunk.oldStart === 0 && hunk.oldLines > 0)
+      this.fail(headerIndex, `a hunk of ${hunk.oldLines} old line(s) cannot start at line 0`);
+    if (hunk.newStart === 0 && hunk.newLines > 0)
+      this.fail(headerIndex, `a hunk of ${hunk.newLines} new line(s) cannot start at line 0`);
     let oldLeft = hunk.oldLines;
     let newLeft = hunk.newLines;
     // With an empty range, the start names the line before it (`@@ -0,0 +1,3 @@`).
@@ -225,12 +253,20 @@ class PatchReader {
       const isBareEmpty = raw === "" || raw === "\r";
       let line: HunkLine;
       if (marker === " " || isBareEmpty) {
-        if (oldLeft === 0 || newLeft === 0) this.fail(this.index, `context line beyond the counts of the hunk at line ${headerIndex + 1}`);
-        line = { kind: "context", text: isBareEmpty ? raw : raw.slice(1), oldLine: oldLine++, newLine: newLine++, patchLine };
+        if (oldLeft === 0 || newLeft === 0)
+          this.fail(this.index, `context line beyond the counts of the hunk at line ${headerIndex + 1}`);
+        line = {
+          kind: "context",
+          text: isBareEmpty ? raw : raw.slice(1),
+          oldLine: oldLine++,
+          newLine: newLine++,
+          patchLine,
+        };
         oldLeft -= 1;
         newLeft -= 1;
       } else if (marker === "-") {
-        if (oldLeft === 0) this.fail(this.index, `removed line beyond the counts of the hunk at line ${headerIndex + 1}`);
+        if (oldLeft === 0)
+          this.fail(this.index, `removed line beyond the counts of the hunk at line ${headerIndex + 1}`);
         line = { kind: "removed", text: raw.slice(1), oldLine: oldLine++, patchLine };
         oldLeft -= 1;
       } else if (marker === "+") {
@@ -270,7 +306,10 @@ class PatchReader {
     if (rest.startsWith('"')) {
       const { value: first, end } = readQuoted(rest, 0);
       const second = rest.slice(end + 1);
-      return [stripPrefix(first, "a/"), stripPrefix(second.startsWith('"') ? readQuoted(second, 0).value : second, "b/")];
+      return [
+        stripPrefix(first, "a/"),
+        stripPrefix(second.startsWith('"') ? readQuoted(second, 0).value : second, "b/"),
+      ];
     }
     // Same path on both sides (the usual case): "a/P b/P" has length 2·|P| + 5.
     const half = (rest.length - 5) / 2;
@@ -281,7 +320,10 @@ class PatchReader {
     const cut = rest.lastIndexOf(" b/");
     if (cut < 0) this.fail(index, 'cannot read the paths of "diff --git"');
     const second = rest.slice(cut + 1);
-    return [stripPrefix(rest.slice(0, cut), "a/"), stripPrefix(second.startsWith('"') ? readQuoted(second, 0).value : second, "b/")];
+    return [
+      stripPrefix(rest.slice(0, cut), "a/"),
+      stripPrefix(second.startsWith('"') ? readQuoted(second, 0).value : second, "b/"),
+    ];
   }
 }
 
@@ -300,7 +342,17 @@ function unquote(text: string): string {
   return text.startsWith('"') ? readQuoted(text, 0).value : text;
 }
 
-const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "\\": "\\", a: "\x07", b: "\b", f: "\f", v: "\v" };
+const ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  '"': '"',
+  "\\": "\\",
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+};
 
 /**
  * Reads a C-style quoted path as git writes it for unusual names (`"a/caf\303\251.py"`):

@@ -37,14 +37,22 @@ const NO_NEWLINE_MARKER = "\\ No newline at end of file";
  * @example sherlocGoldLocations("--- a/x.py\n+++ b/x.py\n@@ -3,2 +3,2 @@\n-a\n+b\n c\n")
  * // [{ file_path: "x.py", start_line: 3, end_line: 3, raw: "x.py:L3-L3" }]
  */
-export function sherlocGoldLocations(patch: string, options: { excludeNewFiles?: boolean } = {}): SherlocGoldLocation[] {
+export function sherlocGoldLocations(
+  patch: string,
+  options: { excludeNewFiles?: boolean } = {},
+): SherlocGoldLocation[] {
   const excludeNewFiles = options.excludeNewFiles ?? true;
   if (!patch) return [];
   const locations: SherlocGoldLocation[] = [];
   let currentFile: string | null = null;
   let isNewFile = false;
   let originalLine = 0;
-  const at = (file: string, line: number): SherlocGoldLocation => ({ file_path: file, start_line: line, end_line: line, raw: `${file}:L${line}-L${line}` });
+  const at = (file: string, line: number): SherlocGoldLocation => ({
+    file_path: file,
+    start_line: line,
+    end_line: line,
+    raw: `${file}:L${line}-L${line}`,
+  });
   for (const line of pythonSplitLines(patch)) {
     if (line.startsWith("--- ")) {
       const path = line.slice(4);
@@ -68,11 +76,13 @@ export function sherlocGoldLocations(patch: string, options: { excludeNewFiles?:
       } else if (line.startsWith("+") && !line.startsWith("+++")) {
         if (isNewFile) {
           const file = currentFile;
-          if (!excludeNewFiles && !locations.some((location) => location.file_path === file)) locations.push(at(file, 1));
+          if (!excludeNewFiles && !locations.some((location) => location.file_path === file))
+            locations.push(at(file, 1));
         } else {
           // An insertion right below a removed line of the same file is already covered by it.
           const last = locations.at(-1);
-          if (!last || last.file_path !== currentFile || last.end_line !== originalLine - 1) locations.push(at(currentFile, originalLine));
+          if (!last || last.file_path !== currentFile || last.end_line !== originalLine - 1)
+            locations.push(at(currentFile, originalLine));
         }
       } else if (!isNewFile) {
         originalLine += 1;

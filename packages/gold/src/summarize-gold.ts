@@ -53,7 +53,14 @@ export function summarizeGold(
   }));
   const byRepo = new Map<string, RepoGoldRow>();
   for (const row of perInstance) {
-    const repo = byRepo.get(row.repo) ?? { repo: row.repo, instances: 0, goldFiles: 0, createdFiles: 0, spans: 0, meanGoldFiles: 0 };
+    const repo = byRepo.get(row.repo) ?? {
+      repo: row.repo,
+      instances: 0,
+      goldFiles: 0,
+      createdFiles: 0,
+      spans: 0,
+      meanGoldFiles: 0,
+    };
     repo.instances += 1;
     repo.goldFiles += row.goldFiles;
     repo.createdFiles += row.createdFiles;

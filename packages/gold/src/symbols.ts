@@ -9,7 +9,10 @@ const DEFINITIONS: { pattern: RegExp; kind: GoldSymbol["kind"] }[] = [
   { pattern: /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/, kind: "function" },
   { pattern: /^\s*class\s+([A-Za-z_]\w*)\s*[(:]/, kind: "class" },
   // JavaScript / TypeScript
-  { pattern: /^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/, kind: "function" },
+  {
+    pattern: /^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/,
+    kind: "function",
+  },
   { pattern: /^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*)/, kind: "class" },
   // Go (functions and methods)
   { pattern: /^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)\s*[([]/, kind: "function" },

@@ -51,12 +51,21 @@ describe("spans (docs/definitions.md §2)", () => {
       { path: "m.py", hunk: 0, lines: ["B"] },
       { path: "m.py", hunk: 1, lines: ["zz"] },
     ]);
-    expect(result.hunks[0]).toMatchObject({ path: "m.py", oldStart: 1, oldLines: 3, section: "class A:", text: " a\n-b\n+B\n c" });
-    expect(result.symbols).toEqual([{ path: "m.py", name: "A", kind: "class", hunk: 0, approximate: true, source: "hunk-header" }]);
+    expect(result.hunks[0]).toMatchObject({
+      path: "m.py",
+      oldStart: 1,
+      oldLines: 3,
+      section: "class A:",
+      text: " a\n-b\n+B\n c",
+    });
+    expect(result.symbols).toEqual([
+      { path: "m.py", name: "A", kind: "class", hunk: 0, approximate: true, source: "hunk-header" },
+    ]);
   });
 
   it("reads a hunk by its counts, so removed lines that look like headers stay content", () => {
-    const patch = "--- a/s.sql\n+++ b/s.sql\n@@ -1,2 +1,2 @@\n--- a comment\n-diff --git x\n+++ b/not-a-header\n+@@ also content\n";
+    const patch =
+      "--- a/s.sql\n+++ b/s.sql\n@@ -1,2 +1,2 @@\n--- a comment\n-diff --git x\n+++ b/not-a-header\n+@@ also content\n";
     const result = gold(patch);
     expect(result.files).toEqual(["s.sql"]);
     expect(result.spans).toEqual([{ path: "s.sql", startLine: 1, endLine: 2, kind: "removed", hunk: 0 }]);
@@ -136,21 +145,66 @@ describe("garbage is an error naming the instance and the offending line", () =>
   const cases: [string, string, number, RegExp][] = [
     ["prose", "hello world\nthis is not a diff\n", 1, /expected a file header/],
     ["bad hunk header", "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2\n a\n", 3, /malformed hunk header/],
-    ["hunk shorter than its counts", "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n", 7, /ends 1 old and 1 new lines short/],
+    [
+      "hunk shorter than its counts",
+      "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n",
+      7,
+      /ends 1 old and 1 new lines short/,
+    ],
     ["stray line inside a hunk", "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a\n*b\n c\n", 5, /expected a hunk line/],
     ["--- without +++", "diff --git a/x.py b/x.py\n--- a/x.py\n@@ -1 +1 @@\n", 3, /expected "\+\+\+ " after "--- "/],
     ["unknown extended header", "diff --git a/x.py b/x.py\nsomething odd\n", 2, /unexpected line in a file header/],
     ["too many lines for the counts", "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n+c\n", 6, /expected a file header/],
     // Issue 12, item 11: each gave wrong gold with exit 0 before.
-    ["old lines starting at line 0", "--- a/x.py\n+++ b/x.py\n@@ -0,7 +242,7 @@\n a\n b\n c\n d\n e\n f\n g\n", 3, /a hunk of 7 old line\(s\) cannot start at line 0/],
+    [
+      "old lines starting at line 0",
+      "--- a/x.py\n+++ b/x.py\n@@ -0,7 +242,7 @@\n a\n b\n c\n d\n e\n f\n g\n",
+      3,
+      /a hunk of 7 old line\(s\) cannot start at line 0/,
+    ],
     ["cut off after diff --git", "diff --git a/x.py b/x.py\n", 1, /a "diff --git" header with nothing after it/],
-    ["cut off after diff --git and index", "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n", 1, /nothing after it .*is the patch cut off\?/],
-    ["cut off after ---/+++ (git)", "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n--- a/x.py\n+++ b/x.py\n", 5, /expected a hunk .* after the "---"\/"\+\+\+" lines/],
-    ["a start past 2^53", "--- a/x.py\n+++ b/x.py\n@@ -100000000000000000000,1 +1,1 @@\n-a\n+b\n", 3, /the old start 100000000000000000000 is too large/],
-    ["a repeated hunk", "--- a/x.py\n+++ b/x.py\n@@ -3,1 +3,1 @@\n-a\n+b\n@@ -3,1 +3,1 @@\n-a\n+b\n", 6, /the hunk overlaps or precedes the one at patch line 3 \(old lines 3–3\)/],
-    ["a path that climbs", "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n", 1, /a path with a "\.\." segment, "\.\.\/\.\.\/etc\/passwd"/],
-    ["a bare CR in a header", "diff --git a/x.py b/x.py\r--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", 2, /unexpected line in a file header/],
-    ["bare --- a / +++ b", "--- a\n+++ b\n", 3, /expected a hunk .* after the "---"\/"\+\+\+" lines: is the patch cut off\?/],
+    [
+      "cut off after diff --git and index",
+      "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n",
+      1,
+      /nothing after it .*is the patch cut off\?/,
+    ],
+    [
+      "cut off after ---/+++ (git)",
+      "diff --git a/x.py b/x.py\nindex 83db48f..bf269f4 100644\n--- a/x.py\n+++ b/x.py\n",
+      5,
+      /expected a hunk .* after the "---"\/"\+\+\+" lines/,
+    ],
+    [
+      "a start past 2^53",
+      "--- a/x.py\n+++ b/x.py\n@@ -100000000000000000000,1 +1,1 @@\n-a\n+b\n",
+      3,
+      /the old start 100000000000000000000 is too large/,
+    ],
+    [
+      "a repeated hunk",
+      "--- a/x.py\n+++ b/x.py\n@@ -3,1 +3,1 @@\n-a\n+b\n@@ -3,1 +3,1 @@\n-a\n+b\n",
+      6,
+      /the hunk overlaps or precedes the one at patch line 3 \(old lines 3–3\)/,
+    ],
+    [
+      "a path that climbs",
+      "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n",
+      1,
+      /a path with a "\.\." segment, "\.\.\/\.\.\/etc\/passwd"/,
+    ],
+    [
+      "a bare CR in a header",
+      "diff --git a/x.py b/x.py\r--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n",
+      2,
+      /unexpected line in a file header/,
+    ],
+    [
+      "bare --- a / +++ b",
+      "--- a\n+++ b\n",
+      3,
+      /expected a hunk .* after the "---"\/"\+\+\+" lines: is the patch cut off\?/,
+    ],
   ];
   for (const [name, patch, line, reason] of cases) {
     it(name, () => {
@@ -175,8 +229,14 @@ describe("symbolFromHunkSection", () => {
     expect(symbolFromHunkSection("def _cstack(left, right):")).toEqual({ name: "_cstack", kind: "function" });
     expect(symbolFromHunkSection("    async def fetch(self):")).toEqual({ name: "fetch", kind: "function" });
     expect(symbolFromHunkSection("class QuerySet(AltersData):")).toEqual({ name: "QuerySet", kind: "class" });
-    expect(symbolFromHunkSection("export async function load(path: string) {")).toEqual({ name: "load", kind: "function" });
-    expect(symbolFromHunkSection("func (s *Server) Handle(ctx context.Context) error {")).toEqual({ name: "Handle", kind: "function" });
+    expect(symbolFromHunkSection("export async function load(path: string) {")).toEqual({
+      name: "load",
+      kind: "function",
+    });
+    expect(symbolFromHunkSection("func (s *Server) Handle(ctx context.Context) error {")).toEqual({
+      name: "Handle",
+      kind: "function",
+    });
     expect(symbolFromHunkSection("pub fn handle(&self) -> Result<()> {")).toEqual({ name: "handle", kind: "function" });
     expect(symbolFromHunkSection("impl Profiler {")).toEqual({ name: "Profiler", kind: "impl" });
     expect(symbolFromHunkSection("import (")).toBeUndefined();

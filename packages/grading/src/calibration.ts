@@ -23,18 +23,35 @@ export interface InstanceCalibration {
  * What the calibration runs say of an instance's tests: the gold patch run several times, the
  * empty patch once, each as a parsed log. Pure, so a comparison can be re-graded from the logs.
  */
-export function calibrateInstance(input: { gold: readonly StatusMap[]; empty: StatusMap | undefined; FAIL_TO_PASS: readonly string[]; PASS_TO_PASS: readonly string[] }): InstanceCalibration {
+export function calibrateInstance(input: {
+  gold: readonly StatusMap[];
+  empty: StatusMap | undefined;
+  FAIL_TO_PASS: readonly string[];
+  PASS_TO_PASS: readonly string[];
+}): InstanceCalibration {
   const tests = [...new Set([...input.FAIL_TO_PASS, ...input.PASS_TO_PASS])];
   const flaky = tests.filter((name) => new Set(input.gold.map((map) => testVerdict(name, map))).size > 1);
-  const goldFailing = tests.filter((name) => input.gold.length > 0 && input.gold.every((map) => testVerdict(name, map) === "fail"));
-  const passWithoutFix = input.empty ? input.FAIL_TO_PASS.filter((name) => testVerdict(name, input.empty!) === "pass") : [];
+  const goldFailing = tests.filter(
+    (name) => input.gold.length > 0 && input.gold.every((map) => testVerdict(name, map) === "fail"),
+  );
+  const passWithoutFix = input.empty
+    ? input.FAIL_TO_PASS.filter((name) => testVerdict(name, input.empty!) === "pass")
+    : [];
   const kept = tests.filter((name) => !flaky.includes(name));
-  const goldResolvesWithoutFlaky = input.gold.length > 0 && input.gold.every((map) => kept.every((name) => testVerdict(name, map) !== "fail"));
+  const goldResolvesWithoutFlaky =
+    input.gold.length > 0 && input.gold.every((map) => kept.every((name) => testVerdict(name, map) !== "fail"));
   return { flaky, goldFailing, passWithoutFix, goldResolvesWithoutFlaky };
 }
 
 /** FAIL_TO_PASS / PASS_TO_PASS without the tests a calibration found flaky (for a comparison that excludes them). */
-export function withoutFlaky<T extends { FAIL_TO_PASS: readonly string[]; PASS_TO_PASS: readonly string[] }>(gold: T, flaky: readonly string[]): T {
+export function withoutFlaky<T extends { FAIL_TO_PASS: readonly string[]; PASS_TO_PASS: readonly string[] }>(
+  gold: T,
+  flaky: readonly string[],
+): T {
   const drop = new Set(flaky);
-  return { ...gold, FAIL_TO_PASS: gold.FAIL_TO_PASS.filter((name) => !drop.has(name)), PASS_TO_PASS: gold.PASS_TO_PASS.filter((name) => !drop.has(name)) };
+  return {
+    ...gold,
+    FAIL_TO_PASS: gold.FAIL_TO_PASS.filter((name) => !drop.has(name)),
+    PASS_TO_PASS: gold.PASS_TO_PASS.filter((name) => !drop.has(name)),
+  };
 }

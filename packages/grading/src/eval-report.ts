@@ -1,5 +1,11 @@
 import { logsEval, type NotFoundReason } from "./logs-eval.js";
-import { resolutionStatus, testsReport, type GoldTests, type ResolutionStatus, type TestsStatus } from "./tests-report.js";
+import {
+  resolutionStatus,
+  testsReport,
+  type GoldTests,
+  type ResolutionStatus,
+  type TestsStatus,
+} from "./tests-report.js";
 
 /** One instance's entry of the harness's report.json (`get_eval_report`, tests status included). */
 export interface InstanceReport {
@@ -28,8 +34,14 @@ export interface Grade {
 
 /** The harness's `get_eval_report` on a log's text. */
 export function gradeLog(input: GradeInput): Grade {
-  const report: InstanceReport = { patch_is_None: false, patch_exists: false, patch_successfully_applied: false, resolved: false };
-  if (input.modelPatch === null) return { report: { ...report, patch_is_None: true }, resolution: undefined, notFound: undefined };
+  const report: InstanceReport = {
+    patch_is_None: false,
+    patch_exists: false,
+    patch_successfully_applied: false,
+    resolved: false,
+  };
+  if (input.modelPatch === null)
+    return { report: { ...report, patch_is_None: true }, resolution: undefined, notFound: undefined };
   report.patch_exists = true;
   const evaluated = logsEval(input.repo, input.log, input.parser ? { parser: input.parser } : {});
   if (!evaluated.found) return { report, resolution: undefined, notFound: evaluated.reason };

@@ -3,2935 +3,2503 @@
 import type { HarnessSpecsData } from "./harness-spec-types.js";
 
 export const HARNESS_SPECS_DATA: HarnessSpecsData = {
- "harness": {
-  "package": "swebench",
-  "version": "4.1.0"
- },
- "specs": {
-  "astropy/astropy": {
-   "3.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "3.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "3.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "4.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "pre_install": [
-     "sed -i 's/requires = \\[\"setuptools\",/requires = \\[\"setuptools==68.0.0\",/' pyproject.toml"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "4.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "pre_install": [
-     "sed -i 's/requires = \\[\"setuptools\",/requires = \\[\"setuptools==68.0.0\",/' pyproject.toml"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "4.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "pre_install": [
-     "sed -i 's/requires = \\[\"setuptools\",/requires = \\[\"setuptools==68.0.0\",/' pyproject.toml"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "5.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "pre_install": [
-     "sed -i 's/requires = \\[\"setuptools\",/requires = \\[\"setuptools==68.0.0\",/' pyproject.toml"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "5.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "pre_install": [
-     "sed -i 's/requires = \\[\"setuptools\",/requires = \\[\"setuptools==68.0.0\",/' pyproject.toml"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "5.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "pre_install": [
-     "sed -i 's/requires = \\[\"setuptools\",/requires = \\[\"setuptools==68.0.0\",/' pyproject.toml"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "v5.3": {
-    "python": "3.10",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "exceptiongroup==1.1.3",
-     "execnet==2.0.2",
-     "hypothesis==6.82.6",
-     "iniconfig==2.0.0",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "psutil==5.9.5",
-     "pyerfa==2.0.0.3",
-     "pytest-arraydiff==0.5.0",
-     "pytest-astropy-header==0.2.2",
-     "pytest-astropy==0.10.0",
-     "pytest-cov==4.1.0",
-     "pytest-doctestplus==1.0.0",
-     "pytest-filter-subpackage==0.1.2",
-     "pytest-mock==3.11.1",
-     "pytest-openfiles==0.5.0",
-     "pytest-remotedata==0.4.0",
-     "pytest-xdist==3.3.1",
-     "pytest==7.4.0",
-     "PyYAML==6.0.1",
-     "setuptools==68.0.0",
-     "sortedcontainers==2.4.0",
-     "tomli==2.0.1"
-    ],
-    "pre_install": [
-     "sed -i 's/requires = \\[\"setuptools\",/requires = \\[\"setuptools==68.0.0\",/' pyproject.toml"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA"
-   },
-   "0.1": {
-    "python": "3.6",
-    "packages": "setuptools==38.2.4",
-    "pip_packages": [
-     "attrs==17.3.0",
-     "exceptiongroup==0.0.0a0",
-     "execnet==1.5.0",
-     "hypothesis==3.44.2",
-     "cython==0.27.3",
-     "jinja2==2.10",
-     "MarkupSafe==1.0",
-     "numpy==1.16.0",
-     "packaging==16.8",
-     "pluggy==0.6.0",
-     "psutil==5.4.2",
-     "pyerfa==1.7.0",
-     "pytest-arraydiff==0.1",
-     "pytest-astropy-header==0.1",
-     "pytest-astropy==0.2.1",
-     "pytest-cov==2.5.1",
-     "pytest-doctestplus==0.1.2",
-     "pytest-filter-subpackage==0.1",
-     "pytest-forked==0.2",
-     "pytest-mock==1.6.3",
-     "pytest-openfiles==0.2.0",
-     "pytest-remotedata==0.2.0",
-     "pytest-xdist==1.20.1",
-     "pytest==3.3.1",
-     "PyYAML==3.12",
-     "sortedcontainers==1.5.9",
-     "tomli==0.2.0"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA -vv -o console_output_style=classic --tb=no"
-   },
-   "0.2": {
-    "python": "3.6",
-    "packages": "setuptools==38.2.4",
-    "pip_packages": [
-     "attrs==17.3.0",
-     "exceptiongroup==0.0.0a0",
-     "execnet==1.5.0",
-     "hypothesis==3.44.2",
-     "cython==0.27.3",
-     "jinja2==2.10",
-     "MarkupSafe==1.0",
-     "numpy==1.16.0",
-     "packaging==16.8",
-     "pluggy==0.6.0",
-     "psutil==5.4.2",
-     "pyerfa==1.7.0",
-     "pytest-arraydiff==0.1",
-     "pytest-astropy-header==0.1",
-     "pytest-astropy==0.2.1",
-     "pytest-cov==2.5.1",
-     "pytest-doctestplus==0.1.2",
-     "pytest-filter-subpackage==0.1",
-     "pytest-forked==0.2",
-     "pytest-mock==1.6.3",
-     "pytest-openfiles==0.2.0",
-     "pytest-remotedata==0.2.0",
-     "pytest-xdist==1.20.1",
-     "pytest==3.3.1",
-     "PyYAML==3.12",
-     "sortedcontainers==1.5.9",
-     "tomli==0.2.0"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA -vv -o console_output_style=classic --tb=no"
-   },
-   "0.3": {
-    "python": "3.6",
-    "packages": "setuptools==38.2.4",
-    "pip_packages": [
-     "attrs==17.3.0",
-     "exceptiongroup==0.0.0a0",
-     "execnet==1.5.0",
-     "hypothesis==3.44.2",
-     "cython==0.27.3",
-     "jinja2==2.10",
-     "MarkupSafe==1.0",
-     "numpy==1.16.0",
-     "packaging==16.8",
-     "pluggy==0.6.0",
-     "psutil==5.4.2",
-     "pyerfa==1.7.0",
-     "pytest-arraydiff==0.1",
-     "pytest-astropy-header==0.1",
-     "pytest-astropy==0.2.1",
-     "pytest-cov==2.5.1",
-     "pytest-doctestplus==0.1.2",
-     "pytest-filter-subpackage==0.1",
-     "pytest-forked==0.2",
-     "pytest-mock==1.6.3",
-     "pytest-openfiles==0.2.0",
-     "pytest-remotedata==0.2.0",
-     "pytest-xdist==1.20.1",
-     "pytest==3.3.1",
-     "PyYAML==3.12",
-     "sortedcontainers==1.5.9",
-     "tomli==0.2.0"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA -vv -o console_output_style=classic --tb=no"
-   },
-   "0.4": {
-    "python": "3.6",
-    "packages": "setuptools==38.2.4",
-    "pip_packages": [
-     "attrs==17.3.0",
-     "exceptiongroup==0.0.0a0",
-     "execnet==1.5.0",
-     "hypothesis==3.44.2",
-     "cython==0.27.3",
-     "jinja2==2.10",
-     "MarkupSafe==1.0",
-     "numpy==1.16.0",
-     "packaging==16.8",
-     "pluggy==0.6.0",
-     "psutil==5.4.2",
-     "pyerfa==1.7.0",
-     "pytest-arraydiff==0.1",
-     "pytest-astropy-header==0.1",
-     "pytest-astropy==0.2.1",
-     "pytest-cov==2.5.1",
-     "pytest-doctestplus==0.1.2",
-     "pytest-filter-subpackage==0.1",
-     "pytest-forked==0.2",
-     "pytest-mock==1.6.3",
-     "pytest-openfiles==0.2.0",
-     "pytest-remotedata==0.2.0",
-     "pytest-xdist==1.20.1",
-     "pytest==3.3.1",
-     "PyYAML==3.12",
-     "sortedcontainers==1.5.9",
-     "tomli==0.2.0"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA -vv -o console_output_style=classic --tb=no"
-   },
-   "1.1": {
-    "python": "3.6",
-    "packages": "setuptools==38.2.4",
-    "pip_packages": [
-     "attrs==17.3.0",
-     "exceptiongroup==0.0.0a0",
-     "execnet==1.5.0",
-     "hypothesis==3.44.2",
-     "cython==0.27.3",
-     "jinja2==2.10",
-     "MarkupSafe==1.0",
-     "numpy==1.16.0",
-     "packaging==16.8",
-     "pluggy==0.6.0",
-     "psutil==5.4.2",
-     "pyerfa==1.7.0",
-     "pytest-arraydiff==0.1",
-     "pytest-astropy-header==0.1",
-     "pytest-astropy==0.2.1",
-     "pytest-cov==2.5.1",
-     "pytest-doctestplus==0.1.2",
-     "pytest-filter-subpackage==0.1",
-     "pytest-forked==0.2",
-     "pytest-mock==1.6.3",
-     "pytest-openfiles==0.2.0",
-     "pytest-remotedata==0.2.0",
-     "pytest-xdist==1.20.1",
-     "pytest==3.3.1",
-     "PyYAML==3.12",
-     "sortedcontainers==1.5.9",
-     "tomli==0.2.0"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA -vv -o console_output_style=classic --tb=no"
-   },
-   "1.2": {
-    "python": "3.6",
-    "packages": "setuptools==38.2.4",
-    "pip_packages": [
-     "attrs==17.3.0",
-     "exceptiongroup==0.0.0a0",
-     "execnet==1.5.0",
-     "hypothesis==3.44.2",
-     "cython==0.27.3",
-     "jinja2==2.10",
-     "MarkupSafe==1.0",
-     "numpy==1.16.0",
-     "packaging==16.8",
-     "pluggy==0.6.0",
-     "psutil==5.4.2",
-     "pyerfa==1.7.0",
-     "pytest-arraydiff==0.1",
-     "pytest-astropy-header==0.1",
-     "pytest-astropy==0.2.1",
-     "pytest-cov==2.5.1",
-     "pytest-doctestplus==0.1.2",
-     "pytest-filter-subpackage==0.1",
-     "pytest-forked==0.2",
-     "pytest-mock==1.6.3",
-     "pytest-openfiles==0.2.0",
-     "pytest-remotedata==0.2.0",
-     "pytest-xdist==1.20.1",
-     "pytest==3.3.1",
-     "PyYAML==3.12",
-     "sortedcontainers==1.5.9",
-     "tomli==0.2.0"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA -vv -o console_output_style=classic --tb=no"
-   },
-   "1.3": {
-    "python": "3.6",
-    "packages": "setuptools==38.2.4",
-    "pip_packages": [
-     "attrs==17.3.0",
-     "exceptiongroup==0.0.0a0",
-     "execnet==1.5.0",
-     "hypothesis==3.44.2",
-     "cython==0.27.3",
-     "jinja2==2.10",
-     "MarkupSafe==1.0",
-     "numpy==1.16.0",
-     "packaging==16.8",
-     "pluggy==0.6.0",
-     "psutil==5.4.2",
-     "pyerfa==1.7.0",
-     "pytest-arraydiff==0.1",
-     "pytest-astropy-header==0.1",
-     "pytest-astropy==0.2.1",
-     "pytest-cov==2.5.1",
-     "pytest-doctestplus==0.1.2",
-     "pytest-filter-subpackage==0.1",
-     "pytest-forked==0.2",
-     "pytest-mock==1.6.3",
-     "pytest-openfiles==0.2.0",
-     "pytest-remotedata==0.2.0",
-     "pytest-xdist==1.20.1",
-     "pytest==3.3.1",
-     "PyYAML==3.12",
-     "sortedcontainers==1.5.9",
-     "tomli==0.2.0"
-    ],
-    "install": "python -m pip install -e .[test] --verbose",
-    "test_cmd": "pytest -rA -vv -o console_output_style=classic --tb=no"
-   }
+  harness: {
+    package: "swebench",
+    version: "4.1.0",
   },
-  "django/django": {
-   "1.7": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "1.8": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "1.9": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2"
-   },
-   "1.10": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "1.11": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "2.0": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "2.1": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "2.2": {
-    "python": "3.5",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y locales",
-     "echo 'en_US UTF-8' > /etc/locale.gen",
-     "locale-gen en_US.UTF-8"
-    ],
-    "install": "python setup.py install",
-    "eval_commands": [
-     "export LANG=en_US.UTF-8",
-     "export LC_ALL=en_US.UTF-8",
-     "export PYTHONIOENCODING=utf8",
-     "export LANGUAGE=en_US:en"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "1.4": {
-    "python": "3.5",
-    "install": "python setup.py install",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "1.5": {
-    "python": "3.5",
-    "install": "python setup.py install",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "1.6": {
-    "python": "3.5",
-    "install": "python setup.py install",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "3.0": {
-    "python": "3.6",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "eval_commands": [
-     "sed -i '/en_US.UTF-8/s/^# //g' /etc/locale.gen && locale-gen",
-     "export LANG=en_US.UTF-8",
-     "export LANGUAGE=en_US:en",
-     "export LC_ALL=en_US.UTF-8"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "3.1": {
-    "python": "3.6",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "eval_commands": [
-     "sed -i '/en_US.UTF-8/s/^# //g' /etc/locale.gen && locale-gen",
-     "export LANG=en_US.UTF-8",
-     "export LANGUAGE=en_US:en",
-     "export LC_ALL=en_US.UTF-8"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "3.2": {
-    "python": "3.6",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "eval_commands": [
-     "sed -i '/en_US.UTF-8/s/^# //g' /etc/locale.gen && locale-gen",
-     "export LANG=en_US.UTF-8",
-     "export LANGUAGE=en_US:en",
-     "export LC_ALL=en_US.UTF-8"
-    ],
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "4.0": {
-    "python": "3.8",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "4.1": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "4.2": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "5.0": {
-    "python": "3.11",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "5.1": {
-    "python": "3.11",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   },
-   "5.2": {
-    "python": "3.11",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1"
-   }
+  specs: {
+    "astropy/astropy": {
+      "3.0": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "3.1": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "3.2": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "4.1": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        pre_install: ['sed -i \'s/requires = \\["setuptools",/requires = \\["setuptools==68.0.0",/\' pyproject.toml'],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "4.2": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        pre_install: ['sed -i \'s/requires = \\["setuptools",/requires = \\["setuptools==68.0.0",/\' pyproject.toml'],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "4.3": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        pre_install: ['sed -i \'s/requires = \\["setuptools",/requires = \\["setuptools==68.0.0",/\' pyproject.toml'],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "5.0": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        pre_install: ['sed -i \'s/requires = \\["setuptools",/requires = \\["setuptools==68.0.0",/\' pyproject.toml'],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "5.1": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        pre_install: ['sed -i \'s/requires = \\["setuptools",/requires = \\["setuptools==68.0.0",/\' pyproject.toml'],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "5.2": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        pre_install: ['sed -i \'s/requires = \\["setuptools",/requires = \\["setuptools==68.0.0",/\' pyproject.toml'],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "v5.3": {
+        python: "3.10",
+        pip_packages: [
+          "attrs==23.1.0",
+          "exceptiongroup==1.1.3",
+          "execnet==2.0.2",
+          "hypothesis==6.82.6",
+          "iniconfig==2.0.0",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pluggy==1.3.0",
+          "psutil==5.9.5",
+          "pyerfa==2.0.0.3",
+          "pytest-arraydiff==0.5.0",
+          "pytest-astropy-header==0.2.2",
+          "pytest-astropy==0.10.0",
+          "pytest-cov==4.1.0",
+          "pytest-doctestplus==1.0.0",
+          "pytest-filter-subpackage==0.1.2",
+          "pytest-mock==3.11.1",
+          "pytest-openfiles==0.5.0",
+          "pytest-remotedata==0.4.0",
+          "pytest-xdist==3.3.1",
+          "pytest==7.4.0",
+          "PyYAML==6.0.1",
+          "setuptools==68.0.0",
+          "sortedcontainers==2.4.0",
+          "tomli==2.0.1",
+        ],
+        pre_install: ['sed -i \'s/requires = \\["setuptools",/requires = \\["setuptools==68.0.0",/\' pyproject.toml'],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA",
+      },
+      "0.1": {
+        python: "3.6",
+        packages: "setuptools==38.2.4",
+        pip_packages: [
+          "attrs==17.3.0",
+          "exceptiongroup==0.0.0a0",
+          "execnet==1.5.0",
+          "hypothesis==3.44.2",
+          "cython==0.27.3",
+          "jinja2==2.10",
+          "MarkupSafe==1.0",
+          "numpy==1.16.0",
+          "packaging==16.8",
+          "pluggy==0.6.0",
+          "psutil==5.4.2",
+          "pyerfa==1.7.0",
+          "pytest-arraydiff==0.1",
+          "pytest-astropy-header==0.1",
+          "pytest-astropy==0.2.1",
+          "pytest-cov==2.5.1",
+          "pytest-doctestplus==0.1.2",
+          "pytest-filter-subpackage==0.1",
+          "pytest-forked==0.2",
+          "pytest-mock==1.6.3",
+          "pytest-openfiles==0.2.0",
+          "pytest-remotedata==0.2.0",
+          "pytest-xdist==1.20.1",
+          "pytest==3.3.1",
+          "PyYAML==3.12",
+          "sortedcontainers==1.5.9",
+          "tomli==0.2.0",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA -vv -o console_output_style=classic --tb=no",
+      },
+      "0.2": {
+        python: "3.6",
+        packages: "setuptools==38.2.4",
+        pip_packages: [
+          "attrs==17.3.0",
+          "exceptiongroup==0.0.0a0",
+          "execnet==1.5.0",
+          "hypothesis==3.44.2",
+          "cython==0.27.3",
+          "jinja2==2.10",
+          "MarkupSafe==1.0",
+          "numpy==1.16.0",
+          "packaging==16.8",
+          "pluggy==0.6.0",
+          "psutil==5.4.2",
+          "pyerfa==1.7.0",
+          "pytest-arraydiff==0.1",
+          "pytest-astropy-header==0.1",
+          "pytest-astropy==0.2.1",
+          "pytest-cov==2.5.1",
+          "pytest-doctestplus==0.1.2",
+          "pytest-filter-subpackage==0.1",
+          "pytest-forked==0.2",
+          "pytest-mock==1.6.3",
+          "pytest-openfiles==0.2.0",
+          "pytest-remotedata==0.2.0",
+          "pytest-xdist==1.20.1",
+          "pytest==3.3.1",
+          "PyYAML==3.12",
+          "sortedcontainers==1.5.9",
+          "tomli==0.2.0",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA -vv -o console_output_style=classic --tb=no",
+      },
+      "0.3": {
+        python: "3.6",
+        packages: "setuptools==38.2.4",
+        pip_packages: [
+          "attrs==17.3.0",
+          "exceptiongroup==0.0.0a0",
+          "execnet==1.5.0",
+          "hypothesis==3.44.2",
+          "cython==0.27.3",
+          "jinja2==2.10",
+          "MarkupSafe==1.0",
+          "numpy==1.16.0",
+          "packaging==16.8",
+          "pluggy==0.6.0",
+          "psutil==5.4.2",
+          "pyerfa==1.7.0",
+          "pytest-arraydiff==0.1",
+          "pytest-astropy-header==0.1",
+          "pytest-astropy==0.2.1",
+          "pytest-cov==2.5.1",
+          "pytest-doctestplus==0.1.2",
+          "pytest-filter-subpackage==0.1",
+          "pytest-forked==0.2",
+          "pytest-mock==1.6.3",
+          "pytest-openfiles==0.2.0",
+          "pytest-remotedata==0.2.0",
+          "pytest-xdist==1.20.1",
+          "pytest==3.3.1",
+          "PyYAML==3.12",
+          "sortedcontainers==1.5.9",
+          "tomli==0.2.0",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA -vv -o console_output_style=classic --tb=no",
+      },
+      "0.4": {
+        python: "3.6",
+        packages: "setuptools==38.2.4",
+        pip_packages: [
+          "attrs==17.3.0",
+          "exceptiongroup==0.0.0a0",
+          "execnet==1.5.0",
+          "hypothesis==3.44.2",
+          "cython==0.27.3",
+          "jinja2==2.10",
+          "MarkupSafe==1.0",
+          "numpy==1.16.0",
+          "packaging==16.8",
+          "pluggy==0.6.0",
+          "psutil==5.4.2",
+          "pyerfa==1.7.0",
+          "pytest-arraydiff==0.1",
+          "pytest-astropy-header==0.1",
+          "pytest-astropy==0.2.1",
+          "pytest-cov==2.5.1",
+          "pytest-doctestplus==0.1.2",
+          "pytest-filter-subpackage==0.1",
+          "pytest-forked==0.2",
+          "pytest-mock==1.6.3",
+          "pytest-openfiles==0.2.0",
+          "pytest-remotedata==0.2.0",
+          "pytest-xdist==1.20.1",
+          "pytest==3.3.1",
+          "PyYAML==3.12",
+          "sortedcontainers==1.5.9",
+          "tomli==0.2.0",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA -vv -o console_output_style=classic --tb=no",
+      },
+      "1.1": {
+        python: "3.6",
+        packages: "setuptools==38.2.4",
+        pip_packages: [
+          "attrs==17.3.0",
+          "exceptiongroup==0.0.0a0",
+          "execnet==1.5.0",
+          "hypothesis==3.44.2",
+          "cython==0.27.3",
+          "jinja2==2.10",
+          "MarkupSafe==1.0",
+          "numpy==1.16.0",
+          "packaging==16.8",
+          "pluggy==0.6.0",
+          "psutil==5.4.2",
+          "pyerfa==1.7.0",
+          "pytest-arraydiff==0.1",
+          "pytest-astropy-header==0.1",
+          "pytest-astropy==0.2.1",
+          "pytest-cov==2.5.1",
+          "pytest-doctestplus==0.1.2",
+          "pytest-filter-subpackage==0.1",
+          "pytest-forked==0.2",
+          "pytest-mock==1.6.3",
+          "pytest-openfiles==0.2.0",
+          "pytest-remotedata==0.2.0",
+          "pytest-xdist==1.20.1",
+          "pytest==3.3.1",
+          "PyYAML==3.12",
+          "sortedcontainers==1.5.9",
+          "tomli==0.2.0",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA -vv -o console_output_style=classic --tb=no",
+      },
+      "1.2": {
+        python: "3.6",
+        packages: "setuptools==38.2.4",
+        pip_packages: [
+          "attrs==17.3.0",
+          "exceptiongroup==0.0.0a0",
+          "execnet==1.5.0",
+          "hypothesis==3.44.2",
+          "cython==0.27.3",
+          "jinja2==2.10",
+          "MarkupSafe==1.0",
+          "numpy==1.16.0",
+          "packaging==16.8",
+          "pluggy==0.6.0",
+          "psutil==5.4.2",
+          "pyerfa==1.7.0",
+          "pytest-arraydiff==0.1",
+          "pytest-astropy-header==0.1",
+          "pytest-astropy==0.2.1",
+          "pytest-cov==2.5.1",
+          "pytest-doctestplus==0.1.2",
+          "pytest-filter-subpackage==0.1",
+          "pytest-forked==0.2",
+          "pytest-mock==1.6.3",
+          "pytest-openfiles==0.2.0",
+          "pytest-remotedata==0.2.0",
+          "pytest-xdist==1.20.1",
+          "pytest==3.3.1",
+          "PyYAML==3.12",
+          "sortedcontainers==1.5.9",
+          "tomli==0.2.0",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA -vv -o console_output_style=classic --tb=no",
+      },
+      "1.3": {
+        python: "3.6",
+        packages: "setuptools==38.2.4",
+        pip_packages: [
+          "attrs==17.3.0",
+          "exceptiongroup==0.0.0a0",
+          "execnet==1.5.0",
+          "hypothesis==3.44.2",
+          "cython==0.27.3",
+          "jinja2==2.10",
+          "MarkupSafe==1.0",
+          "numpy==1.16.0",
+          "packaging==16.8",
+          "pluggy==0.6.0",
+          "psutil==5.4.2",
+          "pyerfa==1.7.0",
+          "pytest-arraydiff==0.1",
+          "pytest-astropy-header==0.1",
+          "pytest-astropy==0.2.1",
+          "pytest-cov==2.5.1",
+          "pytest-doctestplus==0.1.2",
+          "pytest-filter-subpackage==0.1",
+          "pytest-forked==0.2",
+          "pytest-mock==1.6.3",
+          "pytest-openfiles==0.2.0",
+          "pytest-remotedata==0.2.0",
+          "pytest-xdist==1.20.1",
+          "pytest==3.3.1",
+          "PyYAML==3.12",
+          "sortedcontainers==1.5.9",
+          "tomli==0.2.0",
+        ],
+        install: "python -m pip install -e .[test] --verbose",
+        test_cmd: "pytest -rA -vv -o console_output_style=classic --tb=no",
+      },
+    },
+    "django/django": {
+      "1.7": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "1.8": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "1.9": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2",
+      },
+      "1.10": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "1.11": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "2.0": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "2.1": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "2.2": {
+        python: "3.5",
+        packages: "requirements.txt",
+        pip_packages: ["setuptools"],
+        pre_install: [
+          "apt-get update && apt-get install -y locales",
+          "echo 'en_US UTF-8' > /etc/locale.gen",
+          "locale-gen en_US.UTF-8",
+        ],
+        install: "python setup.py install",
+        eval_commands: [
+          "export LANG=en_US.UTF-8",
+          "export LC_ALL=en_US.UTF-8",
+          "export PYTHONIOENCODING=utf8",
+          "export LANGUAGE=en_US:en",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "1.4": {
+        python: "3.5",
+        install: "python setup.py install",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "1.5": {
+        python: "3.5",
+        install: "python setup.py install",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "1.6": {
+        python: "3.5",
+        install: "python setup.py install",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "3.0": {
+        python: "3.6",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        eval_commands: [
+          "sed -i '/en_US.UTF-8/s/^# //g' /etc/locale.gen && locale-gen",
+          "export LANG=en_US.UTF-8",
+          "export LANGUAGE=en_US:en",
+          "export LC_ALL=en_US.UTF-8",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "3.1": {
+        python: "3.6",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        eval_commands: [
+          "sed -i '/en_US.UTF-8/s/^# //g' /etc/locale.gen && locale-gen",
+          "export LANG=en_US.UTF-8",
+          "export LANGUAGE=en_US:en",
+          "export LC_ALL=en_US.UTF-8",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "3.2": {
+        python: "3.6",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        eval_commands: [
+          "sed -i '/en_US.UTF-8/s/^# //g' /etc/locale.gen && locale-gen",
+          "export LANG=en_US.UTF-8",
+          "export LANGUAGE=en_US:en",
+          "export LC_ALL=en_US.UTF-8",
+        ],
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "4.0": {
+        python: "3.8",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "4.1": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "4.2": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "5.0": {
+        python: "3.11",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "5.1": {
+        python: "3.11",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+      "5.2": {
+        python: "3.11",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+      },
+    },
+    "matplotlib/matplotlib": {
+      "3.5": {
+        python: "3.11",
+        packages: "environment.yml",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "ghostscript",
+          "kiwisolver==1.4.5",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pillow==10.0.0",
+          "pikepdf",
+          "pyparsing==3.0.9",
+          "python-dateutil==2.8.2",
+          "six==1.16.0",
+          "setuptools==68.1.2",
+          "setuptools-scm==7.1.0",
+          "typing-extensions==4.7.1",
+        ],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.6": {
+        python: "3.11",
+        packages: "environment.yml",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "ghostscript",
+          "kiwisolver==1.4.5",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pillow==10.0.0",
+          "pikepdf",
+          "pyparsing==3.0.9",
+          "python-dateutil==2.8.2",
+          "six==1.16.0",
+          "setuptools==68.1.2",
+          "setuptools-scm==7.1.0",
+          "typing-extensions==4.7.1",
+        ],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.7": {
+        python: "3.11",
+        packages: "environment.yml",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "ghostscript",
+          "kiwisolver==1.4.5",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pillow==10.0.0",
+          "pikepdf",
+          "pyparsing==3.0.9",
+          "python-dateutil==2.8.2",
+          "six==1.16.0",
+          "setuptools==68.1.2",
+          "setuptools-scm==7.1.0",
+          "typing-extensions==4.7.1",
+        ],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.8": {
+        python: "3.11",
+        packages: "environment.yml",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "ghostscript",
+          "kiwisolver==1.4.5",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pillow==10.0.0",
+          "pikepdf",
+          "pyparsing==3.0.9",
+          "python-dateutil==2.8.2",
+          "six==1.16.0",
+          "setuptools==68.1.2",
+          "setuptools-scm==7.1.0",
+          "typing-extensions==4.7.1",
+        ],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: 'python -m pip install --no-build-isolation -e ".[dev]"',
+        test_cmd: "pytest -rA",
+      },
+      "3.9": {
+        python: "3.11",
+        packages: "environment.yml",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "ghostscript",
+          "kiwisolver==1.4.5",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pillow==10.0.0",
+          "pikepdf",
+          "pyparsing==3.0.9",
+          "python-dateutil==2.8.2",
+          "six==1.16.0",
+          "setuptools==68.1.2",
+          "setuptools-scm==7.1.0",
+          "typing-extensions==4.7.1",
+        ],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: 'python -m pip install --no-build-isolation -e ".[dev]"',
+        test_cmd: "pytest -rA",
+      },
+      "3.1": {
+        python: "3.8",
+        packages: "requirements.txt",
+        pip_packages: ["pytest", "ipython"],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.2": {
+        python: "3.8",
+        packages: "requirements.txt",
+        pip_packages: ["pytest", "ipython"],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.3": {
+        python: "3.8",
+        packages: "requirements.txt",
+        pip_packages: ["pytest", "ipython"],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.4": {
+        python: "3.8",
+        packages: "requirements.txt",
+        pip_packages: ["pytest", "ipython"],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.0": {
+        python: "3.7",
+        packages: "requirements.txt",
+        pip_packages: ["pytest"],
+        pre_install: [
+          "apt-get -y update && apt-get -y upgrade && apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config",
+          'QHULL_URL="http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_TAR="/tmp/qhull-2020-src-8.0.2.tgz"',
+          'QHULL_BUILD_DIR="/testbed/build"',
+          'wget -O "$QHULL_TAR" "$QHULL_URL"',
+          'mkdir -p "$QHULL_BUILD_DIR"',
+          'tar -xvzf "$QHULL_TAR" -C "$QHULL_BUILD_DIR"',
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.0": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "2.1": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "2.2": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "1.0": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "1.1": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "1.2": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "1.3": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "1.4": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+      "1.5": {
+        python: "3.5",
+        pip_packages: ["pytest"],
+        pre_install: ["apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"],
+        install: "python setup.py build; python setup.py install",
+        test_cmd: "pytest -rA",
+        execute_test_as_nonroot: true,
+      },
+    },
+    "mwaskom/seaborn": {
+      "0.11": {
+        python: "3.9",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "importlib-resources==6.0.1",
+          "kiwisolver==1.4.5",
+          "matplotlib==3.7.2",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pandas==1.3.5",
+          "pillow==10.0.0",
+          "pyparsing==3.0.9",
+          "pytest",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3.post1",
+          "scipy==1.11.2",
+          "six==1.16.0",
+          "tzdata==2023.1",
+          "zipp==3.16.2",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest --no-header -rA",
+      },
+      "0.12": {
+        python: "3.9",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "importlib-resources==6.0.1",
+          "kiwisolver==1.4.5",
+          "matplotlib==3.7.2",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pandas==2.0.0",
+          "pillow==10.0.0",
+          "pyparsing==3.0.9",
+          "pytest",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3.post1",
+          "scipy==1.11.2",
+          "six==1.16.0",
+          "tzdata==2023.1",
+          "zipp==3.16.2",
+        ],
+        install: "python -m pip install -e .[dev]",
+        test_cmd: "pytest --no-header -rA",
+      },
+      "0.13": {
+        python: "3.9",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "importlib-resources==6.0.1",
+          "kiwisolver==1.4.5",
+          "matplotlib==3.7.2",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pandas==2.0.0",
+          "pillow==10.0.0",
+          "pyparsing==3.0.9",
+          "pytest",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3.post1",
+          "scipy==1.11.2",
+          "six==1.16.0",
+          "tzdata==2023.1",
+          "zipp==3.16.2",
+        ],
+        install: "python -m pip install -e .[dev]",
+        test_cmd: "pytest --no-header -rA",
+      },
+      "0.14": {
+        python: "3.9",
+        pip_packages: [
+          "contourpy==1.1.0",
+          "cycler==0.11.0",
+          "fonttools==4.42.1",
+          "importlib-resources==6.0.1",
+          "kiwisolver==1.4.5",
+          "matplotlib==3.7.2",
+          "numpy==1.25.2",
+          "packaging==23.1",
+          "pandas==2.0.0",
+          "pillow==10.0.0",
+          "pyparsing==3.0.9",
+          "pytest",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3.post1",
+          "scipy==1.11.2",
+          "six==1.16.0",
+          "tzdata==2023.1",
+          "zipp==3.16.2",
+        ],
+        install: "python -m pip install -e .[dev]",
+        test_cmd: "pytest --no-header -rA",
+      },
+    },
+    "pallets/flask": {
+      "2.0": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: [
+          "setuptools==70.0.0",
+          "Werkzeug==2.3.7",
+          "Jinja2==3.0.1",
+          "itsdangerous==2.1.2",
+          "click==8.0.1",
+          "MarkupSafe==2.1.3",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.1": {
+        python: "3.10",
+        packages: "requirements.txt",
+        pip_packages: [
+          "setuptools==70.0.0",
+          "click==8.1.3",
+          "itsdangerous==2.1.2",
+          "Jinja2==3.1.2",
+          "MarkupSafe==2.1.1",
+          "Werkzeug==2.3.7",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.2": {
+        python: "3.11",
+        packages: "requirements.txt",
+        pip_packages: [
+          "setuptools==70.0.0",
+          "click==8.1.3",
+          "itsdangerous==2.1.2",
+          "Jinja2==3.1.2",
+          "MarkupSafe==2.1.1",
+          "Werkzeug==2.3.7",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.3": {
+        python: "3.11",
+        packages: "requirements.txt",
+        pip_packages: [
+          "setuptools==70.0.0",
+          "click==8.1.3",
+          "itsdangerous==2.1.2",
+          "Jinja2==3.1.2",
+          "MarkupSafe==2.1.1",
+          "Werkzeug==2.3.7",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.0": {
+        python: "3.11",
+        packages: "requirements.txt",
+        pip_packages: [
+          "setuptools==70.0.0",
+          "click==8.1.3",
+          "itsdangerous==2.1.2",
+          "Jinja2==3.1.2",
+          "MarkupSafe==2.1.1",
+          "Werkzeug==2.3.7",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.1": {
+        python: "3.11",
+        packages: "requirements.txt",
+        pip_packages: [
+          "setuptools==70.0.0",
+          "click==8.1.3",
+          "itsdangerous==2.1.2",
+          "Jinja2==3.1.2",
+          "MarkupSafe==2.1.1",
+          "Werkzeug==2.3.7",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+    },
+    "psf/requests": {
+      "0.7": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "0.8": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "0.9": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "0.11": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "0.13": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "0.14": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "1.1": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "1.2": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.0": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.2": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.3": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.4": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.5": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.7": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.8": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.9": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.10": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.11": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.12": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.17": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.18": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.19": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.22": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.26": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.25": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.27": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "2.31": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+      "3.0": {
+        python: "3.9",
+        packages: "pytest",
+        install: "python -m pip install .",
+        test_cmd: "pytest -rA",
+      },
+    },
+    "pydata/xarray": {
+      "0.12": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "0.18": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "0.19": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "0.20": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "2022.03": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "2022.06": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "2022.09": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "2023.07": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+      "2024.05": {
+        python: "3.10",
+        packages: "environment.yml",
+        pip_packages: [
+          "numpy==1.23.0",
+          "packaging==23.1",
+          "pandas==1.5.3",
+          "pytest==7.4.0",
+          "python-dateutil==2.8.2",
+          "pytz==2023.3",
+          "six==1.16.0",
+          "scipy==1.11.1",
+          "setuptools==68.0.0",
+          "dask==2022.8.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        no_use_env: true,
+      },
+    },
+    "pylint-dev/pylint": {
+      "2.10": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.11": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.13": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.14": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+      "2.15": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+      "2.16": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.17": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+      "2.8": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["pyenchant==3.2"],
+        pre_install: ["apt-get update && apt-get install -y libenchant-2-dev hunspell-en-us"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "2.9": {
+        python: "3.9",
+        packages: "requirements.txt",
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "3.0": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["astroid==3.0.0a6", "setuptools"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+      "3.1": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["astroid==3.0.0a6", "setuptools"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+      "3.2": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["astroid==3.0.0a6", "setuptools"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+      "3.3": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["astroid==3.0.0a6", "setuptools"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+      "4.0": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["astroid==3.0.0a6", "setuptools"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+        nano_cpus: 2000000000,
+      },
+    },
+    "pytest-dev/pytest": {
+      "4.4": {
+        python: "3.9",
+        pip_packages: [
+          "atomicwrites==1.4.1",
+          "attrs==23.1.0",
+          "more-itertools==10.1.0",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "setuptools==68.0.0",
+          "six==1.16.0",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "4.5": {
+        python: "3.9",
+        pip_packages: [
+          "atomicwrites==1.4.1",
+          "attrs==23.1.0",
+          "more-itertools==10.1.0",
+          "pluggy==0.11.0",
+          "py==1.11.0",
+          "setuptools==68.0.0",
+          "six==1.16.0",
+          "wcwidth==0.2.6",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "4.6": {
+        python: "3.9",
+        pip_packages: [
+          "atomicwrites==1.4.1",
+          "attrs==23.1.0",
+          "more-itertools==10.1.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "six==1.16.0",
+          "wcwidth==0.2.6",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "5.0": {
+        python: "3.9",
+        pip_packages: [
+          "atomicwrites==1.4.1",
+          "attrs==23.1.0",
+          "more-itertools==10.1.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "wcwidth==0.2.6",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "5.1": {
+        python: "3.9",
+        pip_packages: [
+          "atomicwrites==1.4.1",
+          "attrs==23.1.0",
+          "more-itertools==10.1.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "wcwidth==0.2.6",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "5.2": {
+        python: "3.9",
+        pip_packages: [
+          "atomicwrites==1.4.1",
+          "attrs==23.1.0",
+          "more-itertools==10.1.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "wcwidth==0.2.6",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "5.3": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "more-itertools==10.1.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "wcwidth==0.2.6",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "5.4": {
+        python: "3.9",
+        pip_packages: ["py==1.11.0", "packaging==23.1", "attrs==23.1.0", "more-itertools==10.1.0", "pluggy==0.13.1"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "6.0": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "iniconfig==2.0.0",
+          "more-itertools==10.1.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "toml==0.10.2",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "6.2": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "iniconfig==2.0.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "toml==0.10.2",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "6.3": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "iniconfig==2.0.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "toml==0.10.2",
+        ],
+        pre_install: ["sed -i 's/>=>=/>=/' setup.cfg"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "7.0": {
+        python: "3.9",
+        pip_packages: ["attrs==23.1.0", "iniconfig==2.0.0", "packaging==23.1", "pluggy==0.13.1", "py==1.11.0"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "7.1": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "iniconfig==2.0.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "tomli==2.0.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "7.2": {
+        python: "3.9",
+        pip_packages: [
+          "attrs==23.1.0",
+          "iniconfig==2.0.0",
+          "packaging==23.1",
+          "pluggy==0.13.1",
+          "py==1.11.0",
+          "tomli==2.0.1",
+        ],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "7.4": {
+        python: "3.9",
+        pip_packages: ["iniconfig==2.0.0", "packaging==23.1", "pluggy==1.3.0", "exceptiongroup==1.1.3", "tomli==2.0.1"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "8.0": {
+        python: "3.9",
+        pip_packages: ["iniconfig==2.0.0", "packaging==23.1", "pluggy==1.3.0", "exceptiongroup==1.1.3", "tomli==2.0.1"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "8.1": {
+        python: "3.9",
+        pip_packages: ["iniconfig==2.0.0", "packaging==23.1", "pluggy==1.3.0", "exceptiongroup==1.1.3", "tomli==2.0.1"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "8.2": {
+        python: "3.9",
+        pip_packages: ["iniconfig==2.0.0", "packaging==23.1", "pluggy==1.3.0", "exceptiongroup==1.1.3", "tomli==2.0.1"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "8.3": {
+        python: "3.9",
+        pip_packages: ["iniconfig==2.0.0", "packaging==23.1", "pluggy==1.3.0", "exceptiongroup==1.1.3", "tomli==2.0.1"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+      "8.4": {
+        python: "3.9",
+        pip_packages: ["iniconfig==2.0.0", "packaging==23.1", "pluggy==1.3.0", "exceptiongroup==1.1.3", "tomli==2.0.1"],
+        install: "python -m pip install -e .",
+        test_cmd: "pytest -rA",
+      },
+    },
+    "scikit-learn/scikit-learn": {
+      "0.20": {
+        python: "3.6",
+        packages: "numpy scipy cython pytest pandas matplotlib",
+        pip_packages: ["cython", "numpy==1.19.2", "setuptools", "scipy==1.5.2"],
+        install: "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
+        test_cmd: "pytest -rA",
+      },
+      "0.21": {
+        python: "3.6",
+        packages: "numpy scipy cython pytest pandas matplotlib",
+        pip_packages: ["cython", "numpy==1.19.2", "setuptools", "scipy==1.5.2"],
+        install: "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
+        test_cmd: "pytest -rA",
+      },
+      "0.22": {
+        python: "3.6",
+        packages: "numpy scipy cython pytest pandas matplotlib",
+        pip_packages: ["cython", "numpy==1.19.2", "setuptools", "scipy==1.5.2"],
+        install: "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
+        test_cmd: "pytest -rA",
+      },
+      "1.3": {
+        python: "3.9",
+        packages:
+          "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
+        pip_packages: ["cython", "setuptools", "numpy", "scipy"],
+        install: "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
+        test_cmd: "pytest -rA",
+      },
+      "1.4": {
+        python: "3.9",
+        packages:
+          "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
+        pip_packages: ["cython", "setuptools", "numpy", "scipy"],
+        install: "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
+        test_cmd: "pytest -rA",
+      },
+      "1.5": {
+        python: "3.9",
+        packages:
+          "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
+        pip_packages: ["cython", "setuptools", "numpy", "scipy"],
+        install: "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
+        test_cmd: "pytest -rA",
+      },
+      "1.6": {
+        python: "3.9",
+        packages:
+          "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
+        pip_packages: ["cython", "setuptools", "numpy", "scipy"],
+        install: "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
+        test_cmd: "pytest -rA",
+      },
+    },
+    "sphinx-doc/sphinx": {
+      "1.5": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "1.6": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "1.7": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "1.8": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "2.0": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "2.1": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "2.2": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "2.3": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "2.4": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "3.0": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "3.1": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "3.2": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "3.3": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "3.4": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "3.5": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "4.0": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "4.1": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "grep -q 'sphinxcontrib-htmlhelp>=2.0.0' setup.py && sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py || sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
+          "grep -q 'sphinxcontrib-serializinghtml>=1.1.5' setup.py && sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py || sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "4.2": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "4.3": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "4.4": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: [
+          "sed -i 's/pytest/pytest -rA/' tox.ini",
+          "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+          "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+          "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
+          "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
+          "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
+          "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
+          "sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py",
+          "sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py",
+        ],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "4.5": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "5.0": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "5.1": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "5.2": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "5.3": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "6.0": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "6.2": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "7.0": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "7.1": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "7.2": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini", "apt-get update && apt-get install -y graphviz"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "7.3": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini", "apt-get update && apt-get install -y graphviz"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "7.4": {
+        python: "3.9",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini", "apt-get update && apt-get install -y graphviz"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "8.0": {
+        python: "3.10",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini", "apt-get update && apt-get install -y graphviz"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+      "8.1": {
+        python: "3.10",
+        pip_packages: ["tox==4.16.0", "tox-current-env==0.0.11", "Jinja2==3.0.3"],
+        pre_install: ["sed -i 's/pytest/pytest -rA/' tox.ini", "apt-get update && apt-get install -y graphviz"],
+        install: "python -m pip install -e .[test]",
+        test_cmd: "tox --current-env -epy39 -v --",
+      },
+    },
+    "sympy/sympy": {
+      "0.7": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.0": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.1": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.10": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.11": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.12": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.2": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.4": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.5": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.6": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.7": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.8": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.9": {
+        python: "3.9",
+        packages: "mpmath flake8",
+        pip_packages: ["mpmath==1.3.0", "flake8-comprehensions"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.13": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["mpmath==1.3.0"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+      "1.14": {
+        python: "3.9",
+        packages: "requirements.txt",
+        pip_packages: ["mpmath==1.3.0"],
+        install: "python -m pip install -e .",
+        test_cmd: "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose",
+      },
+    },
   },
-  "matplotlib/matplotlib": {
-   "3.5": {
-    "python": "3.11",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "ghostscript",
-     "kiwisolver==1.4.5",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pillow==10.0.0",
-     "pikepdf",
-     "pyparsing==3.0.9",
-     "python-dateutil==2.8.2",
-     "six==1.16.0",
-     "setuptools==68.1.2",
-     "setuptools-scm==7.1.0",
-     "typing-extensions==4.7.1"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.6": {
-    "python": "3.11",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "ghostscript",
-     "kiwisolver==1.4.5",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pillow==10.0.0",
-     "pikepdf",
-     "pyparsing==3.0.9",
-     "python-dateutil==2.8.2",
-     "six==1.16.0",
-     "setuptools==68.1.2",
-     "setuptools-scm==7.1.0",
-     "typing-extensions==4.7.1"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.7": {
-    "python": "3.11",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "ghostscript",
-     "kiwisolver==1.4.5",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pillow==10.0.0",
-     "pikepdf",
-     "pyparsing==3.0.9",
-     "python-dateutil==2.8.2",
-     "six==1.16.0",
-     "setuptools==68.1.2",
-     "setuptools-scm==7.1.0",
-     "typing-extensions==4.7.1"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.8": {
-    "python": "3.11",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "ghostscript",
-     "kiwisolver==1.4.5",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pillow==10.0.0",
-     "pikepdf",
-     "pyparsing==3.0.9",
-     "python-dateutil==2.8.2",
-     "six==1.16.0",
-     "setuptools==68.1.2",
-     "setuptools-scm==7.1.0",
-     "typing-extensions==4.7.1"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install --no-build-isolation -e \".[dev]\"",
-    "test_cmd": "pytest -rA"
-   },
-   "3.9": {
-    "python": "3.11",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "ghostscript",
-     "kiwisolver==1.4.5",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pillow==10.0.0",
-     "pikepdf",
-     "pyparsing==3.0.9",
-     "python-dateutil==2.8.2",
-     "six==1.16.0",
-     "setuptools==68.1.2",
-     "setuptools-scm==7.1.0",
-     "typing-extensions==4.7.1"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super dvipng",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install --no-build-isolation -e \".[dev]\"",
-    "test_cmd": "pytest -rA"
-   },
-   "3.1": {
-    "python": "3.8",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "pytest",
-     "ipython"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.2": {
-    "python": "3.8",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "pytest",
-     "ipython"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.3": {
-    "python": "3.8",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "pytest",
-     "ipython"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.4": {
-    "python": "3.8",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "pytest",
-     "ipython"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && DEBIAN_FRONTEND=noninteractive apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config texlive texlive-latex-extra texlive-fonts-recommended texlive-xetex texlive-luatex cm-super",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.0": {
-    "python": "3.7",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && apt-get install -y imagemagick ffmpeg libfreetype6-dev pkg-config",
-     "QHULL_URL=\"http://www.qhull.org/download/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_TAR=\"/tmp/qhull-2020-src-8.0.2.tgz\"",
-     "QHULL_BUILD_DIR=\"/testbed/build\"",
-     "wget -O \"$QHULL_TAR\" \"$QHULL_URL\"",
-     "mkdir -p \"$QHULL_BUILD_DIR\"",
-     "tar -xvzf \"$QHULL_TAR\" -C \"$QHULL_BUILD_DIR\""
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.0": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "2.1": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "2.2": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "1.0": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "1.1": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "1.2": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "1.3": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "1.4": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   },
-   "1.5": {
-    "python": "3.5",
-    "pip_packages": [
-     "pytest"
-    ],
-    "pre_install": [
-     "apt-get -y update && apt-get -y upgrade && && apt-get install -y imagemagick ffmpeg"
-    ],
-    "install": "python setup.py build; python setup.py install",
-    "test_cmd": "pytest -rA",
-    "execute_test_as_nonroot": true
-   }
+  requirementsPaths: {
+    "django/django": ["tests/requirements/py3.txt"],
+    "matplotlib/matplotlib": ["requirements/dev/dev-requirements.txt", "requirements/testing/travis_all.txt"],
+    "pallets/flask": ["requirements/dev.txt"],
+    "pylint-dev/pylint": ["requirements_test.txt"],
+    "sympy/sympy": ["requirements-dev.txt", "requirements-test.txt"],
   },
-  "mwaskom/seaborn": {
-   "0.11": {
-    "python": "3.9",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "importlib-resources==6.0.1",
-     "kiwisolver==1.4.5",
-     "matplotlib==3.7.2",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pandas==1.3.5",
-     "pillow==10.0.0",
-     "pyparsing==3.0.9",
-     "pytest",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3.post1",
-     "scipy==1.11.2",
-     "six==1.16.0",
-     "tzdata==2023.1",
-     "zipp==3.16.2"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest --no-header -rA"
-   },
-   "0.12": {
-    "python": "3.9",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "importlib-resources==6.0.1",
-     "kiwisolver==1.4.5",
-     "matplotlib==3.7.2",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pandas==2.0.0",
-     "pillow==10.0.0",
-     "pyparsing==3.0.9",
-     "pytest",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3.post1",
-     "scipy==1.11.2",
-     "six==1.16.0",
-     "tzdata==2023.1",
-     "zipp==3.16.2"
-    ],
-    "install": "python -m pip install -e .[dev]",
-    "test_cmd": "pytest --no-header -rA"
-   },
-   "0.13": {
-    "python": "3.9",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "importlib-resources==6.0.1",
-     "kiwisolver==1.4.5",
-     "matplotlib==3.7.2",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pandas==2.0.0",
-     "pillow==10.0.0",
-     "pyparsing==3.0.9",
-     "pytest",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3.post1",
-     "scipy==1.11.2",
-     "six==1.16.0",
-     "tzdata==2023.1",
-     "zipp==3.16.2"
-    ],
-    "install": "python -m pip install -e .[dev]",
-    "test_cmd": "pytest --no-header -rA"
-   },
-   "0.14": {
-    "python": "3.9",
-    "pip_packages": [
-     "contourpy==1.1.0",
-     "cycler==0.11.0",
-     "fonttools==4.42.1",
-     "importlib-resources==6.0.1",
-     "kiwisolver==1.4.5",
-     "matplotlib==3.7.2",
-     "numpy==1.25.2",
-     "packaging==23.1",
-     "pandas==2.0.0",
-     "pillow==10.0.0",
-     "pyparsing==3.0.9",
-     "pytest",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3.post1",
-     "scipy==1.11.2",
-     "six==1.16.0",
-     "tzdata==2023.1",
-     "zipp==3.16.2"
-    ],
-    "install": "python -m pip install -e .[dev]",
-    "test_cmd": "pytest --no-header -rA"
-   }
+  environmentPaths: {
+    "matplotlib/matplotlib": ["environment.yml"],
+    "pydata/xarray": ["ci/requirements/environment.yml", "environment.yml"],
   },
-  "pallets/flask": {
-   "2.0": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools==70.0.0",
-     "Werkzeug==2.3.7",
-     "Jinja2==3.0.1",
-     "itsdangerous==2.1.2",
-     "click==8.0.1",
-     "MarkupSafe==2.1.3"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.1": {
-    "python": "3.10",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools==70.0.0",
-     "click==8.1.3",
-     "itsdangerous==2.1.2",
-     "Jinja2==3.1.2",
-     "MarkupSafe==2.1.1",
-     "Werkzeug==2.3.7"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.2": {
-    "python": "3.11",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools==70.0.0",
-     "click==8.1.3",
-     "itsdangerous==2.1.2",
-     "Jinja2==3.1.2",
-     "MarkupSafe==2.1.1",
-     "Werkzeug==2.3.7"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.3": {
-    "python": "3.11",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools==70.0.0",
-     "click==8.1.3",
-     "itsdangerous==2.1.2",
-     "Jinja2==3.1.2",
-     "MarkupSafe==2.1.1",
-     "Werkzeug==2.3.7"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.0": {
-    "python": "3.11",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools==70.0.0",
-     "click==8.1.3",
-     "itsdangerous==2.1.2",
-     "Jinja2==3.1.2",
-     "MarkupSafe==2.1.1",
-     "Werkzeug==2.3.7"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.1": {
-    "python": "3.11",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "setuptools==70.0.0",
-     "click==8.1.3",
-     "itsdangerous==2.1.2",
-     "Jinja2==3.1.2",
-     "MarkupSafe==2.1.1",
-     "Werkzeug==2.3.7"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   }
-  },
-  "psf/requests": {
-   "0.7": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "0.8": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "0.9": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "0.11": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "0.13": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "0.14": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "1.1": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "1.2": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.0": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.2": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.3": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.4": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.5": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.7": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.8": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.9": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.10": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.11": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.12": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.17": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.18": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.19": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.22": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.26": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.25": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.27": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.31": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.0": {
-    "python": "3.9",
-    "packages": "pytest",
-    "install": "python -m pip install .",
-    "test_cmd": "pytest -rA"
-   }
-  },
-  "pydata/xarray": {
-   "0.12": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "0.18": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "0.19": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "0.20": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "2022.03": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "2022.06": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "2022.09": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "2023.07": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   },
-   "2024.05": {
-    "python": "3.10",
-    "packages": "environment.yml",
-    "pip_packages": [
-     "numpy==1.23.0",
-     "packaging==23.1",
-     "pandas==1.5.3",
-     "pytest==7.4.0",
-     "python-dateutil==2.8.2",
-     "pytz==2023.3",
-     "six==1.16.0",
-     "scipy==1.11.1",
-     "setuptools==68.0.0",
-     "dask==2022.8.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "no_use_env": true
-   }
-  },
-  "pylint-dev/pylint": {
-   "2.10": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.11": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.13": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.14": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   },
-   "2.15": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   },
-   "2.16": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.17": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   },
-   "2.8": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "pyenchant==3.2"
-    ],
-    "pre_install": [
-     "apt-get update && apt-get install -y libenchant-2-dev hunspell-en-us"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "2.9": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "3.0": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "astroid==3.0.0a6",
-     "setuptools"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   },
-   "3.1": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "astroid==3.0.0a6",
-     "setuptools"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   },
-   "3.2": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "astroid==3.0.0a6",
-     "setuptools"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   },
-   "3.3": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "astroid==3.0.0a6",
-     "setuptools"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   },
-   "4.0": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "astroid==3.0.0a6",
-     "setuptools"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA",
-    "nano_cpus": 2000000000
-   }
-  },
-  "pytest-dev/pytest": {
-   "4.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "atomicwrites==1.4.1",
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "setuptools==68.0.0",
-     "six==1.16.0"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "4.5": {
-    "python": "3.9",
-    "pip_packages": [
-     "atomicwrites==1.4.1",
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "pluggy==0.11.0",
-     "py==1.11.0",
-     "setuptools==68.0.0",
-     "six==1.16.0",
-     "wcwidth==0.2.6"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "4.6": {
-    "python": "3.9",
-    "pip_packages": [
-     "atomicwrites==1.4.1",
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "six==1.16.0",
-     "wcwidth==0.2.6"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "5.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "atomicwrites==1.4.1",
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "wcwidth==0.2.6"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "5.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "atomicwrites==1.4.1",
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "wcwidth==0.2.6"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "5.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "atomicwrites==1.4.1",
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "wcwidth==0.2.6"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "5.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "wcwidth==0.2.6"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "5.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "py==1.11.0",
-     "packaging==23.1",
-     "attrs==23.1.0",
-     "more-itertools==10.1.0",
-     "pluggy==0.13.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "6.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "iniconfig==2.0.0",
-     "more-itertools==10.1.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "toml==0.10.2"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "6.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "toml==0.10.2"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "6.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "toml==0.10.2"
-    ],
-    "pre_install": [
-     "sed -i 's/>=>=/>=/' setup.cfg"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "7.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "7.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "7.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "attrs==23.1.0",
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==0.13.1",
-     "py==1.11.0",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "7.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "exceptiongroup==1.1.3",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "8.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "exceptiongroup==1.1.3",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "8.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "exceptiongroup==1.1.3",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "8.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "exceptiongroup==1.1.3",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "8.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "exceptiongroup==1.1.3",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "8.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "iniconfig==2.0.0",
-     "packaging==23.1",
-     "pluggy==1.3.0",
-     "exceptiongroup==1.1.3",
-     "tomli==2.0.1"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "pytest -rA"
-   }
-  },
-  "scikit-learn/scikit-learn": {
-   "0.20": {
-    "python": "3.6",
-    "packages": "numpy scipy cython pytest pandas matplotlib",
-    "pip_packages": [
-     "cython",
-     "numpy==1.19.2",
-     "setuptools",
-     "scipy==1.5.2"
-    ],
-    "install": "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "0.21": {
-    "python": "3.6",
-    "packages": "numpy scipy cython pytest pandas matplotlib",
-    "pip_packages": [
-     "cython",
-     "numpy==1.19.2",
-     "setuptools",
-     "scipy==1.5.2"
-    ],
-    "install": "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "0.22": {
-    "python": "3.6",
-    "packages": "numpy scipy cython pytest pandas matplotlib",
-    "pip_packages": [
-     "cython",
-     "numpy==1.19.2",
-     "setuptools",
-     "scipy==1.5.2"
-    ],
-    "install": "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "1.3": {
-    "python": "3.9",
-    "packages": "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
-    "pip_packages": [
-     "cython",
-     "setuptools",
-     "numpy",
-     "scipy"
-    ],
-    "install": "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "1.4": {
-    "python": "3.9",
-    "packages": "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
-    "pip_packages": [
-     "cython",
-     "setuptools",
-     "numpy",
-     "scipy"
-    ],
-    "install": "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "1.5": {
-    "python": "3.9",
-    "packages": "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
-    "pip_packages": [
-     "cython",
-     "setuptools",
-     "numpy",
-     "scipy"
-    ],
-    "install": "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
-    "test_cmd": "pytest -rA"
-   },
-   "1.6": {
-    "python": "3.9",
-    "packages": "'numpy==1.19.2' 'scipy==1.5.2' 'cython==3.0.10' pytest 'pandas<2.0.0' 'matplotlib<3.9.0' setuptools pytest joblib threadpoolctl",
-    "pip_packages": [
-     "cython",
-     "setuptools",
-     "numpy",
-     "scipy"
-    ],
-    "install": "python -m pip install -v --no-use-pep517 --no-build-isolation -e .",
-    "test_cmd": "pytest -rA"
-   }
-  },
-  "sphinx-doc/sphinx": {
-   "1.5": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "1.6": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "1.7": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "1.8": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "2.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "2.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "2.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "2.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "2.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "3.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "3.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "3.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "3.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "3.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "3.5": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "4.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "4.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "grep -q 'sphinxcontrib-htmlhelp>=2.0.0' setup.py && sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py || sed -i 's/sphinxcontrib-htmlhelp/sphinxcontrib-htmlhelp<=2.0.4/' setup.py",
-     "grep -q 'sphinxcontrib-serializinghtml>=1.1.5' setup.py && sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py || sed -i 's/sphinxcontrib-serializinghtml/sphinxcontrib-serializinghtml<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "4.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "4.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "4.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
-     "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
-     "sed -i 's/sphinxcontrib-devhelp/sphinxcontrib-devhelp<=1.0.5/' setup.py",
-     "sed -i 's/sphinxcontrib-qthelp/sphinxcontrib-qthelp<=1.0.6/' setup.py",
-     "sed -i 's/alabaster>=0.7,<0.8/alabaster>=0.7,<0.7.12/' setup.py",
-     "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py",
-     "sed -i 's/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py",
-     "sed -i 's/sphinxcontrib-serializinghtml>=1.1.5/sphinxcontrib-serializinghtml>=1.1.5,<=1.1.9/' setup.py"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "4.5": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "5.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "5.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "5.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "5.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "6.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "6.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "7.0": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "7.1": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "7.2": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "apt-get update && apt-get install -y graphviz"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "7.3": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "apt-get update && apt-get install -y graphviz"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "7.4": {
-    "python": "3.9",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "apt-get update && apt-get install -y graphviz"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "8.0": {
-    "python": "3.10",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "apt-get update && apt-get install -y graphviz"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   },
-   "8.1": {
-    "python": "3.10",
-    "pip_packages": [
-     "tox==4.16.0",
-     "tox-current-env==0.0.11",
-     "Jinja2==3.0.3"
-    ],
-    "pre_install": [
-     "sed -i 's/pytest/pytest -rA/' tox.ini",
-     "apt-get update && apt-get install -y graphviz"
-    ],
-    "install": "python -m pip install -e .[test]",
-    "test_cmd": "tox --current-env -epy39 -v --"
-   }
-  },
-  "sympy/sympy": {
-   "0.7": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.0": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.1": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.10": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.11": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.12": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.2": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.4": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.5": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.6": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.7": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.8": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.9": {
-    "python": "3.9",
-    "packages": "mpmath flake8",
-    "pip_packages": [
-     "mpmath==1.3.0",
-     "flake8-comprehensions"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.13": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "mpmath==1.3.0"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   },
-   "1.14": {
-    "python": "3.9",
-    "packages": "requirements.txt",
-    "pip_packages": [
-     "mpmath==1.3.0"
-    ],
-    "install": "python -m pip install -e .",
-    "test_cmd": "PYTHONWARNINGS='ignore::UserWarning,ignore::SyntaxWarning' bin/test -C --verbose"
-   }
-  }
- },
- "requirementsPaths": {
-  "django/django": [
-   "tests/requirements/py3.txt"
-  ],
-  "matplotlib/matplotlib": [
-   "requirements/dev/dev-requirements.txt",
-   "requirements/testing/travis_all.txt"
-  ],
-  "pallets/flask": [
-   "requirements/dev.txt"
-  ],
-  "pylint-dev/pylint": [
-   "requirements_test.txt"
-  ],
-  "sympy/sympy": [
-   "requirements-dev.txt",
-   "requirements-test.txt"
-  ]
- },
- "environmentPaths": {
-  "matplotlib/matplotlib": [
-   "environment.yml"
-  ],
-  "pydata/xarray": [
-   "ci/requirements/environment.yml",
-   "environment.yml"
-  ]
- },
- "replaceRequirementPackages": [
-  [
-   "types-pkg_resources",
-   "types-setuptools"
-  ]
- ]
+  replaceRequirementPackages: [["types-pkg_resources", "types-setuptools"]],
 };

@@ -18,7 +18,11 @@ export class UnknownSpecError extends Error {
 }
 
 /** The harness's spec for a repository and version (`MAP_REPO_VERSION_TO_SPECS[repo][version]`). */
-export function harnessSpec(repo: string, version: string | undefined, extra: Readonly<Record<string, Readonly<Record<string, HarnessSpec>>>> = {}): HarnessSpec {
+export function harnessSpec(
+  repo: string,
+  version: string | undefined,
+  extra: Readonly<Record<string, Readonly<Record<string, HarnessSpec>>>> = {},
+): HarnessSpec {
   const versions = { ...HARNESS_SPECS_DATA.specs[repo], ...extra[repo] };
   if (version === undefined) throw new UnknownSpecError(repo, version, Object.keys(versions));
   const spec = versions[version];
@@ -42,7 +46,10 @@ export function requirementsPaths(repo: string): readonly string[] {
  * `-r other.txt` inlined (before the rest), and yanked packages replaced or removed.
  * `readFile(path)` gives a file at the environment commit, or undefined when absent.
  */
-export function requirementsText(repo: string, readFile: (path: string) => string | undefined): { path: string; text: string } {
+export function requirementsText(
+  repo: string,
+  readFile: (path: string) => string | undefined,
+): { path: string; text: string } {
   const candidates = requirementsPaths(repo);
   let found: { path: string; text: string } | undefined;
   for (const path of candidates) {
@@ -61,7 +68,8 @@ export function requirementsText(repo: string, readFile: (path: string) => strin
     if (line.trim().startsWith("-r")) {
       const name = line.slice(2).trim();
       const included = readFile(directory ? `${directory}/${name}` : name);
-      if (included !== undefined) for (const extra of included.split("\n")) if (!excluded(extra)) additional.push(extra);
+      if (included !== undefined)
+        for (const extra of included.split("\n")) if (!excluded(extra)) additional.push(extra);
     } else if (!excluded(line)) original.push(line);
   }
   additional.push(original.join("\n"));

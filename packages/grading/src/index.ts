@@ -26,10 +26,32 @@ export {
   type LogsEval,
   type NotFoundReason,
 } from "./logs-eval.js";
-export { resolutionStatus, testFailed, testPassed, testsReport, type GoldTests, type ResolutionStatus, type SuccessFailure, type TestsStatus } from "./tests-report.js";
+export {
+  resolutionStatus,
+  testFailed,
+  testPassed,
+  testsReport,
+  type GoldTests,
+  type ResolutionStatus,
+  type SuccessFailure,
+  type TestsStatus,
+} from "./tests-report.js";
 export { gradeLog, type Grade, type GradeInput, type InstanceReport } from "./eval-report.js";
 export { modifiedFiles, NON_TEST_SUFFIXES, testDirectives } from "./test-directives.js";
 export { CONDA_ACTIVATE, evalScript, HEREDOC_DELIMITER, type EvalScriptInput } from "./eval-script.js";
 export type { HarnessSpec, HarnessSpecsData } from "./harness-spec-types.js";
-export { harnessSpec, HARNESS_VERSION, requirementsPaths, requirementsText, testCommand, UnknownSpecError } from "./harness-specs.js";
-export { calibrateInstance, testVerdict, withoutFlaky, type InstanceCalibration, type TestVerdict } from "./calibration.js";
+export {
+  harnessSpec,
+  HARNESS_VERSION,
+  requirementsPaths,
+  requirementsText,
+  testCommand,
+  UnknownSpecError,
+} from "./harness-specs.js";
+export {
+  calibrateInstance,
+  testVerdict,
+  withoutFlaky,
+  type InstanceCalibration,
+  type TestVerdict,
+} from "./calibration.js";

@@ -116,7 +116,10 @@ const S = `[${PY_WHITESPACE}]`;
 const BOL = "(?<=^|\\n)";
 const EOL = "(?=\\n|$)";
 const DJANGO_INTERRUPTED = [
-  new RegExp(`${BOL}([^\\n]*?)${S}\\.\\.\\.${S}Testing against Django installed in ([\\s\\S]*?) silenced\\)\\.\\nok${EOL}`, "g"),
+  new RegExp(
+    `${BOL}([^\\n]*?)${S}\\.\\.\\.${S}Testing against Django installed in ([\\s\\S]*?) silenced\\)\\.\\nok${EOL}`,
+    "g",
+  ),
   new RegExp(`${BOL}([^\\n]*?)${S}\\.\\.\\.${S}Internal Server Error: \\/([^\\n]*)\\/\\nok${EOL}`, "g"),
   new RegExp(`${BOL}([^\\n]*?)${S}\\.\\.\\.${S}System check identified no issues \\(0 silenced\\)\\nok${EOL}`, "g"),
 ];
@@ -132,7 +135,8 @@ export const parseDjango: LogParser = (log) => {
     for (const suffix of PASS_SUFFIXES) {
       if (!line.endsWith(suffix)) continue;
       // The harness's own special case for django__django-7188 (a migration message on the line).
-      if (line.startsWith("Applying sites.0002_alter_domain_unique...test_no_migrations")) line = pyStrip(line.slice(line.indexOf("...") + 3));
+      if (line.startsWith("Applying sites.0002_alter_domain_unique...test_no_migrations"))
+        line = pyStrip(line.slice(line.indexOf("...") + 3));
       map.set(line.slice(0, line.lastIndexOf(suffix)), "PASSED");
       break;
     }

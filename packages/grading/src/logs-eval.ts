@@ -11,9 +11,17 @@ export const TESTS_ERROR = ">>>>> Tests Errored";
 export const TESTS_TIMEOUT = ">>>>> Tests Timed Out";
 
 /** Why a log gives no results: one of the harness's failure markers, or a missing test marker. */
-export type NotFoundReason = "patch-apply-failed" | "reset-failed" | "tests-errored" | "tests-timed-out" | "no-start-marker" | "no-end-marker";
+export type NotFoundReason =
+  | "patch-apply-failed"
+  | "reset-failed"
+  | "tests-errored"
+  | "tests-timed-out"
+  | "no-start-marker"
+  | "no-end-marker";
 
-export type LogsEval = { found: true; statusMap: StatusMap } | { found: false; reason: NotFoundReason; statusMap: StatusMap };
+export type LogsEval =
+  | { found: true; statusMap: StatusMap }
+  | { found: false; reason: NotFoundReason; statusMap: StatusMap };
 
 const BAD_CODES: [string, NotFoundReason][] = [
   [APPLY_PATCH_FAIL, "patch-apply-failed"],
@@ -31,7 +39,8 @@ const BAD_CODES: [string, NotFoundReason][] = [
 export function logsEval(repo: string, logText: string, options: { parser?: string } = {}): LogsEval {
   const { parse } = options.parser ? parserByName(options.parser) : parserFor(repo);
   const content = universalNewlines(logText);
-  for (const [code, reason] of BAD_CODES) if (content.includes(code)) return { found: false, reason, statusMap: new Map() };
+  for (const [code, reason] of BAD_CODES)
+    if (content.includes(code)) return { found: false, reason, statusMap: new Map() };
   if (!content.includes(START_TEST_OUTPUT)) return { found: false, reason: "no-start-marker", statusMap: new Map() };
   if (!content.includes(END_TEST_OUTPUT)) return { found: false, reason: "no-end-marker", statusMap: new Map() };
   const afterStart = content.split(START_TEST_OUTPUT)[1]!;

@@ -4,7 +4,8 @@
 // \x1c–\x1f and \x85 and adds \ufeff).
 
 /** The characters `str.split()` / `str.strip()` treat as whitespace. */
-export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+export const PY_WHITESPACE =
+  "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const RUN = new RegExp(`[${PY_WHITESPACE}]+`, "g");
 const LEADING = new RegExp(`^[${PY_WHITESPACE}]+`);
 const TRAILING = new RegExp(`[${PY_WHITESPACE}]+$`);

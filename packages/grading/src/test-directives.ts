@@ -1,7 +1,19 @@
 import { parsePatch } from "@loclab/gold";
 
 /** Paths the harness drops from the test command (`NON_TEST_EXTS`; "csv" has no dot there). */
-export const NON_TEST_SUFFIXES = [".json", ".png", "csv", ".txt", ".md", ".jpg", ".jpeg", ".pkl", ".yml", ".yaml", ".toml"] as const;
+export const NON_TEST_SUFFIXES = [
+  ".json",
+  ".png",
+  "csv",
+  ".txt",
+  ".md",
+  ".jpg",
+  ".jpeg",
+  ".pkl",
+  ".yml",
+  ".yaml",
+  ".toml",
+] as const;
 
 /**
  * The test files named on the test command (`get_test_directives`): each `diff --git a/… b/PATH`

@@ -21,15 +21,27 @@ interface Case {
   resolution: string;
   report: Record<string, unknown>;
 }
-const reference = JSON.parse(readFileSync(new URL("../fixtures/reference.json", import.meta.url), "utf8")) as { harness: { version: string }; cases: Case[] };
+const reference = JSON.parse(readFileSync(new URL("../fixtures/reference.json", import.meta.url), "utf8")) as {
+  harness: { version: string };
+  cases: Case[];
+};
 
 describe(`log parsers and grading agree with the official harness (swebench ${reference.harness.version})`, () => {
   it("covers every parser the harness maps the Lite repositories to, and every status", () => {
     const parsers = new Set(reference.cases.map((entry) => entry.parser.replace(/^parse_log_/, "")));
-    expect([...parsers].sort()).toEqual(["django", "matplotlib", "pytest", "pytest_options", "pytest_v2", "seaborn", "sympy"]);
+    expect([...parsers].sort()).toEqual([
+      "django",
+      "matplotlib",
+      "pytest",
+      "pytest_options",
+      "pytest_v2",
+      "seaborn",
+      "sympy",
+    ]);
     const statuses = new Set(reference.cases.flatMap((entry) => Object.values(entry.parsed)));
     for (const status of ["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"]) expect(statuses).toContain(status);
-    for (const entry of reference.cases) expect(PARSER_FOR_REPO[entry.repo]?.name).toBe(entry.parser.replace(/^parse_log_/, ""));
+    for (const entry of reference.cases)
+      expect(PARSER_FOR_REPO[entry.repo]?.name).toBe(entry.parser.replace(/^parse_log_/, ""));
   });
 
   for (const entry of reference.cases) {
@@ -41,7 +53,13 @@ describe(`log parsers and grading agree with the official harness (swebench ${re
       const tests = testsReport(evaluated.statusMap, entry);
       expect(tests).toEqual(entry.tests_status);
       expect(resolutionStatus(tests)).toBe(entry.resolution);
-      const { report } = gradeLog({ repo: entry.repo, modelPatch: "diff --git a/x b/x\n", log: entry.log, FAIL_TO_PASS: entry.FAIL_TO_PASS, PASS_TO_PASS: entry.PASS_TO_PASS });
+      const { report } = gradeLog({
+        repo: entry.repo,
+        modelPatch: "diff --git a/x b/x\n",
+        log: entry.log,
+        FAIL_TO_PASS: entry.FAIL_TO_PASS,
+        PASS_TO_PASS: entry.PASS_TO_PASS,
+      });
       expect(report).toEqual(entry.report);
     });
   }

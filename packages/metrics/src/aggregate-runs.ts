@@ -27,7 +27,13 @@ export function aggregateRuns(reports: readonly ScoreReport[]): Record<string, R
       if (!metric) throw new Error(`aggregateRuns: metric ${key} is missing from run ${run}`);
       return metric.value;
     });
-    result[key] = { key, mean: mean(values), sd: values.length < 2 ? null : sampleStandardDeviation(values), runs: values.length, values };
+    result[key] = {
+      key,
+      mean: mean(values),
+      sd: values.length < 2 ? null : sampleStandardDeviation(values),
+      runs: values.length,
+      values,
+    };
   }
   return result;
 }
@@ -42,7 +48,9 @@ export interface ScoreRunsResult {
  * Scores several runs of one localizer (seeds, or repeated trials) against the same gold,
  * preparing the gold once, and aggregates them across runs (docs/definitions.md §3).
  */
-export function scoreRuns(input: Omit<ScoreLocalizationInput, "predictions"> & { runs: readonly ReadonlyMap<string, PredictionTargets>[] }): ScoreRunsResult {
+export function scoreRuns(
+  input: Omit<ScoreLocalizationInput, "predictions"> & { runs: readonly ReadonlyMap<string, PredictionTargets>[] },
+): ScoreRunsResult {
   const prepared = prepareGold(input);
   const reports = input.runs.map((predictions) => scorePrepared(prepared, predictions));
   return { reports, aggregate: aggregateRuns(reports) };

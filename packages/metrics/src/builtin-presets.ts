@@ -1,6 +1,9 @@
 import type { Preset } from "./preset-type.js";
 
-const ALL: Preset["levels"]["file"] = { ks: [1, 3, 5, 10], metrics: ["hit", "acc", "recall", "precision", "mrr", "map"] };
+const ALL: Preset["levels"]["file"] = {
+  ks: [1, 3, 5, 10],
+  metrics: ["hit", "acc", "recall", "precision", "mrr", "map"],
+};
 
 /**
  * The unified definitions of docs/definitions.md §3: hit@k, acc@k, recall@k (over |G|), precision@k
@@ -11,7 +14,8 @@ const ALL: Preset["levels"]["file"] = { ks: [1, 3, 5, 10], metrics: ["hit", "acc
  */
 export const UNIFIED: Preset = {
   name: "unified",
-  description: "docs/definitions.md §3 unified definitions; gold from the patch; empty gold excluded; missing prediction scores 0",
+  description:
+    "docs/definitions.md §3 unified definitions; gold from the patch; empty gold excluded; missing prediction scores 0",
   goldSource: "patch",
   levels: { file: ALL, module: ALL, function: ALL },
   spans: true,
@@ -72,7 +76,8 @@ export function locagentPreset(excludedIds: Iterable<string>, options: { countGo
  */
 export const BLAGENT: Preset = {
   name: "blagent",
-  description: "BLAgent README: gold = first file of the gold diff; N = 300; Acc@k = gold file in top k; MRR = 1/rank or 0",
+  description:
+    "BLAgent README: gold = first file of the gold diff; N = 300; Acc@k = gold file in top k; MRR = 1/rank or 0",
   goldSource: "patch-first-file",
   levels: { file: { ks: [1, 3, 5, 10], metrics: ["acc", "mrr"] } },
   spans: false,

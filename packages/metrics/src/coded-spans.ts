@@ -51,15 +51,28 @@ export class CodedSpanScorer {
   constructor(private readonly interner: Interner) {}
 
   overlap(predicted: readonly LineSpan[], gold: CodedLineSet): SpanOverlap {
-    const result: SpanOverlap = { goldLines: gold.goldLines, predictedLines: 0, overlapLines: 0, tightnessSum: 0, tightnessCount: 0 };
+    const result: SpanOverlap = {
+      goldLines: gold.goldLines,
+      predictedLines: 0,
+      overlapLines: 0,
+      tightnessSum: 0,
+      tightnessCount: 0,
+    };
     const n = predicted.length;
     if (n === 0) return result;
     if (n > this.order.length) this.growSpans(n);
     const { pathOf, startOf, endOf, order } = this;
     for (let i = 0; i < n; i += 1) {
       const span = predicted[i] as LineSpan;
-      if (!Number.isInteger(span.startLine) || !Number.isInteger(span.endLine) || span.startLine < 1 || span.endLine < span.startLine) {
-        throw new RangeError(`invalid span ${span.path}:${span.startLine}-${span.endLine}: lines must be integers with 1 <= start <= end`);
+      if (
+        !Number.isInteger(span.startLine) ||
+        !Number.isInteger(span.endLine) ||
+        span.startLine < 1 ||
+        span.endLine < span.startLine
+      ) {
+        throw new RangeError(
+          `invalid span ${span.path}:${span.startLine}-${span.endLine}: lines must be integers with 1 <= start <= end`,
+        );
       }
       pathOf[i] = this.interner.code(span.path);
       startOf[i] = span.startLine;

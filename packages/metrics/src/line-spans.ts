@@ -18,12 +18,17 @@ export type LineSet = Map<string, [number, number][]>;
  * the end of their file; without it, lines past the end are counted as predicted lines that
  * cover no gold. Non-integer, non-positive or reversed spans throw, naming the span.
  */
-export function lineSetOf(spans: readonly LineSpan[], options: { lineCounts?: ReadonlyMap<string, number> } = {}): LineSet {
+export function lineSetOf(
+  spans: readonly LineSpan[],
+  options: { lineCounts?: ReadonlyMap<string, number> } = {},
+): LineSet {
   const byFile = new Map<string, [number, number][]>();
   for (const span of spans) {
     const { path, startLine, endLine } = span;
     if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < startLine) {
-      throw new RangeError(`invalid span ${path}:${startLine}-${endLine}: lines must be integers with 1 <= start <= end`);
+      throw new RangeError(
+        `invalid span ${path}:${startLine}-${endLine}: lines must be integers with 1 <= start <= end`,
+      );
     }
     const limit = options.lineCounts?.get(path);
     const end = limit === undefined ? endLine : Math.min(endLine, limit);

@@ -60,7 +60,12 @@ export function newRankProfile(): RankProfile {
  * 20 runs would otherwise allocate two arrays per instance and level; the profile is
  * overwritten by the next call, so read it before that. The scorer's hot loop.
  */
-export function fillRankProfileOfCodes(profile: RankProfile, ranked: Int32Array, length: number, gold: { has(code: number): boolean }): RankProfile {
+export function fillRankProfileOfCodes(
+  profile: RankProfile,
+  ranked: Int32Array,
+  length: number,
+  gold: { has(code: number): boolean },
+): RankProfile {
   if (profile.hitsAt.length <= length) {
     profile.hitsAt = new Uint32Array(2 * length + 1);
     profile.apSumAt = new Float64Array(2 * length + 1);

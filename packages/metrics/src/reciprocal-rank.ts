@@ -6,7 +6,11 @@
  *
  * @example reciprocalRank(["x.py", "a.py"], new Set(["a.py"])) // 0.5
  */
-export function reciprocalRank(ranked: readonly string[], gold: ReadonlySet<string>, options: { cutoff?: number } = {}): number {
+export function reciprocalRank(
+  ranked: readonly string[],
+  gold: ReadonlySet<string>,
+  options: { cutoff?: number } = {},
+): number {
   const limit = Math.min(options.cutoff ?? ranked.length, ranked.length);
   for (let i = 0; i < limit; i += 1) if (gold.has(ranked[i] as string)) return 1 / (i + 1);
   return 0;

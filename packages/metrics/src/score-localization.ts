@@ -6,7 +6,13 @@ import { LEVELS, type Level, type LevelRule, type Preset, type RankingMetric } f
 import { UNIFIED } from "./builtin-presets.js";
 import { spanCoverageRecall, spanPrecision, spanTightness } from "./span-overlap.js";
 import { moduleIdOf, moduleRanking, symbolNameOf } from "./symbol-ids.js";
-import type { GoldTargets, MetricValue, PredictionTargets, ScoreLocalizationInput, ScoreReport } from "./score-report.js";
+import type {
+  GoldTargets,
+  MetricValue,
+  PredictionTargets,
+  ScoreLocalizationInput,
+  ScoreReport,
+} from "./score-report.js";
 import type { SpanOverlap } from "./span-overlap-counts.js";
 
 /**
@@ -121,7 +127,20 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
     });
     const blankColumn = new Float64Array(ids.length);
     for (let i = 0; i < ids.length; i += 1) if (goldExcluded[i] === 1) blankColumn[i] = Number.NaN;
-    levels.push({ level, rule, rules, keys: metricKeys(level, rule, preset), gold, goldCodes, goldStart, goldExcluded, goldSizes, included, maxK, blankColumn });
+    levels.push({
+      level,
+      rule,
+      rules,
+      keys: metricKeys(level, rule, preset),
+      gold,
+      goldCodes,
+      goldStart,
+      goldExcluded,
+      goldSizes,
+      included,
+      maxK,
+      blankColumn,
+    });
     if (level === "file") fileIncluded = included;
   }
   const spans = preset.spans
@@ -133,7 +152,10 @@ export function prepareGold(input: Omit<ScoreLocalizationInput, "predictions">):
   const codes: ScoringCodes = {
     interner,
     moduleOf: new DerivedCodes(interner, moduleIdOf),
-    functionKeyOf: preset.stripInitSuffix || preset.symbolMatch === "name-only" ? new DerivedCodes(interner, (id) => functionKeyOf(id, preset)) : undefined,
+    functionKeyOf:
+      preset.stripInitSuffix || preset.symbolMatch === "name-only"
+        ? new DerivedCodes(interner, (id) => functionKeyOf(id, preset))
+        : undefined,
     seen: new CodeMarks(),
     gold: new CodeMarks(),
     ranking: new Int32Array(64),
@@ -167,7 +189,10 @@ export function scoreLocalization(input: ScoreLocalizationInput): ScoreReport {
  * spans (a function id serves both the module and the function level), so that a run's
  * objects, spread over the heap, are fetched from memory once.
  */
-export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<string, PredictionTargets>): ScoreReport {
+export function scorePrepared(
+  prepared: PreparedGold,
+  predictions: ReadonlyMap<string, PredictionTargets>,
+): ScoreReport {
   const { preset, instanceIds: ids, levels } = prepared;
   // Each column starts as a copy of its level's blank column (see PreparedLevel.blankColumn).
   const values = levels.map((level) => level.keys.map(() => level.blankColumn.slice()));
@@ -191,10 +216,16 @@ export function scorePrepared(prepared: PreparedGold, predictions: ReadonlyMap<s
       let length = 0;
       if (prediction && !(preset.emptyFilesMeansMiss && prediction.files.length === 0)) {
         if (level === "file") length = rankingOfStrings(prediction.files, codes);
-        else if (level === "module" && prediction.modules !== undefined) length = rankingOfStrings(prediction.modules, codes);
+        else if (level === "module" && prediction.modules !== undefined)
+          length = rankingOfStrings(prediction.modules, codes);
         else {
           if (functionLength < 0) functionLength = codeFunctions(prediction.functions ?? [], codes);
-          length = rankingOfCodes(codes.functionCodes, functionLength, level === "module" ? codes.moduleOf : codes.functionKeyOf, codes);
+          length = rankingOfCodes(
+            codes.functionCodes,
+            functionLength,
+            level === "module" ? codes.moduleOf : codes.functionKeyOf,
+            codes,
+          );
         }
       }
       marks.clear();
@@ -276,7 +307,12 @@ function codeFunctions(list: readonly string[], codes: ScoringCodes): number {
  * key), or as given when `derive` is undefined. Modules derived from functions thus come in
  * order of first appearance. Returns the ranking's length.
  */
-function rankingOfCodes(list: Int32Array, count: number, derive: DerivedCodes | undefined, codes: ScoringCodes): number {
+function rankingOfCodes(
+  list: Int32Array,
+  count: number,
+  derive: DerivedCodes | undefined,
+  codes: ScoringCodes,
+): number {
   if (count > codes.ranking.length) codes.ranking = new Int32Array(2 * count);
   const { seen, ranking } = codes;
   seen.clear();
@@ -308,12 +344,24 @@ const enum MetricCode {
   Mrr,
   Map,
 }
-const CODES: Record<RankingMetric, MetricCode> = { hit: MetricCode.Hit, acc: MetricCode.Acc, recall: MetricCode.Recall, precision: MetricCode.Precision, mrr: MetricCode.Mrr, map: MetricCode.Map };
+const CODES: Record<RankingMetric, MetricCode> = {
+  hit: MetricCode.Hit,
+  acc: MetricCode.Acc,
+  recall: MetricCode.Recall,
+  precision: MetricCode.Precision,
+  mrr: MetricCode.Mrr,
+  map: MetricCode.Map,
+};
 
 function metricKeys(level: Level, rule: LevelRule, preset: Preset): MetricKey[] {
   const keys: MetricKey[] = [];
   for (const metric of rule.metrics) {
-    const perK = metric === "hit" || metric === "acc" || metric === "recall" || metric === "precision" || (metric === "map" && preset.mapRule === "divide-by-k");
+    const perK =
+      metric === "hit" ||
+      metric === "acc" ||
+      metric === "recall" ||
+      metric === "precision" ||
+      (metric === "map" && preset.mapRule === "divide-by-k");
     if (perK) for (const k of rule.ks) keys.push({ key: `${level}.${metric}@${k}`, metric, code: CODES[metric], k });
     else keys.push({ key: `${level}.${metric}`, metric, code: CODES[metric], k: 0 });
   }
@@ -397,14 +445,54 @@ class SpanTotals {
   report(preset: Preset, instances: number, into: Record<string, MetricValue>): void {
     const { included } = this;
     const add = (key: string, definition: string, value: number, n: number, perInstance?: Float64Array) => {
-      into[key] = { key, definition: `${preset.name}: ${definition}`, value, n, excluded: instances - n, ...(perInstance ? { perInstance } : {}) };
+      into[key] = {
+        key,
+        definition: `${preset.name}: ${definition}`,
+        value,
+        n,
+        excluded: instances - n,
+        ...(perInstance ? { perInstance } : {}),
+      };
     };
-    add("span.coverageRecall", "macro mean of |L(P)∩L(G)|/|L(G)| over instances with gold spans", meanIgnoringNaN(this.recall), included, this.recall);
-    add("span.precision", "macro mean of |L(P)∩L(G)|/|L(P)| (0 when P is empty)", meanIgnoringNaN(this.precision), included, this.precision);
-    add("span.tightness", "macro mean of per-instance average best IoU over overlapped gold spans (instances with none overlapped excluded)", meanIgnoringNaN(this.tightness), this.tightIncluded, this.tightness);
-    add("span.coverageRecallMicro", "pooled Σ|L(P)∩L(G)| / Σ|L(G)|", this.gold === 0 ? 0 : this.overlap / this.gold, included);
-    add("span.precisionMicro", "pooled Σ|L(P)∩L(G)| / Σ|L(P)|", this.predicted === 0 ? 0 : this.overlap / this.predicted, included);
-    add("span.tightnessMicro", "pooled mean best IoU over all overlapped gold spans", this.tightCount === 0 ? 0 : this.tightSum / this.tightCount, included);
+    add(
+      "span.coverageRecall",
+      "macro mean of |L(P)∩L(G)|/|L(G)| over instances with gold spans",
+      meanIgnoringNaN(this.recall),
+      included,
+      this.recall,
+    );
+    add(
+      "span.precision",
+      "macro mean of |L(P)∩L(G)|/|L(P)| (0 when P is empty)",
+      meanIgnoringNaN(this.precision),
+      included,
+      this.precision,
+    );
+    add(
+      "span.tightness",
+      "macro mean of per-instance average best IoU over overlapped gold spans (instances with none overlapped excluded)",
+      meanIgnoringNaN(this.tightness),
+      this.tightIncluded,
+      this.tightness,
+    );
+    add(
+      "span.coverageRecallMicro",
+      "pooled Σ|L(P)∩L(G)| / Σ|L(G)|",
+      this.gold === 0 ? 0 : this.overlap / this.gold,
+      included,
+    );
+    add(
+      "span.precisionMicro",
+      "pooled Σ|L(P)∩L(G)| / Σ|L(P)|",
+      this.predicted === 0 ? 0 : this.overlap / this.predicted,
+      included,
+    );
+    add(
+      "span.tightnessMicro",
+      "pooled mean best IoU over all overlapped gold spans",
+      this.tightCount === 0 ? 0 : this.tightSum / this.tightCount,
+      included,
+    );
   }
 }
 
@@ -419,7 +507,8 @@ const WORDS: Record<RankingMetric, string> = {
 
 function definitionOf(preset: Preset, metric: RankingMetric, k: number): string {
   let words = WORDS[metric];
-  if (metric === "recall" && preset.recallDenominator === "min-gold-max-k") words = "recall@k = |P_k ∩ G| / min(|G|, largest k of the level)";
+  if (metric === "recall" && preset.recallDenominator === "min-gold-max-k")
+    words = "recall@k = |P_k ∩ G| / min(|G|, largest k of the level)";
   if (metric === "map" && preset.mapRule === "divide-by-k") words = "MAP@k = (1/k)·Σ precision@r over gold ranks r ≤ k";
   return `${preset.name}: ${words}${k === 0 ? "" : ` (k = ${k})`}`;
 }

@@ -80,7 +80,8 @@ export function aggregateSherloc(entries: readonly SherlocEntry[]): SherlocAggre
   const effective = total - noGold;
   const counted = successful + failed + skipped;
   const successRate = counted > 0 ? (successful / counted) * 100 : effective > 0 ? 100 : 0;
-  const mean = <T>(list: readonly T[], pick: (item: T) => number) => (list.length > 0 ? sumInOrder(list.map(pick)) / list.length : 0);
+  const mean = <T>(list: readonly T[], pick: (item: T) => number) =>
+    list.length > 0 ? sumInOrder(list.map(pick)) / list.length : 0;
   return {
     total_samples: total,
     samples_with_gt: effective,

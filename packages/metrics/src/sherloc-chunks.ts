@@ -70,7 +70,11 @@ export function emptyChunkScores(totalChunks: number, totalPredictions: number):
  * no prediction every ratio is 0 and only the counts are filled (`total_predictions` is the
  * whole list's length there, as SHERLOC writes it).
  */
-export function sherlocChunkScores(gold: readonly SherlocLocation[], predicted: readonly SherlocLocation[], options: SherlocChunkOptions = {}): SherlocChunkScores {
+export function sherlocChunkScores(
+  gold: readonly SherlocLocation[],
+  predicted: readonly SherlocLocation[],
+  options: SherlocChunkOptions = {},
+): SherlocChunkScores {
   const threshold = options.overlapThreshold ?? 0.8;
   const tolerance = options.nearMissTolerance ?? 1;
   if (gold.length === 0) return emptyChunkScores(0, predicted.length);
@@ -110,7 +114,8 @@ export function sherlocChunkScores(gold: readonly SherlocLocation[], predicted: 
         if (startDistance <= tolerance || endDistance <= tolerance) {
           foundNearMiss = true;
           partialUseful.add(index);
-          const score = overlap > 0 ? overlap * 0.9 : Math.max(0, 0.5 * (1 - (startDistance + endDistance) / 2 / (tolerance + 1)));
+          const score =
+            overlap > 0 ? overlap * 0.9 : Math.max(0, 0.5 * (1 - (startDistance + endDistance) / 2 / (tolerance + 1)));
           if (score > bestOverlap) bestOverlap = score;
         }
       }

@@ -20,9 +20,14 @@ export interface SherlocFileScores {
  * @example sherlocFileScores([{ file_path: "a.py", start_line: 3, end_line: 3 }], [{ file_path: "a.py" }, { file_path: "b.py" }])
  * // { precision: 0.5, recall: 1, f1: 2/3, exact_match: 0, accuracy: 0.5 }
  */
-export function sherlocFileScores(gold: readonly SherlocLocation[], predicted: readonly SherlocLocation[]): SherlocFileScores {
-  if (gold.length === 0 && predicted.length === 0) return { precision: 1, recall: 1, f1: 1, exact_match: 1, accuracy: 1 };
-  if (gold.length === 0 || predicted.length === 0) return { precision: 0, recall: 0, f1: 0, exact_match: 0, accuracy: 0 };
+export function sherlocFileScores(
+  gold: readonly SherlocLocation[],
+  predicted: readonly SherlocLocation[],
+): SherlocFileScores {
+  if (gold.length === 0 && predicted.length === 0)
+    return { precision: 1, recall: 1, f1: 1, exact_match: 1, accuracy: 1 };
+  if (gold.length === 0 || predicted.length === 0)
+    return { precision: 0, recall: 0, f1: 0, exact_match: 0, accuracy: 0 };
   const goldFiles = filesOf(gold);
   const predictedFiles = filesOf(predicted);
   let truePositives = 0;

@@ -1,4 +1,9 @@
-import { type SherlocChunkOptions, type SherlocChunkScores, emptyChunkScores, sherlocChunkScores } from "./sherloc-chunks.js";
+import {
+  type SherlocChunkOptions,
+  type SherlocChunkScores,
+  emptyChunkScores,
+  sherlocChunkScores,
+} from "./sherloc-chunks.js";
 import { type SherlocFileScores, sherlocFileScores } from "./sherloc-file-level.js";
 import type { SherlocLocation } from "./sherloc-location.js";
 
@@ -27,7 +32,11 @@ export interface SherlocGeneration {
  * a `success` is compared with the gold; a `skipped` or any other status gets an all-zero
  * block that still counts the gold chunks, so it weighs in the averages as a miss.
  */
-export function sherlocInstanceScores(gold: readonly SherlocLocation[], generation: SherlocGeneration, options: SherlocChunkOptions = {}): SherlocInstanceScores {
+export function sherlocInstanceScores(
+  gold: readonly SherlocLocation[],
+  generation: SherlocGeneration,
+  options: SherlocChunkOptions = {},
+): SherlocInstanceScores {
   const status = generation.status ?? SHERLOC_SUCCESS;
   if (status !== SHERLOC_SUCCESS) {
     return {

@@ -23,18 +23,61 @@ export interface ScoreSherlocInput {
 }
 
 /** The metrics of the `sherloc` preset: SHERLOC's key, where it is read, and what it means. */
-const METRICS: readonly { key: string; pick: (file: SherlocFileScores, chunk: SherlocChunkScores) => number; definition: string }[] = [
-  { key: "file_recall", pick: (file) => file.recall, definition: "|G ∩ P| / |G| over every predicted file (SHERLOC's Accuracy@1 on Lite, Recall@1 on Verified)" },
+const METRICS: readonly {
+  key: string;
+  pick: (file: SherlocFileScores, chunk: SherlocChunkScores) => number;
+  definition: string;
+}[] = [
+  {
+    key: "file_recall",
+    pick: (file) => file.recall,
+    definition: "|G ∩ P| / |G| over every predicted file (SHERLOC's Accuracy@1 on Lite, Recall@1 on Verified)",
+  },
   { key: "file_precision", pick: (file) => file.precision, definition: "|G ∩ P| / |P| over distinct files" },
   { key: "file_f1", pick: (file) => file.f1, definition: "per-instance F1 of file precision and recall, averaged" },
-  { key: "file_exact_match", pick: (file) => file.exact_match, definition: "predicted file set equals the gold file set" },
-  { key: "file_accuracy", pick: (file) => file.accuracy, definition: "Jaccard |G ∩ P| / |G ∪ P| of the file sets (not the paper's Accuracy@1)" },
-  { key: "chunk_coverage_recall", pick: (_, chunk) => chunk.coverage_recall, definition: "gold chunks contained by one predicted range of the same file, over gold chunks" },
-  { key: "chunk_precision", pick: (_, chunk) => chunk.precision, definition: "predicted ranges containing at least one gold chunk, over predicted ranges" },
-  { key: "chunk_avg_tightness", pick: (_, chunk) => chunk.avg_prediction_tightness, definition: "per instance, gold length / tightest containing range over contained chunks (0 when none), averaged" },
-  { key: "chunk_overlap_recall", pick: (_, chunk) => chunk.overlap_recall, definition: "gold chunks contained, overlapped at IoU ≥ 0.8, or near-missed (an endpoint within 1 line), over gold chunks; SHERLOC writes it per instance, loclab averages it" },
-  { key: "chunk_avg_overlap_score", pick: (_, chunk) => chunk.avg_overlap_score, definition: "per instance, mean match score over matched chunks (1, the IoU, or the near-miss score), averaged; SHERLOC writes it per instance, loclab averages it" },
-  { key: "chunk_partial_precision", pick: (_, chunk) => chunk.partial_precision, definition: "predicted ranges useful at any degree, over predicted ranges; SHERLOC writes it per instance, loclab averages it" },
+  {
+    key: "file_exact_match",
+    pick: (file) => file.exact_match,
+    definition: "predicted file set equals the gold file set",
+  },
+  {
+    key: "file_accuracy",
+    pick: (file) => file.accuracy,
+    definition: "Jaccard |G ∩ P| / |G ∪ P| of the file sets (not the paper's Accuracy@1)",
+  },
+  {
+    key: "chunk_coverage_recall",
+    pick: (_, chunk) => chunk.coverage_recall,
+    definition: "gold chunks contained by one predicted range of the same file, over gold chunks",
+  },
+  {
+    key: "chunk_precision",
+    pick: (_, chunk) => chunk.precision,
+    definition: "predicted ranges containing at least one gold chunk, over predicted ranges",
+  },
+  {
+    key: "chunk_avg_tightness",
+    pick: (_, chunk) => chunk.avg_prediction_tightness,
+    definition: "per instance, gold length / tightest containing range over contained chunks (0 when none), averaged",
+  },
+  {
+    key: "chunk_overlap_recall",
+    pick: (_, chunk) => chunk.overlap_recall,
+    definition:
+      "gold chunks contained, overlapped at IoU ≥ 0.8, or near-missed (an endpoint within 1 line), over gold chunks; SHERLOC writes it per instance, loclab averages it",
+  },
+  {
+    key: "chunk_avg_overlap_score",
+    pick: (_, chunk) => chunk.avg_overlap_score,
+    definition:
+      "per instance, mean match score over matched chunks (1, the IoU, or the near-miss score), averaged; SHERLOC writes it per instance, loclab averages it",
+  },
+  {
+    key: "chunk_partial_precision",
+    pick: (_, chunk) => chunk.partial_precision,
+    definition:
+      "predicted ranges useful at any degree, over predicted ranges; SHERLOC writes it per instance, loclab averages it",
+  },
 ];
 
 /**
@@ -45,12 +88,17 @@ const METRICS: readonly { key: string; pick: (file: SherlocFileScores, chunk: Sh
  * without lines.
  */
 export function sherlocLocationsOf(prediction: PredictionTargets): SherlocLocation[] {
-  const locations: SherlocLocation[] = (prediction.locations ?? []).map((span) => ({ file_path: span.path, start_line: span.startLine, end_line: span.endLine }));
+  const locations: SherlocLocation[] = (prediction.locations ?? []).map((span) => ({
+    file_path: span.path,
+    start_line: span.startLine,
+    end_line: span.endLine,
+  }));
   const named = new Set(locations.map((location) => location.file_path));
-  for (const file of prediction.files) if (!named.has(file)) {
-    named.add(file);
-    locations.push({ file_path: file });
-  }
+  for (const file of prediction.files)
+    if (!named.has(file)) {
+      named.add(file);
+      locations.push({ file_path: file });
+    }
   return locations;
 }
 
@@ -82,10 +130,15 @@ export function scoreSherloc(input: ScoreSherlocInput): SherlocScoreReport {
     const prediction = input.predictions.get(id);
     if (!prediction) missingPredictions += 1;
     const status = prediction ? (prediction.status ?? SHERLOC_SUCCESS) : "missing";
-    const scores = sherlocInstanceScores(gold, { status, locations: prediction ? (prediction.sherlocLocations ?? sherlocLocationsOf(prediction)) : [] }, input.chunkOptions);
+    const scores = sherlocInstanceScores(
+      gold,
+      { status, locations: prediction ? (prediction.sherlocLocations ?? sherlocLocationsOf(prediction)) : [] },
+      input.chunkOptions,
+    );
     entries.push({ status, scores });
     METRICS.forEach((metric, m) => {
-      (columns[m] as Float64Array)[i] = scores.ground_truth_count === 0 ? Number.NaN : metric.pick(scores.file_level, scores.chunk_containment);
+      (columns[m] as Float64Array)[i] =
+        scores.ground_truth_count === 0 ? Number.NaN : metric.pick(scores.file_level, scores.chunk_containment);
     });
   });
   const aggregate = aggregateSherloc(entries);
@@ -96,7 +149,22 @@ export function scoreSherloc(input: ScoreSherlocInput): SherlocScoreReport {
     let sum = 0;
     for (const value of column) if (!Number.isNaN(value)) sum += value;
     const key = `sherloc.${metric.key}`;
-    metrics[key] = { key, definition: `sherloc: ${metric.definition}`, value: n > 0 ? sum / n : Number.NaN, n, excluded: aggregate.samples_no_gt, perInstance: column };
+    metrics[key] = {
+      key,
+      definition: `sherloc: ${metric.definition}`,
+      value: n > 0 ? sum / n : Number.NaN,
+      n,
+      excluded: aggregate.samples_no_gt,
+      perInstance: column,
+    };
   });
-  return { preset: "sherloc", instanceIds: ids, n, excluded: aggregate.samples_no_gt, missingPredictions, metrics, sherloc: aggregate };
+  return {
+    preset: "sherloc",
+    instanceIds: ids,
+    n,
+    excluded: aggregate.samples_no_gt,
+    missingPredictions,
+    metrics,
+    sherloc: aggregate,
+  };
 }

@@ -3,7 +3,6 @@ import { Interner } from "./interner.js";
 import { type LineSet, type LineSpan, lineSetOf } from "./line-spans.js";
 import type { SpanOverlap } from "./span-overlap-counts.js";
 
-
 /**
  * Compares predicted and gold spans as line sets (both merged into maximal intervals per
  * file first; see `lineSetOf`). Cost O((p + g) log(p + g)).
@@ -45,7 +44,6 @@ export function spanPrecision(overlap: SpanOverlap): number {
 export function spanTightness(overlap: SpanOverlap): number | undefined {
   return overlap.tightnessCount === 0 ? undefined : overlap.tightnessSum / overlap.tightnessCount;
 }
-
 
 /**
  * The overlap of predicted spans with a gold line set (built by `lineSetOf`): the scorer's

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { accAtK, averagePrecision, dedupeRanking, hitAtK, precisionAtK, recallAtK, reciprocalRank } from "../src/index.js";
+import {
+  accAtK,
+  averagePrecision,
+  dedupeRanking,
+  hitAtK,
+  precisionAtK,
+  recallAtK,
+  reciprocalRank,
+} from "../src/index.js";
 
 // Hand-computed cases: gold {a, b, c}; prediction [x, a, y, b, z, c].
 const gold = new Set(["a", "b", "c"]);

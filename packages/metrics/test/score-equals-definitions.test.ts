@@ -1,6 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { UNIFIED, accAtK, averagePrecision, hitAtK, precisionAtK, recallAtK, reciprocalRank, scoreLocalization } from "../src/index.js";
+import {
+  UNIFIED,
+  accAtK,
+  averagePrecision,
+  hitAtK,
+  precisionAtK,
+  recallAtK,
+  reciprocalRank,
+  scoreLocalization,
+} from "../src/index.js";
 
 // scoreLocalization reads every value off one rank profile per instance; the single-metric
 // functions are the definitions. On random rankings the two must agree exactly.

@@ -1,14 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { BLAGENT, COSIL, aggregateRuns, locagentPreset, moduleIdOf, scoreLocalization, symbolNameOf } from "../src/index.js";
+import {
+  BLAGENT,
+  COSIL,
+  aggregateRuns,
+  locagentPreset,
+  moduleIdOf,
+  scoreLocalization,
+  symbolNameOf,
+} from "../src/index.js";
 
 const gold = new Map([
-  ["i1", { files: ["a.py", "b.py"], functions: ["a.py:A.f", "b.py:g"], spans: [{ path: "a.py", startLine: 10, endLine: 19 }] }],
+  [
+    "i1",
+    {
+      files: ["a.py", "b.py"],
+      functions: ["a.py:A.f", "b.py:g"],
+      spans: [{ path: "a.py", startLine: 10, endLine: 19 }],
+    },
+  ],
   ["i2", { files: ["c.py"], functions: ["c.py:C.__init__"], spans: [{ path: "c.py", startLine: 5, endLine: 5 }] }],
   ["i3", { files: [], functions: [], spans: [] }], // empty gold: excluded under unified
   ["i4", { files: ["d.py"], functions: ["d.py:h"], spans: [{ path: "d.py", startLine: 1, endLine: 4 }] }], // no prediction
 ]);
 const predictions = new Map([
-  ["i1", { files: ["x.py", "a.py", "b.py"], functions: ["a.py:A.f", "x.py:y"], locations: [{ path: "a.py", startLine: 15, endLine: 24 }] }],
+  [
+    "i1",
+    {
+      files: ["x.py", "a.py", "b.py"],
+      functions: ["a.py:A.f", "x.py:y"],
+      locations: [{ path: "a.py", startLine: 15, endLine: 24 }],
+    },
+  ],
   ["i2", { files: ["c.py"], functions: ["c.py:C.__init__", "c.py:C"], locations: [] }],
   ["i3", { files: ["z.py"], functions: [] }],
   ["stray", { files: ["a.py"] }],
@@ -59,7 +81,14 @@ describe("scoreLocalization under the unified preset", () => {
 
   it("takes other k values on request", () => {
     const custom = scoreLocalization({ instanceIds: ids, gold, predictions, ks: [2] });
-    expect(Object.keys(custom.metrics).filter((key) => key.startsWith("file."))).toEqual(["file.hit@2", "file.acc@2", "file.recall@2", "file.precision@2", "file.mrr", "file.map"]);
+    expect(Object.keys(custom.metrics).filter((key) => key.startsWith("file."))).toEqual([
+      "file.hit@2",
+      "file.acc@2",
+      "file.recall@2",
+      "file.precision@2",
+      "file.mrr",
+      "file.map",
+    ]);
   });
 });
 
@@ -88,7 +117,10 @@ describe("peer presets", () => {
     expect(report.metrics["file.hit@1"]?.value).toBe(1 / 4);
     expect(report.metrics["function.hit@1"]?.value).toBe(2 / 4);
     const noFiles = new Map([["i1", { files: [], functions: ["a.py:A.f"] }]]);
-    expect(scoreLocalization({ instanceIds: ["i1"], gold, predictions: noFiles, preset: COSIL }).metrics["function.hit@1"]?.value).toBe(0);
+    expect(
+      scoreLocalization({ instanceIds: ["i1"], gold, predictions: noFiles, preset: COSIL }).metrics["function.hit@1"]
+        ?.value,
+    ).toBe(0);
   });
 });
 
@@ -101,7 +133,8 @@ describe("symbol ids and runs", () => {
   });
 
   it("aggregates runs as mean ± sample standard deviation", () => {
-    const run = (files: string[]) => scoreLocalization({ instanceIds: ["i2"], gold, predictions: new Map([["i2", { files }]]) });
+    const run = (files: string[]) =>
+      scoreLocalization({ instanceIds: ["i2"], gold, predictions: new Map([["i2", { files }]]) });
     const runs = aggregateRuns([run(["c.py"]), run(["x.py"]), run(["c.py"])]);
     expect(runs["file.acc@1"]).toMatchObject({ mean: 2 / 3, runs: 3, values: [1, 0, 1] });
     expect(runs["file.acc@1"]?.sd).toBeCloseTo(Math.sqrt(1 / 3), 15);

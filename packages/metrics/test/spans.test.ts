@@ -1,13 +1,29 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type LineSpan, type SpanOverlap, lineCount, overlapWithGoldLineSet, lineSetOf, spanCoverageRecall, spanOverlap, spanPrecision, spanTightness } from "../src/index.js";
+import {
+  type LineSpan,
+  type SpanOverlap,
+  lineCount,
+  overlapWithGoldLineSet,
+  lineSetOf,
+  spanCoverageRecall,
+  spanOverlap,
+  spanPrecision,
+  spanTightness,
+} from "../src/index.js";
 
 const span = (path: string, startLine: number, endLine: number): LineSpan => ({ path, startLine, endLine });
 
 describe("span metrics, hand-computed", () => {
   it("partial overlap", () => {
     const overlap = spanOverlap([span("a.py", 10, 19)], [span("a.py", 15, 24)]);
-    expect(overlap).toEqual({ goldLines: 10, predictedLines: 10, overlapLines: 5, tightnessSum: 5 / 15, tightnessCount: 1 });
+    expect(overlap).toEqual({
+      goldLines: 10,
+      predictedLines: 10,
+      overlapLines: 5,
+      tightnessSum: 5 / 15,
+      tightnessCount: 1,
+    });
     expect(spanCoverageRecall(overlap)).toBe(0.5);
     expect(spanPrecision(overlap)).toBe(0.5);
     expect(spanTightness(overlap)).toBeCloseTo(1 / 3, 15);
@@ -22,7 +38,11 @@ describe("span metrics, hand-computed", () => {
 
   it("other files, empty predictions and empty gold", () => {
     const elsewhere = spanOverlap([span("b.py", 1, 100)], [span("a.py", 1, 10)]);
-    expect([spanCoverageRecall(elsewhere), spanPrecision(elsewhere), spanTightness(elsewhere)]).toEqual([0, 0, undefined]);
+    expect([spanCoverageRecall(elsewhere), spanPrecision(elsewhere), spanTightness(elsewhere)]).toEqual([
+      0,
+      0,
+      undefined,
+    ]);
     const nothing = spanOverlap([], [span("a.py", 1, 10)]);
     expect(spanPrecision(nothing)).toBe(0);
     expect(spanCoverageRecall(spanOverlap([span("a.py", 1, 2)], []))).toBeUndefined();
@@ -52,7 +72,12 @@ const arbSpans = fc.array(arbSpan, { maxLength: 12 });
 
 /** Brute force over explicit (file, line) pairs: the definition, for checking the arithmetic. */
 function bruteForce(predicted: LineSpan[], gold: LineSpan[]) {
-  const lines = (spans: LineSpan[]) => new Set(spans.flatMap((s) => Array.from({ length: s.endLine - s.startLine + 1 }, (_, i) => `${s.path}:${s.startLine + i}`)));
+  const lines = (spans: LineSpan[]) =>
+    new Set(
+      spans.flatMap((s) =>
+        Array.from({ length: s.endLine - s.startLine + 1 }, (_, i) => `${s.path}:${s.startLine + i}`),
+      ),
+    );
   const p = lines(predicted);
   const g = lines(gold);
   const both = [...p].filter((line) => g.has(line)).length;
@@ -89,23 +114,30 @@ describe("span metrics, properties", () => {
 
   it("prediction = gold gives 1 on all three", () => {
     fc.assert(
-      fc.property(arbSpans.filter((spans) => spans.length > 0), (gold) => {
-        const overlap = spanOverlap(gold, gold);
-        expect([spanCoverageRecall(overlap), spanPrecision(overlap), spanTightness(overlap)]).toEqual([1, 1, 1]);
-      }),
+      fc.property(
+        arbSpans.filter((spans) => spans.length > 0),
+        (gold) => {
+          const overlap = spanOverlap(gold, gold);
+          expect([spanCoverageRecall(overlap), spanPrecision(overlap), spanTightness(overlap)]).toEqual([1, 1, 1]);
+        },
+      ),
     );
   });
 
   it("disjoint predictions give 0 recall and precision, and no tightness", () => {
     fc.assert(
-      fc.property(arbSpans.filter((spans) => spans.length > 0), arbSpans, (gold, other) => {
-        // Shift the prediction into lines the gold never reaches.
-        const predicted = other.map((s) => span(s.path, s.startLine + 10_000, s.endLine + 10_000));
-        const overlap = spanOverlap(predicted, gold);
-        expect(spanCoverageRecall(overlap)).toBe(0);
-        expect(spanPrecision(overlap)).toBe(0);
-        expect(spanTightness(overlap)).toBeUndefined();
-      }),
+      fc.property(
+        arbSpans.filter((spans) => spans.length > 0),
+        arbSpans,
+        (gold, other) => {
+          // Shift the prediction into lines the gold never reaches.
+          const predicted = other.map((s) => span(s.path, s.startLine + 10_000, s.endLine + 10_000));
+          const overlap = spanOverlap(predicted, gold);
+          expect(spanCoverageRecall(overlap)).toBe(0);
+          expect(spanPrecision(overlap)).toBe(0);
+          expect(spanTightness(overlap)).toBeUndefined();
+        },
+      ),
     );
   });
 
@@ -117,7 +149,10 @@ describe("span metrics, properties", () => {
           const cut = s.startLine + (seed % (s.endLine - s.startLine));
           return [span(s.path, s.startLine, cut), span(s.path, cut + 1, s.endLine)];
         });
-        const duplicated = [...predicted, ...predicted.map((s) => span(s.path, s.startLine, Math.max(s.startLine, s.endLine - 1)))];
+        const duplicated = [
+          ...predicted,
+          ...predicted.map((s) => span(s.path, s.startLine, Math.max(s.startLine, s.endLine - 1))),
+        ];
         const base = spanOverlap(predicted, gold);
         expectSameOverlap(spanOverlap(split, gold), base);
         expectSameOverlap(spanOverlap(duplicated, gold), base);
@@ -133,7 +168,9 @@ describe("span metrics, properties", () => {
         // Brute force: merge each side by explicit line sets, then compare every pair of runs.
         const runs = (spans: LineSpan[]) => {
           const byFile = new Map<string, number[]>();
-          for (const s of spans) for (let line = s.startLine; line <= s.endLine; line += 1) byFile.set(s.path, [...(byFile.get(s.path) ?? []), line]);
+          for (const s of spans)
+            for (let line = s.startLine; line <= s.endLine; line += 1)
+              byFile.set(s.path, [...(byFile.get(s.path) ?? []), line]);
           const out: LineSpan[] = [];
           for (const [path, lines] of byFile) {
             const sorted = [...new Set(lines)].sort((a, b) => a - b);
@@ -148,10 +185,19 @@ describe("span metrics, properties", () => {
         };
         const p = runs(predicted);
         const scores = runs(gold)
-          .map((g) => Math.max(0, ...p.filter((q) => q.path === g.path).map((q) => {
-            const overlap = Math.min(q.endLine, g.endLine) - Math.max(q.startLine, g.startLine) + 1;
-            return overlap <= 0 ? 0 : overlap / (g.endLine - g.startLine + 1 + q.endLine - q.startLine + 1 - overlap);
-          })))
+          .map((g) =>
+            Math.max(
+              0,
+              ...p
+                .filter((q) => q.path === g.path)
+                .map((q) => {
+                  const overlap = Math.min(q.endLine, g.endLine) - Math.max(q.startLine, g.startLine) + 1;
+                  return overlap <= 0
+                    ? 0
+                    : overlap / (g.endLine - g.startLine + 1 + q.endLine - q.startLine + 1 - overlap);
+                }),
+            ),
+          )
           .filter((score) => score > 0);
         const tightness = spanTightness(spanOverlap(predicted, gold));
         if (scores.length === 0) expect(tightness).toBeUndefined();
@@ -166,8 +212,12 @@ describe("span metrics, properties", () => {
     fc.assert(
       fc.property(arbSpans, arbSpans, fc.integer({ min: 1, max: 400 }), (predicted, gold, length) => {
         const lineCounts = new Map(files.map((file) => [file, length]));
-        const clippedGold = gold.filter((s) => s.startLine <= length).map((s) => span(s.path, s.startLine, Math.min(s.endLine, length)));
-        const clippedPredicted = predicted.filter((s) => s.startLine <= length).map((s) => span(s.path, s.startLine, Math.min(s.endLine, length)));
+        const clippedGold = gold
+          .filter((s) => s.startLine <= length)
+          .map((s) => span(s.path, s.startLine, Math.min(s.endLine, length)));
+        const clippedPredicted = predicted
+          .filter((s) => s.startLine <= length)
+          .map((s) => span(s.path, s.startLine, Math.min(s.endLine, length)));
         expectSameOverlap(spanOverlap(predicted, gold, { lineCounts }), spanOverlap(clippedPredicted, clippedGold));
         expect(lineCount(lineSetOf(predicted, { lineCounts }))).toBeLessThanOrEqual(files.length * length);
       }),

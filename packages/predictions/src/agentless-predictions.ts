@@ -19,8 +19,11 @@ export const AgentlessRowSchema = z
     found_related_locs: RelatedLocsSchema.optional(),
   })
   .transform((row, ctx) => {
-    const related = row.found_related_locs ? parseRelatedLocs(row.found_related_locs, { files: row.found_files }) : undefined;
-    for (const problem of related?.problems ?? []) ctx.addIssue({ code: "custom", message: problem, path: ["found_related_locs"] });
+    const related = row.found_related_locs
+      ? parseRelatedLocs(row.found_related_locs, { files: row.found_files })
+      : undefined;
+    for (const problem of related?.problems ?? [])
+      ctx.addIssue({ code: "custom", message: problem, path: ["found_related_locs"] });
     return { instanceId: row.instance_id, files: row.found_files, related };
   });
 
@@ -33,7 +36,10 @@ export const AgentlessRowSchema = z
  *
  * @example const { predictions, report } = await readAgentlessPredictions("afl-loc-qwen-coder-32b-func.jsonl", { instanceIds });
  */
-export function readAgentlessPredictions(file: string, options: ReadPredictionsOptions = {}): Promise<ReadPredictionsResult> {
+export function readAgentlessPredictions(
+  file: string,
+  options: ReadPredictionsOptions = {},
+): Promise<ReadPredictionsResult> {
   return collectPredictions(
     {
       file,

@@ -23,9 +23,17 @@ export const BlagentRowSchema = z.looseObject({
  *
  * @example const { predictions } = await readBlagentPredictions("claude-4-6-lite.jsonl");
  */
-export function readBlagentPredictions(file: string, options: ReadPredictionsOptions = {}): Promise<ReadPredictionsResult> {
+export function readBlagentPredictions(
+  file: string,
+  options: ReadPredictionsOptions = {},
+): Promise<ReadPredictionsResult> {
   return collectPredictions(
-    { file, format: "blagent", schema: BlagentRowSchema, toRaw: (row) => ({ instanceId: row.instance_id, files: row.ranked_files }) },
+    {
+      file,
+      format: "blagent",
+      schema: BlagentRowSchema,
+      toRaw: (row) => ({ instanceId: row.instance_id, files: row.ranked_files }),
+    },
     options,
   );
 }

@@ -143,7 +143,10 @@ function normalizeOptions(raw: RawPrediction, options: ReadPredictionsOptions): 
 type Tally = Pick<ReadReport, "duplicatesRemoved" | "pathsNormalized" | "emptyEntriesDropped">;
 
 function buildPrediction(raw: RawPrediction, normalize: NormalizePathOptions, report: Tally): Prediction {
-  const rank = (entries: readonly (string | SymbolRef)[], toId: (entry: string | SymbolRef) => { id: string; changed: boolean; empty: boolean }) => {
+  const rank = (
+    entries: readonly (string | SymbolRef)[],
+    toId: (entry: string | SymbolRef) => { id: string; changed: boolean; empty: boolean },
+  ) => {
     const ranked: string[] = [];
     const kept = new Set<string>();
     for (const entry of entries) {

@@ -27,7 +27,10 @@ export async function readCosilGold(file: string): Promise<Map<string, string[]>
     throw new Error(`cannot read CoSIL gold ${file}: ${reason}`, { cause: error });
   }
   const parsed = CosilGoldSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${file}: not a CoSIL gold file (instance id → list of "path::Name"): ${formatZodError(parsed.error)}`);
+  if (!parsed.success)
+    throw new Error(
+      `${file}: not a CoSIL gold file (instance id → list of "path::Name"): ${formatZodError(parsed.error)}`,
+    );
   const gold = new Map<string, string[]>();
   for (const [instanceId, entries] of Object.entries(parsed.data)) {
     gold.set(instanceId, [...new Set(typeof entries === "string" ? [entries] : entries)]);

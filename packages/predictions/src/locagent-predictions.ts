@@ -41,7 +41,10 @@ export type LocAgentRow = z.output<typeof LocAgentRowSchema>;
  *
  * @example const { predictions } = await readLocAgentPredictions("claude35-lite.jsonl");
  */
-export function readLocAgentPredictions(file: string, options: ReadPredictionsOptions = {}): Promise<ReadPredictionsResult> {
+export function readLocAgentPredictions(
+  file: string,
+  options: ReadPredictionsOptions = {},
+): Promise<ReadPredictionsResult> {
   return collectPredictions(
     {
       file,

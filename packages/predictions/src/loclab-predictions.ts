@@ -11,7 +11,10 @@ import type { ReadPredictionsOptions, ReadPredictionsResult } from "./read-types
  *
  * @example const { predictions } = await readLoclabPredictions("results/run-1/predictions.jsonl", { instanceIds });
  */
-export function readLoclabPredictions(file: string, options: ReadPredictionsOptions = {}): Promise<ReadPredictionsResult> {
+export function readLoclabPredictions(
+  file: string,
+  options: ReadPredictionsOptions = {},
+): Promise<ReadPredictionsResult> {
   return collectPredictions(
     {
       file,

@@ -77,7 +77,10 @@ export function normalizeSymbolId(id: string, options: NormalizePathOptions = {}
 
 /** Rules 1–4 of `normalizeRepoPath`: the rewrites that never depend on the repository. */
 function cleanPath(path: string): string {
-  let text = path.trim().replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+  let text = path
+    .trim()
+    .replace(/\\/g, "/")
+    .replace(/\/{2,}/g, "/");
   for (;;) {
     if (text.startsWith("./")) text = text.slice(2);
     else if (text.startsWith("/")) text = text.slice(1);
@@ -99,7 +102,11 @@ function repositoryPrefixes(repo: string | undefined): { all: string[]; unambigu
 }
 
 /** Strips one prefix, or two in a row, and returns the first result `knownFiles` contains. */
-function firstKnownStrip(path: string, prefixes: readonly string[], knownFiles: ReadonlySet<string>): string | undefined {
+function firstKnownStrip(
+  path: string,
+  prefixes: readonly string[],
+  knownFiles: ReadonlySet<string>,
+): string | undefined {
   const once: string[] = [];
   for (const prefix of prefixes) {
     if (!path.startsWith(prefix)) continue;
@@ -109,7 +116,8 @@ function firstKnownStrip(path: string, prefixes: readonly string[], knownFiles: 
   }
   for (const stripped of once) {
     for (const prefix of prefixes) {
-      if (stripped.startsWith(prefix) && knownFiles.has(stripped.slice(prefix.length))) return stripped.slice(prefix.length);
+      if (stripped.startsWith(prefix) && knownFiles.has(stripped.slice(prefix.length)))
+        return stripped.slice(prefix.length);
     }
   }
   return undefined;

@@ -3,7 +3,12 @@ import { readBlagentPredictions } from "./blagent-predictions.js";
 import { readLoclabPredictions } from "./loclab-predictions.js";
 import { readLocAgentPredictions } from "./locagent-predictions.js";
 import { readSherlocPredictions } from "./sherloc-predictions.js";
-import { PREDICTION_FORMATS, type PredictionFormat, type ReadPredictionsOptions, type ReadPredictionsResult } from "./read-types.js";
+import {
+  PREDICTION_FORMATS,
+  type PredictionFormat,
+  type ReadPredictionsOptions,
+  type ReadPredictionsResult,
+} from "./read-types.js";
 
 export interface ReadAnyPredictionsOptions extends ReadPredictionsOptions {
   /** The file's format; not guessed from the content, since the formats overlap (`found_files`). */
@@ -30,6 +35,10 @@ export function readPredictions(file: string, options: ReadAnyPredictionsOptions
     case "sherloc":
       return readSherlocPredictions(file, rest);
     default:
-      return Promise.reject(new Error(`unknown predictions format ${JSON.stringify(format)}: expected one of ${PREDICTION_FORMATS.join(", ")}`));
+      return Promise.reject(
+        new Error(
+          `unknown predictions format ${JSON.stringify(format)}: expected one of ${PREDICTION_FORMATS.join(", ")}`,
+        ),
+      );
   }
 }

@@ -10,7 +10,13 @@ import type { JsonlLineError, Prediction } from "@loclab/schemas";
  */
 export type PredictionFormat = "locagent" | "agentless" | "blagent" | "loclab" | "sherloc";
 
-export const PREDICTION_FORMATS: readonly PredictionFormat[] = ["locagent", "agentless", "blagent", "loclab", "sherloc"];
+export const PREDICTION_FORMATS: readonly PredictionFormat[] = [
+  "locagent",
+  "agentless",
+  "blagent",
+  "loclab",
+  "sherloc",
+];
 
 /** Options every reader takes. */
 export interface ReadPredictionsOptions {

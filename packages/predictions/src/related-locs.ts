@@ -47,20 +47,26 @@ const SPAN = /^(\d+)\s*(?:-\s*(\d+))?$/;
  * @example parseRelatedLocs({ "a.py": ["class: A\nfunction: A.f\nline: 3-4"] }).symbols
  * // [{ path: "a.py", name: "A", kind: "class" }, { path: "a.py", name: "A.f", kind: "function" }]
  */
-export function parseRelatedLocs(related: RelatedLocsInput, options: { files?: readonly string[] } = {}): ParsedRelatedLocs {
+export function parseRelatedLocs(
+  related: RelatedLocsInput,
+  options: { files?: readonly string[] } = {},
+): ParsedRelatedLocs {
   const parsed: ParsedRelatedLocs = { symbols: [], locations: [], ignored: {}, problems: [] };
   if (Array.isArray(related)) {
     const files = options.files ?? [];
     const lists = related as readonly (readonly string[])[];
     if (lists.length > files.length) {
-      parsed.problems.push(`found_related_locs has ${lists.length} entries but found_files only ${files.length}; the list form must align with found_files`);
+      parsed.problems.push(
+        `found_related_locs has ${lists.length} entries but found_files only ${files.length}; the list form must align with found_files`,
+      );
     }
     lists.forEach((texts, index) => {
       const path = files[index];
       if (path !== undefined) readTexts(path, texts, parsed);
     });
   } else {
-    for (const [path, texts] of Object.entries(related as Readonly<Record<string, readonly string[]>>)) readTexts(path, texts, parsed);
+    for (const [path, texts] of Object.entries(related as Readonly<Record<string, readonly string[]>>))
+      readTexts(path, texts, parsed);
   }
   return parsed;
 }
@@ -95,7 +101,8 @@ function readLine(path: string, line: string, parsed: ParsedRelatedLocs): void {
     const startLine = Number(span[1]);
     const endLine = span[2] === undefined ? startLine : Number(span[2]);
     if (startLine < 1) parsed.problems.push(`${path}: ${JSON.stringify(line)}: line numbers start at 1`);
-    else if (startLine > endLine) parsed.problems.push(`${path}: ${JSON.stringify(line)}: start line ${startLine} is after end line ${endLine}`);
+    else if (startLine > endLine)
+      parsed.problems.push(`${path}: ${JSON.stringify(line)}: start line ${startLine} is after end line ${endLine}`);
     else parsed.locations.push({ path, startLine, endLine, role: "edit" });
     return;
   }

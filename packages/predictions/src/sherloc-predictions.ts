@@ -19,7 +19,10 @@ import type { ReadPredictionsOptions, ReadPredictionsResult } from "./read-types
  *
  * @example const { predictions } = await readSherlocPredictions("output.jsonl", { instanceIds });
  */
-export async function readSherlocPredictions(file: string, options: ReadPredictionsOptions = {}): Promise<ReadPredictionsResult> {
+export async function readSherlocPredictions(
+  file: string,
+  options: ReadPredictionsOptions = {},
+): Promise<ReadPredictionsResult> {
   const result = await collectPredictions(
     {
       file,
@@ -34,7 +37,8 @@ export async function readSherlocPredictions(file: string, options: ReadPredicti
           if (entry.file_path === undefined) continue;
           if (!files.includes(entry.file_path)) files.push(entry.file_path);
           const { start_line: start, end_line: end } = entry;
-          if (start !== undefined && end !== undefined && start >= 1 && start <= end) locations.push({ path: entry.file_path, startLine: start, endLine: end, role: "edit" });
+          if (start !== undefined && end !== undefined && start >= 1 && start <= end)
+            locations.push({ path: entry.file_path, startLine: start, endLine: end, role: "edit" });
         }
         const finding = parseSherlocFindings(row.findings);
         return {
@@ -50,6 +54,9 @@ export async function readSherlocPredictions(file: string, options: ReadPredicti
     },
     options,
   );
-  result.report.locationsWithoutRange = result.predictions.reduce((sum, prediction) => sum + (prediction.sherlocLocations?.length ?? 0) - prediction.locations.length, 0);
+  result.report.locationsWithoutRange = result.predictions.reduce(
+    (sum, prediction) => sum + (prediction.sherlocLocations?.length ?? 0) - prediction.locations.length,
+    0,
+  );
   return result;
 }

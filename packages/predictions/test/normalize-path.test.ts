@@ -27,12 +27,16 @@ describe("normalizeRepoPath: rewrites that never depend on the repository", () =
 describe("normalizeRepoPath: repository prefixes", () => {
   it("strips owner__name/ whenever the repository is known", () => {
     expect(normalizeRepoPath("psf__requests/requests/api.py", { repo: "psf/requests" })).toBe("requests/api.py");
-    expect(normalizeRepoPath("django__django/django/db/models/query.py", { repo: "django/django" })).toBe("django/db/models/query.py");
+    expect(normalizeRepoPath("django__django/django/db/models/query.py", { repo: "django/django" })).toBe(
+      "django/db/models/query.py",
+    );
   });
 
   it("strips owner/name/ when owner and name differ", () => {
     expect(normalizeRepoPath("psf/requests/requests/api.py", { repo: "psf/requests" })).toBe("requests/api.py");
-    expect(normalizeRepoPath("pytest-dev/pytest/src/_pytest/main.py", { repo: "pytest-dev/pytest" })).toBe("src/_pytest/main.py");
+    expect(normalizeRepoPath("pytest-dev/pytest/src/_pytest/main.py", { repo: "pytest-dev/pytest" })).toBe(
+      "src/_pytest/main.py",
+    );
   });
 
   it("does not strip name/ without a file list: requests/ is the package directory of psf/requests", () => {
@@ -42,7 +46,9 @@ describe("normalizeRepoPath: repository prefixes", () => {
   it("the django/django trap: the package directory is itself django/, so nothing is stripped without a file list", () => {
     expect(normalizeRepoPath("django/db/models/query.py", { repo: "django/django" })).toBe("django/db/models/query.py");
     // owner/name/ and name/ + django/… read the same; without files we cannot tell, so leave it.
-    expect(normalizeRepoPath("django/django/db/models/query.py", { repo: "django/django" })).toBe("django/django/db/models/query.py");
+    expect(normalizeRepoPath("django/django/db/models/query.py", { repo: "django/django" })).toBe(
+      "django/django/db/models/query.py",
+    );
   });
 
   it("with a file list, a known path is never shortened, and a prefix goes only when the list says so", () => {
@@ -71,8 +77,12 @@ describe("normalizeRepoPath: repository prefixes", () => {
 
 describe("normalizeSymbolId", () => {
   it("normalizes the path part and keeps the name as written", () => {
-    expect(normalizeSymbolId("./astropy/io/fits/fitsrec.py:FITS_rec._convert_ascii")).toBe("astropy/io/fits/fitsrec.py:FITS_rec._convert_ascii");
-    expect(normalizeSymbolId("psf__requests/requests/api.py:request", { repo: "psf/requests" })).toBe("requests/api.py:request");
+    expect(normalizeSymbolId("./astropy/io/fits/fitsrec.py:FITS_rec._convert_ascii")).toBe(
+      "astropy/io/fits/fitsrec.py:FITS_rec._convert_ascii",
+    );
+    expect(normalizeSymbolId("psf__requests/requests/api.py:request", { repo: "psf/requests" })).toBe(
+      "requests/api.py:request",
+    );
     expect(normalizeSymbolId("a.py:A. f ")).toBe("a.py:A. f ");
     expect(normalizeSymbolId(".\\pkg\\m.py")).toBe("pkg/m.py");
   });

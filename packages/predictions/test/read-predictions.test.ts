@@ -23,7 +23,9 @@ function jsonl(rows: readonly unknown[]): string {
 
 describe("ranking de-duplication and instance ids", () => {
   it("keeps the first occurrence of a file, after normalization, and counts the rest", async () => {
-    const file = jsonl([{ instance_id: "t__t-1", ranked_files: ["b.py", "./a.py", "b.py", "a.py", ".\\a.py", "c.py"] }]);
+    const file = jsonl([
+      { instance_id: "t__t-1", ranked_files: ["b.py", "./a.py", "b.py", "a.py", ".\\a.py", "c.py"] },
+    ]);
     const { predictions, report } = await readBlagentPredictions(file);
     expect(predictions).toEqual([{ instanceId: "t__t-1", files: ["b.py", "a.py", "c.py"], locations: [] }]);
     expect(report).toMatchObject({ records: 1, duplicatesRemoved: 3, pathsNormalized: 2, emptyEntriesDropped: 0 });
@@ -95,7 +97,11 @@ describe("normalization through repoOf and knownFilesOf", () => {
 
   it("falls back to LocAgent's meta_data.repo, and without a file list leaves django/ alone", async () => {
     const file = jsonl([
-      { instance_id: "psf__requests-1", found_files: ["psf/requests/requests/api.py", "requests/api.py"], meta_data: { repo: "psf/requests" } },
+      {
+        instance_id: "psf__requests-1",
+        found_files: ["psf/requests/requests/api.py", "requests/api.py"],
+        meta_data: { repo: "psf/requests" },
+      },
       { instance_id: "django__django-2", found_files: ["django/db/query.py"], meta_data: { repo: "django/django" } },
     ]);
     const { predictions } = await readLocAgentPredictions(file);
@@ -103,7 +109,13 @@ describe("normalization through repoOf and knownFilesOf", () => {
   });
 
   it("normalizes the file of an agentless function id without splitting a path that has a colon", async () => {
-    const file = jsonl([{ instance_id: "t__t-1", found_files: ["c:\\x\\a.py"], found_related_locs: { "c:\\x\\a.py": ["function: f\nline: 4-6"] } }]);
+    const file = jsonl([
+      {
+        instance_id: "t__t-1",
+        found_files: ["c:\\x\\a.py"],
+        found_related_locs: { "c:\\x\\a.py": ["function: f\nline: 4-6"] },
+      },
+    ]);
     const { predictions } = await readAgentlessPredictions(file);
     expect(predictions[0]).toEqual({
       instanceId: "t__t-1",
@@ -120,7 +132,11 @@ describe("agentless format", () => {
       {
         instance_id: "t__t-1",
         found_files: ["a.py", "b.py"],
-        found_related_locs: { "a.py": ["class: A\nfunction: A.f\nvariable: V\nfunction: A.f"], "b.py": ["function: g\nline: 5"], "z.py": ["class: Z"] },
+        found_related_locs: {
+          "a.py": ["class: A\nfunction: A.f\nvariable: V\nfunction: A.f"],
+          "b.py": ["function: g\nline: 5"],
+          "z.py": ["class: Z"],
+        },
         found_edit_locs: {},
       },
       { instance_id: "t__t-2", found_files: ["a.py"] },
@@ -139,7 +155,13 @@ describe("agentless format", () => {
   });
 
   it("accepts the list form aligned with found_files", async () => {
-    const file = jsonl([{ instance_id: "t__t-1", found_files: ["a.py", "b.py"], found_related_locs: [["function: f"], ["class: B\nline: 2-3"]] }]);
+    const file = jsonl([
+      {
+        instance_id: "t__t-1",
+        found_files: ["a.py", "b.py"],
+        found_related_locs: [["function: f"], ["class: B\nline: 2-3"]],
+      },
+    ]);
     const { predictions } = await readPredictions(file, { format: "agentless" });
     expect(predictions[0]?.functions).toEqual(["a.py:f", "b.py:B"]);
     expect(predictions[0]?.locations).toEqual([{ path: "b.py", startLine: 2, endLine: 3, role: "edit" }]);
@@ -174,29 +196,47 @@ describe("malformed spans and bad lines", () => {
     expect(predictions.map((p) => p.instanceId)).toEqual(["t__t-1", "t__t-4"]);
     expect(report.records).toBe(2);
     expect(report.skipped.map((error) => error.line)).toEqual([2, 3, 4]);
-    expect(report.skipped[2]?.message).toBe(`${file}:4: t__t-3: found_related_locs: a.py: "line: 0": line numbers start at 1`);
+    expect(report.skipped[2]?.message).toBe(
+      `${file}:4: t__t-3: found_related_locs: a.py: "line: 0": line numbers start at 1`,
+    );
   });
 
   it("names file:line for a row of the wrong shape", async () => {
     const file = jsonl([{ instance_id: "t__t-1", ranked_files: "a.py" }]);
-    await expect(readBlagentPredictions(file)).rejects.toThrow(`${file}:1: t__t-1: ranked_files: Invalid input: expected array, received string`);
+    await expect(readBlagentPredictions(file)).rejects.toThrow(
+      `${file}:1: t__t-1: ranked_files: Invalid input: expected array, received string`,
+    );
   });
 
   it("refuses a loclab span with start > end, naming the instance", async () => {
-    const file = jsonl([stampRecord({ instanceId: "t__t-1", files: ["a.py"], locations: [{ path: "a.py", startLine: 8, endLine: 2 }] })]);
-    await expect(readLoclabPredictions(file)).rejects.toThrow(`${file}:1: t__t-1: locations.0.endLine: startLine must not be greater than endLine`);
+    const file = jsonl([
+      stampRecord({ instanceId: "t__t-1", files: ["a.py"], locations: [{ path: "a.py", startLine: 8, endLine: 2 }] }),
+    ]);
+    await expect(readLoclabPredictions(file)).rejects.toThrow(
+      `${file}:1: t__t-1: locations.0.endLine: startLine must not be greater than endLine`,
+    );
   });
 });
 
 describe("loclab format", () => {
   it("reads stamped predictions, with defaults, and normalizes them", async () => {
     const file = jsonl([
-      stampRecord({ instanceId: "t__t-1", files: ["./a.py", "a.py"], functions: ["a.py:f"], locations: [{ path: "./a.py", startLine: 1, endLine: 2, role: "read" as const }] }),
+      stampRecord({
+        instanceId: "t__t-1",
+        files: ["./a.py", "a.py"],
+        functions: ["a.py:f"],
+        locations: [{ path: "./a.py", startLine: 1, endLine: 2, role: "read" as const }],
+      }),
       stampRecord({ instanceId: "t__t-2", files: [] }),
     ]);
     const { predictions, report } = await readLoclabPredictions(file);
     expect(predictions).toEqual([
-      { instanceId: "t__t-1", files: ["a.py"], functions: ["a.py:f"], locations: [{ path: "a.py", startLine: 1, endLine: 2, role: "read" }] },
+      {
+        instanceId: "t__t-1",
+        files: ["a.py"],
+        functions: ["a.py:f"],
+        locations: [{ path: "a.py", startLine: 1, endLine: 2, role: "read" }],
+      },
       { instanceId: "t__t-2", files: [], locations: [] },
     ]);
     expect(report).toMatchObject({ format: "loclab", records: 2, duplicatesRemoved: 1, pathsNormalized: 2 });
@@ -208,7 +248,9 @@ describe("loclab format", () => {
       `${file}:1: t__t-1: schemaVersion: missing: every line of a loclab predictions file carries "schemaVersion": 1 (written by stampRecord); for another tool's output choose its format (locagent, agentless, blagent)`,
     );
     const wrong = jsonl([{ schemaVersion: 2, instanceId: "t__t-1", files: ["a.py"] }]);
-    await expect(readLoclabPredictions(wrong)).rejects.toThrow(`${wrong}:1: t__t-1: schemaVersion: Invalid input: expected 1`);
+    await expect(readLoclabPredictions(wrong)).rejects.toThrow(
+      `${wrong}:1: t__t-1: schemaVersion: Invalid input: expected 1`,
+    );
   });
 });
 

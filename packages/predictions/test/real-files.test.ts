@@ -39,23 +39,167 @@ const FILES: {
   ignoredLocKinds: Record<string, number>;
   pathsNormalized: number;
 }[] = [
-  { file: "locagent/claude35-lite.jsonl", format: "locagent", split: "lite", rows: 300, duplicatesRemoved: 0, emptyFileRankings: 0, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "blagent/claude-4-6-lite.jsonl", format: "blagent", split: "lite", rows: 300, duplicatesRemoved: 0, emptyFileRankings: 0, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "blagent/gpt-oss-lite.jsonl", format: "blagent", split: "lite", rows: 300, duplicatesRemoved: 0, emptyFileRankings: 0, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "blagent/rag-code-chunking-lite.jsonl", format: "blagent", split: "lite", rows: 300, duplicatesRemoved: 97, emptyFileRankings: 1, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "cosil/afl-loc-qwen-coder-14b-func.jsonl", format: "agentless", split: "lite", rows: 300, duplicatesRemoved: 25, emptyFileRankings: 1, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "cosil/afl-loc-qwen-coder-32b-func.jsonl", format: "agentless", split: "lite", rows: 300, duplicatesRemoved: 9, emptyFileRankings: 0, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "cosil/afl-loc-qwen-coder-7b-func.jsonl", format: "agentless", split: "lite", rows: 296, duplicatesRemoved: 50, emptyFileRankings: 1, ignoredLocKinds: { "<no name>": 1 }, pathsNormalized: 0 },
-  { file: "cosil/locagent-locagent-qwen-coder-32b-func.jsonl", format: "agentless", split: "lite", rows: 298, duplicatesRemoved: 0, emptyFileRankings: 34, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "cosil/results-round-file-level-qwen2.5-32b-loc-outputs.jsonl", format: "agentless", split: "lite", rows: 300, duplicatesRemoved: 69, emptyFileRankings: 6, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "cosil/results-round-func-level-qwen2.5-32b-3-loc-qwen2.5-32b-func.jsonl", format: "agentless", split: "lite", rows: 300, duplicatesRemoved: 9, emptyFileRankings: 6, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "cosil/verified-afl-afl-qwen-coder-14b-func.jsonl", format: "agentless", split: "verified", rows: 500, duplicatesRemoved: 5, emptyFileRankings: 1, ignoredLocKinds: { "<no name>": 1 }, pathsNormalized: 0 },
-  { file: "cosil/verified-afl-afl-qwen-coder-32b-func.jsonl", format: "agentless", split: "verified", rows: 500, duplicatesRemoved: 19, emptyFileRankings: 5, ignoredLocKinds: {}, pathsNormalized: 0 },
-  { file: "cosil/verified-afl-afl-qwen-coder-7b-func.jsonl", format: "agentless", split: "verified", rows: 500, duplicatesRemoved: 27, emptyFileRankings: 0, ignoredLocKinds: { variable: 1 }, pathsNormalized: 0 },
-  { file: "cosil/verified-agentless-agentless-qwen-coder-32b-func.jsonl", format: "agentless", split: "verified", rows: 488, duplicatesRemoved: 102, emptyFileRankings: 0, ignoredLocKinds: { variable: 83 }, pathsNormalized: 0 },
-  { file: "cosil/verified-locagent-locagent-qwen-coder-32b-func.jsonl", format: "agentless", split: "verified", rows: 498, duplicatesRemoved: 0, emptyFileRankings: 60, ignoredLocKinds: {}, pathsNormalized: 0 },
+  {
+    file: "locagent/claude35-lite.jsonl",
+    format: "locagent",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 0,
+    emptyFileRankings: 0,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "blagent/claude-4-6-lite.jsonl",
+    format: "blagent",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 0,
+    emptyFileRankings: 0,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "blagent/gpt-oss-lite.jsonl",
+    format: "blagent",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 0,
+    emptyFileRankings: 0,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "blagent/rag-code-chunking-lite.jsonl",
+    format: "blagent",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 97,
+    emptyFileRankings: 1,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/afl-loc-qwen-coder-14b-func.jsonl",
+    format: "agentless",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 25,
+    emptyFileRankings: 1,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/afl-loc-qwen-coder-32b-func.jsonl",
+    format: "agentless",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 9,
+    emptyFileRankings: 0,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/afl-loc-qwen-coder-7b-func.jsonl",
+    format: "agentless",
+    split: "lite",
+    rows: 296,
+    duplicatesRemoved: 50,
+    emptyFileRankings: 1,
+    ignoredLocKinds: { "<no name>": 1 },
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/locagent-locagent-qwen-coder-32b-func.jsonl",
+    format: "agentless",
+    split: "lite",
+    rows: 298,
+    duplicatesRemoved: 0,
+    emptyFileRankings: 34,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/results-round-file-level-qwen2.5-32b-loc-outputs.jsonl",
+    format: "agentless",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 69,
+    emptyFileRankings: 6,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/results-round-func-level-qwen2.5-32b-3-loc-qwen2.5-32b-func.jsonl",
+    format: "agentless",
+    split: "lite",
+    rows: 300,
+    duplicatesRemoved: 9,
+    emptyFileRankings: 6,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/verified-afl-afl-qwen-coder-14b-func.jsonl",
+    format: "agentless",
+    split: "verified",
+    rows: 500,
+    duplicatesRemoved: 5,
+    emptyFileRankings: 1,
+    ignoredLocKinds: { "<no name>": 1 },
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/verified-afl-afl-qwen-coder-32b-func.jsonl",
+    format: "agentless",
+    split: "verified",
+    rows: 500,
+    duplicatesRemoved: 19,
+    emptyFileRankings: 5,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/verified-afl-afl-qwen-coder-7b-func.jsonl",
+    format: "agentless",
+    split: "verified",
+    rows: 500,
+    duplicatesRemoved: 27,
+    emptyFileRankings: 0,
+    ignoredLocKinds: { variable: 1 },
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/verified-agentless-agentless-qwen-coder-32b-func.jsonl",
+    format: "agentless",
+    split: "verified",
+    rows: 488,
+    duplicatesRemoved: 102,
+    emptyFileRankings: 0,
+    ignoredLocKinds: { variable: 83 },
+    pathsNormalized: 0,
+  },
+  {
+    file: "cosil/verified-locagent-locagent-qwen-coder-32b-func.jsonl",
+    format: "agentless",
+    split: "verified",
+    rows: 498,
+    duplicatesRemoved: 0,
+    emptyFileRankings: 60,
+    ignoredLocKinds: {},
+    pathsNormalized: 0,
+  },
   // One Windows path (pytest-dev__pytest-5840) gets its backslashes turned.
-  { file: "cosil/verified-orcaloca-orcaloca-qwen-coder-32b-func.jsonl", format: "agentless", split: "verified", rows: 500, duplicatesRemoved: 0, emptyFileRankings: 13, ignoredLocKinds: {}, pathsNormalized: 1 },
+  {
+    file: "cosil/verified-orcaloca-orcaloca-qwen-coder-32b-func.jsonl",
+    format: "agentless",
+    split: "verified",
+    rows: 500,
+    duplicatesRemoved: 0,
+    emptyFileRankings: 13,
+    ignoredLocKinds: {},
+    pathsNormalized: 1,
+  },
 ];
 
 const cache = new Map<string, Promise<ReadPredictionsResult>>();
@@ -64,7 +208,10 @@ function read(file: string): Promise<ReadPredictionsResult> {
   if (!entry) throw new Error(`not in FILES: ${file}`);
   let result = cache.get(file);
   if (!result) {
-    result = readPredictions(localization(file), { format: entry.format, instanceIds: entry.split === "lite" ? liteIds : verifiedIds });
+    result = readPredictions(localization(file), {
+      format: entry.format,
+      instanceIds: entry.split === "lite" ? liteIds : verifiedIds,
+    });
     cache.set(file, result);
   }
   return result;
@@ -100,7 +247,12 @@ describe("spot checks against the raw rows", () => {
   it("AFL (CoSIL) 32b, astropy__astropy-6938: files as ranked, functions in found_related_locs order", async () => {
     expect(await predictionOf("cosil/afl-loc-qwen-coder-32b-func.jsonl", "astropy__astropy-6938")).toEqual({
       instanceId: "astropy__astropy-6938",
-      files: ["astropy/io/fits/fitsrec.py", "astropy/io/fits/column.py", "astropy/io/fits/header.py", "astropy/io/fits/file.py"],
+      files: [
+        "astropy/io/fits/fitsrec.py",
+        "astropy/io/fits/column.py",
+        "astropy/io/fits/header.py",
+        "astropy/io/fits/file.py",
+      ],
       functions: [
         "astropy/io/fits/fitsrec.py:FITS_rec._convert_ascii",
         "astropy/io/fits/fitsrec.py:FITS_rec._convert_other",
@@ -123,7 +275,10 @@ describe("spot checks against the raw rows", () => {
   });
 
   it("Agentless (verified), django__django-11138: variables are not ranked, classes are", async () => {
-    const prediction = await predictionOf("cosil/verified-agentless-agentless-qwen-coder-32b-func.jsonl", "django__django-11138");
+    const prediction = await predictionOf(
+      "cosil/verified-agentless-agentless-qwen-coder-32b-func.jsonl",
+      "django__django-11138",
+    );
     expect(prediction.files).toEqual([
       "django/db/backends/mysql/operations.py",
       "django/db/backends/mysql/compiler.py",
@@ -164,7 +319,9 @@ describe("spot checks against the raw rows", () => {
   });
 
   it("OrcaLoca, pytest-dev__pytest-5840: a Windows path is turned, and an empty text gives no function", async () => {
-    expect(await predictionOf("cosil/verified-orcaloca-orcaloca-qwen-coder-32b-func.jsonl", "pytest-dev__pytest-5840")).toEqual({
+    expect(
+      await predictionOf("cosil/verified-orcaloca-orcaloca-qwen-coder-32b-func.jsonl", "pytest-dev__pytest-5840"),
+    ).toEqual({
       instanceId: "pytest-dev__pytest-5840",
       files: ["c:/azure/kms/componenttest/python/pisys/conftest.py"],
       functions: [],
@@ -173,10 +330,19 @@ describe("spot checks against the raw rows", () => {
   });
 
   it("file-level run: no found_related_locs, so no functions", async () => {
-    const prediction = await predictionOf("cosil/results-round-file-level-qwen2.5-32b-loc-outputs.jsonl", "astropy__astropy-12907");
+    const prediction = await predictionOf(
+      "cosil/results-round-file-level-qwen2.5-32b-loc-outputs.jsonl",
+      "astropy__astropy-12907",
+    );
     expect(prediction).toEqual({
       instanceId: "astropy__astropy-12907",
-      files: ["astropy/modeling/separable.py", "astropy/modeling/core.py", "astropy/modeling/models.py", "astropy/modeling/utils.py", "astropy/io/misc/pickle_helpers.py"],
+      files: [
+        "astropy/modeling/separable.py",
+        "astropy/modeling/core.py",
+        "astropy/modeling/models.py",
+        "astropy/modeling/utils.py",
+        "astropy/io/misc/pickle_helpers.py",
+      ],
       locations: [],
     });
   });
@@ -204,15 +370,24 @@ describe("spot checks against the raw rows", () => {
         "django/contrib/auth/migrations/0007_alter_validators_add_error_messages.py",
         "django/contrib/auth/models.py",
       ],
-      modules: ["django/contrib/auth/validators.py:ASCIIUsernameValidator", "django/contrib/auth/validators.py:UnicodeUsernameValidator"],
-      functions: ["django/contrib/auth/validators.py:ASCIIUsernameValidator", "django/contrib/auth/validators.py:UnicodeUsernameValidator"],
+      modules: [
+        "django/contrib/auth/validators.py:ASCIIUsernameValidator",
+        "django/contrib/auth/validators.py:UnicodeUsernameValidator",
+      ],
+      functions: [
+        "django/contrib/auth/validators.py:ASCIIUsernameValidator",
+        "django/contrib/auth/validators.py:UnicodeUsernameValidator",
+      ],
       locations: [],
     });
   });
 
   it("reports ids outside the given benchmark and still returns their predictions", async () => {
     const firstTen = liteIds.slice(0, 10);
-    const { predictions, report } = await readPredictions(localization("blagent/claude-4-6-lite.jsonl"), { format: "blagent", instanceIds: firstTen });
+    const { predictions, report } = await readPredictions(localization("blagent/claude-4-6-lite.jsonl"), {
+      format: "blagent",
+      instanceIds: firstTen,
+    });
     expect(predictions).toHaveLength(300);
     expect(report.unknownInstanceIds).toHaveLength(290);
     expect(report.unknownInstanceIds[0]).toBe(liteIds[10]);
@@ -232,7 +407,8 @@ describe("the peers' gold", () => {
     for (const [file, [atOne, atTen]] of Object.entries(expected)) {
       const fileGold = await readBlagentGold(localization(file));
       const { predictions } = await read(file);
-      const hitsWithin = (k: number) => predictions.filter((p) => p.files.slice(0, k).includes(fileGold.get(p.instanceId) ?? "")).length;
+      const hitsWithin = (k: number) =>
+        predictions.filter((p) => p.files.slice(0, k).includes(fileGold.get(p.instanceId) ?? "")).length;
       expect([hitsWithin(1), hitsWithin(10)]).toEqual([atOne, atTen]);
     }
   });
@@ -245,7 +421,11 @@ describe("the peers' gold", () => {
       modules: ["django/utils/decorators.py:_multi_decorate"],
       functions: ["django/utils/decorators.py:_multi_decorate"],
     });
-    expect(gold.get("django__django-11019")?.modules).toEqual(["django/forms/widgets.py:Media", "django/forms/widgets.py:Media", "django/forms/widgets.py:Media"]);
+    expect(gold.get("django__django-11019")?.modules).toEqual([
+      "django/forms/widgets.py:Media",
+      "django/forms/widgets.py:Media",
+      "django/forms/widgets.py:Media",
+    ]);
     const withRepeatedModule = [...gold.values()].filter((g) => new Set(g.modules).size !== g.modules.length).length;
     expect(withRepeatedModule).toBe(24);
     expect([...gold.values()].filter((g) => g.functions.length === 0).length).toBe(3);

@@ -23,11 +23,15 @@ describe("parseRelatedLocs", () => {
   });
 
   it("ends a name at a further ': ', as CoSIL's split(': ')[1] does", () => {
-    expect(parseRelatedLocs({ "x.py": ["class: Axes.function: bar"] }).symbols).toEqual([{ path: "x.py", name: "Axes.function", kind: "class" }]);
+    expect(parseRelatedLocs({ "x.py": ["class: Axes.function: bar"] }).symbols).toEqual([
+      { path: "x.py", name: "Axes.function", kind: "class" },
+    ]);
   });
 
   it("reads the Agentless list form, aligned with found_files", () => {
-    const parsed = parseRelatedLocs([["function: f"], [""], ["class: C\nline: 7"]], { files: ["a.py", "b.py", "c.py"] });
+    const parsed = parseRelatedLocs([["function: f"], [""], ["class: C\nline: 7"]], {
+      files: ["a.py", "b.py", "c.py"],
+    });
     expect(parsed.symbols.map(({ path, name }) => `${path}:${name}`)).toEqual(["a.py:f", "c.py:C"]);
     expect(parsed.locations).toEqual([{ path: "c.py", startLine: 7, endLine: 7, role: "edit" }]);
   });

@@ -44,7 +44,8 @@ export class ImportParsePool {
       file: WORKER_FILE,
       threads: options.threads,
       inFlightPerThread: BATCHES_IN_FLIGHT_PER_THREAD,
-      lost: (sources, reason) => new ImportParseThreadLost(`the thread parsing ${sources.length} sources stopped (${reason})`),
+      lost: (sources, reason) =>
+        new ImportParseThreadLost(`the thread parsing ${sources.length} sources stopped (${reason})`),
     });
   }
 

@@ -17,7 +17,9 @@ export function importParserFingerprint(): string {
   if (fingerprint) return fingerprint;
   const hash = createHash("sha256");
   const here = dirname(fileURLToPath(import.meta.url));
-  for (const name of readdirSync(here).filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith(".d.ts")).sort()) {
+  for (const name of readdirSync(here)
+    .filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith(".d.ts"))
+    .sort()) {
     hash.update(name).update(readFileSync(join(here, name)));
   }
   const require = createRequire(import.meta.url);

@@ -38,7 +38,12 @@ export function shadowingNames(init: string, facts: PythonSourceFacts, index: Py
       for (const module of fact.modules) {
         const bound = (module.alias ?? module.parts[0])?.name;
         if (bound === undefined) continue;
-        const steps = module.alias ? index.resolveAbsolute(init, module.parts.map((part) => part.name)) : undefined;
+        const steps = module.alias
+          ? index.resolveAbsolute(
+              init,
+              module.parts.map((part) => part.name),
+            )
+          : undefined;
         if (steps?.at(-1)?.path !== submodulePath(bound) || submodulePath(bound) === undefined) names.add(bound);
       }
       continue;

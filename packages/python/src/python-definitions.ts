@@ -59,7 +59,10 @@ export function pythonDefinitions(text: string, parser: Parser): PythonDefinitio
               qualifiedName,
               kind: definition.type === "class_definition" ? "class" : "function",
               startLine: child.startPosition.row + 1,
-              endLine: child.endPosition.column === 0 && child.endPosition.row > child.startPosition.row ? child.endPosition.row : child.endPosition.row + 1,
+              endLine:
+                child.endPosition.column === 0 && child.endPosition.row > child.startPosition.row
+                  ? child.endPosition.row
+                  : child.endPosition.row + 1,
               indent: child.startPosition.column,
             });
             const body = definition.childForFieldName("body");

@@ -64,7 +64,13 @@ export function importCensus(files: Iterable<string>, facts: ReadonlyMap<string,
       if (fact.form === "import") {
         for (const module of fact.modules) {
           census.moduleReferences += 1;
-          if (index.resolveAbsolute(file, module.parts.map((part) => part.name))) census.modulesResolved += 1;
+          if (
+            index.resolveAbsolute(
+              file,
+              module.parts.map((part) => part.name),
+            )
+          )
+            census.modulesResolved += 1;
         }
         continue;
       }
@@ -76,7 +82,8 @@ export function importCensus(files: Iterable<string>, facts: ReadonlyMap<string,
         const imported = name.parts.length === 1 ? name.parts[0]?.name : undefined;
         if (!target || imported === undefined) continue;
         const source = target.kind === "package" ? target.init : target.kind === "module" ? target.path : undefined;
-        if (index.submodule(target, imported) || (source !== undefined && namesOf(source).has(imported))) census.namesResolved += 1;
+        if (index.submodule(target, imported) || (source !== undefined && namesOf(source).has(imported)))
+          census.namesResolved += 1;
       }
     }
   }

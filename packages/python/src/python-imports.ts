@@ -40,7 +40,14 @@ export function pythonImports(source: string, python: PythonImportParser): Pytho
           if (module.length > 0) imports.push({ form: "import", line, module });
         }
       } else if (name === "future") {
-        imports.push({ form: "from", line, level: 0, module: ["__future__"], names: importedNames(node), wildcard: false });
+        imports.push({
+          form: "from",
+          line,
+          level: 0,
+          module: ["__future__"],
+          names: importedNames(node),
+          wildcard: false,
+        });
       } else {
         const moduleNode = node.childForFieldName("module_name");
         if (!moduleNode) continue;

@@ -95,9 +95,11 @@ export class PythonModuleIndex {
         slash = folder.lastIndexOf("/");
       }
     }
-    this.rootPackage = options.rootPackage !== undefined && this.initOf("") !== undefined ? options.rootPackage : undefined;
+    this.rootPackage =
+      options.rootPackage !== undefined && this.initOf("") !== undefined ? options.rootPackage : undefined;
     if (this.rootPackage === undefined) {
-      for (const layout of ["src", "lib"]) if (this.pythonFolders.has(layout) && this.initOf(layout) === undefined) this.layoutRoots.push(layout);
+      for (const layout of ["src", "lib"])
+        if (this.pythonFolders.has(layout) && this.initOf(layout) === undefined) this.layoutRoots.push(layout);
     }
   }
 
@@ -139,7 +141,8 @@ export class PythonModuleIndex {
     const path = join(folder, name);
     const init = this.initOf(path);
     if (init !== undefined) return { kind: "package", path, init };
-    for (const suffix of MODULE_SUFFIXES) if (this.files.has(path + suffix)) return { kind: "module", path: path + suffix };
+    for (const suffix of MODULE_SUFFIXES)
+      if (this.files.has(path + suffix)) return { kind: "module", path: path + suffix };
     if (this.pythonFolders.has(path)) return { kind: "namespace", path };
     return undefined;
   }
@@ -189,10 +192,16 @@ export class PythonModuleIndex {
    * dots name; `steps` has one step per component. `undefined` when the dots climb above the
    * root or a component does not resolve.
    */
-  resolveRelative(file: string, level: number, components: readonly string[]): { base: ModuleStep; steps: ModuleStep[] } | undefined {
+  resolveRelative(
+    file: string,
+    level: number,
+    components: readonly string[],
+  ): { base: ModuleStep; steps: ModuleStep[] } | undefined {
     const walked = this.walkRelative(file, level, components);
     if (!walked?.complete) return undefined;
-    return walked.base ? { base: walked.base, steps: walked.steps.slice(1) } : { base: { kind: "namespace", path: ABOVE_ROOT }, steps: walked.steps };
+    return walked.base
+      ? { base: walked.base, steps: walked.steps.slice(1) }
+      : { base: { kind: "namespace", path: ABOVE_ROOT }, steps: walked.steps };
   }
 
   /**
@@ -222,7 +231,10 @@ export class PythonModuleIndex {
     }
     const dots = ".".repeat(statement.level);
     const written = dots + statement.module.join(".");
-    const walked = statement.level === 0 ? this.walkAbsolute(file, statement.module) : this.walkRelative(file, statement.level, statement.module);
+    const walked =
+      statement.level === 0
+        ? this.walkAbsolute(file, statement.module)
+        : this.walkRelative(file, statement.level, statement.module);
     const fallback = walked && deepestFile(walked.steps);
     if (statement.module.length === 0 && (statement.wildcard || statement.names.length === 0)) {
       add(fallback, written);
@@ -242,7 +254,10 @@ export class PythonModuleIndex {
   }
 
   /** Steps from the winning root, as far as they go; `complete` when every component resolved. */
-  private walkAbsolute(file: string, components: readonly string[]): { steps: ModuleStep[]; complete: boolean } | undefined {
+  private walkAbsolute(
+    file: string,
+    components: readonly string[],
+  ): { steps: ModuleStep[]; complete: boolean } | undefined {
     const [top, ...rest] = components;
     if (top === undefined) return undefined;
     const roots = this.rootsOf(file);
@@ -262,7 +277,11 @@ export class PythonModuleIndex {
   }
 
   /** Steps of a relative import: the base folder first (none above a root package), then one per component reached. */
-  private walkRelative(file: string, level: number, components: readonly string[]): { base: ModuleStep | undefined; steps: ModuleStep[]; complete: boolean } | undefined {
+  private walkRelative(
+    file: string,
+    level: number,
+    components: readonly string[],
+  ): { base: ModuleStep | undefined; steps: ModuleStep[]; complete: boolean } | undefined {
     let folder = parentOf(file);
     for (let i = 1; i < level; i += 1) {
       if (folder === ABOVE_ROOT) return undefined;
@@ -277,7 +296,8 @@ export class PythonModuleIndex {
       return start ? { base: undefined, ...this.descend([start], rest) } : undefined;
     }
     const init = this.initOf(folder);
-    const base: ModuleStep = init === undefined ? { kind: "namespace", path: folder } : { kind: "package", path: folder, init };
+    const base: ModuleStep =
+      init === undefined ? { kind: "namespace", path: folder } : { kind: "package", path: folder, init };
     return { base, ...this.descend([base], components) };
   }
 

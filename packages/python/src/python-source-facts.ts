@@ -90,8 +90,19 @@ export interface PythonSourceFacts {
 const DOTTED_STRING = /(?<![\w'"])([rRuU]?)(['"])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\2/g;
 /** Statements whose bodies still run at module level. */
 const MODULE_LEVEL_BLOCKS = new Set([
-  "if_statement", "elif_clause", "else_clause", "try_statement", "except_clause", "except_group_clause", "finally_clause",
-  "with_statement", "while_statement", "for_statement", "block", "match_statement", "case_clause",
+  "if_statement",
+  "elif_clause",
+  "else_clause",
+  "try_statement",
+  "except_clause",
+  "except_group_clause",
+  "finally_clause",
+  "with_statement",
+  "while_statement",
+  "for_statement",
+  "block",
+  "match_statement",
+  "case_clause",
 ]);
 
 /**
@@ -133,7 +144,11 @@ export function pythonSourceFacts(source: string, python: PythonParser): PythonS
         inError: node.hasError || inError(node.startIndex, node.endIndex),
       };
       if (node.type === "import_statement") {
-        imports.push({ ...base, form: "import", modules: node.namedChildren.flatMap((child) => importedName(child, source)) });
+        imports.push({
+          ...base,
+          form: "import",
+          modules: node.namedChildren.flatMap((child) => importedName(child, source)),
+        });
       } else {
         imports.push({ ...base, ...fromImport(node, source) });
       }
@@ -169,10 +184,18 @@ export function pythonSourceFacts(source: string, python: PythonParser): PythonS
       const end = start + value.length;
       let node: Node | null = root.descendantForIndex(start, end);
       while (node && node.type !== "string" && node.endIndex - node.startIndex <= value.length + 3) node = node.parent;
-      if (node?.type === "string" && node.startIndex === literalStart && node.endIndex === end + 1) dottedStrings.push({ value, start, end });
+      if (node?.type === "string" && node.startIndex === literalStart && node.endIndex === end + 1)
+        dottedStrings.push({ value, start, end });
     }
 
-    return { hasError: root.hasError, imports, chains, dottedStrings, scopes, definitions: moduleDefinitions(root, source) };
+    return {
+      hasError: root.hasError,
+      imports,
+      chains,
+      dottedStrings,
+      scopes,
+      definitions: moduleDefinitions(root, source),
+    };
   } finally {
     tree.delete();
   }
@@ -197,7 +220,10 @@ function importedName(node: Node, source: string): ImportedName[] {
   return [{ parts: dottedParts(name, source), ...(alias ? { alias: part(alias, source) } : {}) }];
 }
 
-function fromImport(node: Node, source: string): Pick<FromImportFact, "form" | "level" | "module" | "names" | "wildcard"> {
+function fromImport(
+  node: Node,
+  source: string,
+): Pick<FromImportFact, "form" | "level" | "module" | "names" | "wildcard"> {
   const moduleNode = node.childForFieldName("module_name");
   let level = 0;
   let module: NamePart[] = [];
@@ -251,7 +277,17 @@ function moduleDefinitions(root: Node, source: string): string[] {
   const targets = (node: Node | null) => {
     if (!node) return;
     if (node.type === "identifier") names.add(source.slice(node.startIndex, node.endIndex));
-    else if (["pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern", "parenthesized_expression", "tuple", "list"].includes(node.type)) {
+    else if (
+      [
+        "pattern_list",
+        "tuple_pattern",
+        "list_pattern",
+        "list_splat_pattern",
+        "parenthesized_expression",
+        "tuple",
+        "list",
+      ].includes(node.type)
+    ) {
       for (const child of node.namedChildren) targets(child);
     }
   };
@@ -271,7 +307,8 @@ function moduleDefinitions(root: Node, source: string): string[] {
           targets(child.childForFieldName("definition")?.childForFieldName("name") ?? null);
           break;
         case "expression_statement":
-          for (const statement of child.namedChildren) if (statement.type === "assignment" || statement.type === "augmented_assignment") assignment(statement);
+          for (const statement of child.namedChildren)
+            if (statement.type === "assignment" || statement.type === "augmented_assignment") assignment(statement);
           break;
         case "for_statement":
           targets(child.childForFieldName("left"));

@@ -25,14 +25,26 @@ export interface CellAttempts {
  * Per cell, from the ledger's histories: how the keys ended (final outcomes and exits, open
  * keys) and the leak audits of their final attempts, summed, with every term found. Pure.
  */
-export function attemptsByCell(attempts: readonly PlannedAttempt[], histories: ReadonlyMap<string, KeyHistory>): CellAttempts[] {
+export function attemptsByCell(
+  attempts: readonly PlannedAttempt[],
+  histories: ReadonlyMap<string, KeyHistory>,
+): CellAttempts[] {
   const byCell = new Map<string, CellAttempts>();
   const found = new Map<string, Map<string, number>>();
   for (const attempt of attempts) {
     const cell = cellLabel(attempt.cell);
     let row = byCell.get(cell);
     if (!row) {
-      row = { cell, keys: 0, predicted: 0, outcomes: {}, exits: {}, audited: 0, leaks: Object.fromEntries(LEAK_AUDIT_COUNTS.map((field) => [field, 0])) as CellAttempts["leaks"], found: [] };
+      row = {
+        cell,
+        keys: 0,
+        predicted: 0,
+        outcomes: {},
+        exits: {},
+        audited: 0,
+        leaks: Object.fromEntries(LEAK_AUDIT_COUNTS.map((field) => [field, 0])) as CellAttempts["leaks"],
+        found: [],
+      };
       byCell.set(cell, row);
       found.set(cell, new Map());
     }
@@ -51,7 +63,9 @@ export function attemptsByCell(attempts: readonly PlannedAttempt[], histories: R
     for (const term of final.leaks.found) terms.set(term, (terms.get(term) ?? 0) + 1);
   }
   for (const [cell, row] of byCell) {
-    row.found = [...(found.get(cell) as Map<string, number>)].map(([term, count]) => ({ term, attempts: count })).sort((a, b) => b.attempts - a.attempts || (a.term < b.term ? -1 : 1));
+    row.found = [...(found.get(cell) as Map<string, number>)]
+      .map(([term, count]) => ({ term, attempts: count }))
+      .sort((a, b) => b.attempts - a.attempts || (a.term < b.term ? -1 : 1));
   }
   return [...byCell.values()];
 }

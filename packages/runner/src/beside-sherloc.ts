@@ -6,7 +6,8 @@ import { type RunScore, SHERLOC_TABLE_METRICS } from "./score-run.js";
  */
 export function besideSherlocRows(score: RunScore): Record<string, string>[] {
   const controls = [...new Set(score.acrossSeeds.map((row) => row.control))];
-  const formatted = (control: string, metric: string) => score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? "";
+  const formatted = (control: string, metric: string) =>
+    score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? "";
   return controls.map((control) => {
     const cells = score.cells.filter((cell) => cell.control === control);
     const gaps = cells.flatMap((cell) => {
@@ -20,7 +21,12 @@ export function besideSherlocRows(score: RunScore): Record<string, string>[] {
       "file.acc@1": formatted(control, "file.acc@1"),
       "sherloc.file_recall": formatted(control, "sherloc.file_recall"),
       "recall − acc@1": gap,
-      ...Object.fromEntries(SHERLOC_TABLE_METRICS.filter((metric) => metric !== "sherloc.file_recall").map((metric) => [metric, formatted(control, metric)])),
+      ...Object.fromEntries(
+        SHERLOC_TABLE_METRICS.filter((metric) => metric !== "sherloc.file_recall").map((metric) => [
+          metric,
+          formatted(control, metric),
+        ]),
+      ),
     };
   });
 }

@@ -2,9 +2,26 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { mapIssueText, maskIssuePaths, parseShuffleMapping, type ShuffleMapping, topLevelPackageNames, unmapPath, unmapPredictions } from "@loclab/controls";
+import {
+  mapIssueText,
+  maskIssuePaths,
+  parseShuffleMapping,
+  type ShuffleMapping,
+  topLevelPackageNames,
+  unmapPath,
+  unmapPredictions,
+} from "@loclab/controls";
 import type { Prediction } from "@loclab/schemas";
-import { DEFAULT_TOOL_LIMITS, materializeWorkspace, shuffleRepository, writeContentPack, walkCheckout, type Workspace, workspaceCachePath, workspaceFromFiles } from "@loclab/tools";
+import {
+  DEFAULT_TOOL_LIMITS,
+  materializeWorkspace,
+  shuffleRepository,
+  writeContentPack,
+  walkCheckout,
+  type Workspace,
+  workspaceCachePath,
+  workspaceFromFiles,
+} from "@loclab/tools";
 import type { PlannedAttempt } from "./run-plan.js";
 
 /** An attempt made ready for the localizer under its control. */
@@ -51,21 +68,34 @@ export class CellWorkspaces {
     const own = () => this.packages(instance.repo, instance.base_commit);
     switch (control.kind) {
       case "plain":
-        return { workspace: await this.tree(instance.repo, instance.base_commit), problemStatement: instance.problem_statement, toOriginal: asGiven, packages: await own() };
+        return {
+          workspace: await this.tree(instance.repo, instance.base_commit),
+          problemStatement: instance.problem_statement,
+          toOriginal: asGiven,
+          packages: await own(),
+        };
       case "masked": {
         // The base commit's full file list: only mentions of files that exist there are masked
         // (docs/definitions.md §4), not names the patches merely suggest.
         const workspace = await this.tree(instance.repo, instance.base_commit);
         return {
           workspace,
-          problemStatement: maskIssuePaths(instance.problem_statement, { knownFiles: { files: await workspace.paths() }, level: control.level }).text,
+          problemStatement: maskIssuePaths(instance.problem_statement, {
+            knownFiles: { files: await workspace.paths() },
+            level: control.level,
+          }).text,
           toOriginal: asGiven,
           packages: await own(),
         };
       }
       case "mismatch": {
         if (!attempt.mismatch) throw new Error(`${instance.instance_id}: no mismatch pairing for seed ${control.seed}`);
-        return { workspace: await this.tree(attempt.mismatch.snapshotRepo, attempt.mismatch.snapshotCommit), problemStatement: instance.problem_statement, toOriginal: asGiven, packages: await own() };
+        return {
+          workspace: await this.tree(attempt.mismatch.snapshotRepo, attempt.mismatch.snapshotCommit),
+          problemStatement: instance.problem_statement,
+          toOriginal: asGiven,
+          packages: await own(),
+        };
       }
       case "shuffled": {
         const { workspace, mapping } = await this.shuffled(instance.repo, instance.base_commit, control.seed);
@@ -73,7 +103,10 @@ export class CellWorkspaces {
           workspace,
           packages: await own(),
           // The default `names` policy also renames the project's owner, name and packages as words.
-          problemStatement: mapIssueText(mapping, instance.problem_statement, { policy: control.textPolicy, repo: instance.repo }).text,
+          problemStatement: mapIssueText(mapping, instance.problem_statement, {
+            policy: control.textPolicy,
+            repo: instance.repo,
+          }).text,
           toOriginal: (prediction) => {
             const mapped = unmapPredictions(mapping, [prediction]);
             return { prediction: mapped.predictions[0] as Prediction, unmappedPaths: mapped.unmapped.length };
@@ -93,7 +126,11 @@ export class CellWorkspaces {
     const id = `${repo}@${commit}`;
     let pending = this.trees.get(id);
     if (!pending) {
-      pending = materializeWorkspace({ instance: { repo, base_commit: commit }, mirrors: this.options.mirrors, cacheDir: this.options.cacheDir });
+      pending = materializeWorkspace({
+        instance: { repo, base_commit: commit },
+        mirrors: this.options.mirrors,
+        cacheDir: this.options.cacheDir,
+      });
       pending.catch(() => this.trees.delete(id));
       this.trees.set(id, pending);
     }
@@ -112,7 +149,11 @@ export class CellWorkspaces {
     return pending;
   }
 
-  private shuffled(repo: string, commit: string, seed: number): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {
+  private shuffled(
+    repo: string,
+    commit: string,
+    seed: number,
+  ): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {
     const id = `${repo}@${commit}#${seed}`;
     let pending = this.building.get(id);
     if (!pending) {
@@ -123,7 +164,11 @@ export class CellWorkspaces {
     return pending;
   }
 
-  private async buildShuffled(repo: string, commitInput: string, seed: number): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {
+  private async buildShuffled(
+    repo: string,
+    commitInput: string,
+    seed: number,
+  ): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {
     const original = await this.tree(repo, commitInput);
     const commit = original.commit ?? commitInput;
     const folder = workspaceCachePath(join(this.options.cacheDir, "shuffled", `seed-${seed}`), repo, commit);
@@ -131,7 +176,12 @@ export class CellWorkspaces {
       const temporary = `${folder}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
       await mkdir(temporary, { recursive: true });
       try {
-        await shuffleRepository({ repo: await realpath(original.root), out: join(temporary, "tree"), mapping: join(temporary, "mapping.json"), seed });
+        await shuffleRepository({
+          repo: await realpath(original.root),
+          out: join(temporary, "tree"),
+          mapping: join(temporary, "mapping.json"),
+          seed,
+        });
         await rename(temporary, folder).catch(async (error: NodeJS.ErrnoException) => {
           // Another process finished the same copy first: use theirs.
           if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
@@ -143,7 +193,10 @@ export class CellWorkspaces {
     const mapping = parseShuffleMapping(JSON.parse(await readFile(join(folder, "mapping.json"), "utf8")));
     const root = await realpath(join(folder, "tree"));
     const walk = await walkCheckout(root, { skipDirectories: new Set() });
-    const files = [...walk.files.map((path) => ({ path, kind: "file" as const })), ...walk.symlinks.map((link) => ({ path: link.path, kind: "symlink" as const }))];
+    const files = [
+      ...walk.files.map((path) => ({ path, kind: "file" as const })),
+      ...walk.symlinks.map((link) => ({ path: link.path, kind: "symlink" as const })),
+    ];
     // The copy is read-only and keyed by commit and seed: its content pack and import graph are kept beside it.
     try {
       writeContentPack({ folder, root, files, maxFileBytes: DEFAULT_TOOL_LIMITS.maxFileBytes });

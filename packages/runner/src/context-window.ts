@@ -5,7 +5,9 @@
 export function serverWindow(models: unknown, model: string): number | undefined {
   const data = (models as { data?: unknown } | undefined)?.data;
   if (!Array.isArray(data)) return undefined;
-  const entry = data.find((item) => (item as { id?: unknown })?.id === model) as { max_model_len?: unknown } | undefined;
+  const entry = data.find((item) => (item as { id?: unknown })?.id === model) as
+    | { max_model_len?: unknown }
+    | undefined;
   const window = entry?.max_model_len;
   return typeof window === "number" && Number.isInteger(window) && window > 0 ? window : undefined;
 }
@@ -23,7 +25,11 @@ export function defaultOutputReserve(window: number): number {
  *
  * @example contextLimitFor({ window: 2048 }) // 1536
  */
-export function contextLimitFor(options: { spec?: number | undefined; window?: number | undefined; maxOutputTokens?: number | undefined }): number | undefined {
+export function contextLimitFor(options: {
+  spec?: number | undefined;
+  window?: number | undefined;
+  maxOutputTokens?: number | undefined;
+}): number | undefined {
   if (options.spec !== undefined) return options.spec;
   if (options.window === undefined) return undefined;
   const reserve = options.maxOutputTokens ?? defaultOutputReserve(options.window);

@@ -16,7 +16,11 @@ export function csvNumber(value: number): number {
  */
 export function toCsv(rows: readonly object[] | aq.ColumnTable): string {
   const objects = Array.isArray(rows) ? rows : (rows as aq.ColumnTable).objects();
-  const rounded = objects.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === "number" ? csvNumber(value) : value])));
+  const rounded = objects.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [key, typeof value === "number" ? csvNumber(value) : value]),
+    ),
+  );
   if (rounded.length === 0 && !Array.isArray(rows)) return (rows as aq.ColumnTable).toCSV();
   return aq.from(rounded).toCSV();
 }

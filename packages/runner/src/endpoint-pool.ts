@@ -151,7 +151,10 @@ export class EndpointPool {
   /** A slot on the best endpoint now, or when one frees up. `avoid`: an endpoint to pass over if another is free (an attempt it just dropped). */
   acquire(options: { avoid?: number } = {}): Promise<EndpointLease> {
     if (this.stopped) return Promise.reject(new PoolUnavailableError("the run is stopping"));
-    if (this.pauseExpired) return Promise.reject(new PoolUnavailableError(`every endpoint has been down for ${Math.round(this.options.pauseMs / 1000)} s`));
+    if (this.pauseExpired)
+      return Promise.reject(
+        new PoolUnavailableError(`every endpoint has been down for ${Math.round(this.options.pauseMs / 1000)} s`),
+      );
     return new Promise((resolve, reject) => {
       this.waiters.push({ avoid: options.avoid, resolve, reject });
       this.dispatch();
@@ -203,7 +206,8 @@ export class EndpointPool {
       if (!best) best = state;
       else {
         const byLoad = this.load(state) - this.load(best);
-        if (byLoad < 0 || (byLoad === 0 && state.dispatched / state.weight < best.dispatched / best.weight)) best = state;
+        if (byLoad < 0 || (byLoad === 0 && state.dispatched / state.weight < best.dispatched / best.weight))
+          best = state;
       }
     }
     return best;
@@ -282,7 +286,12 @@ export class EndpointPool {
     });
     if (this.anyUp) return;
     this.pauseExpired = true;
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new PoolUnavailableError(`every endpoint has been down for ${Math.round(this.options.pauseMs / 1000)} s (and failed a last probe)`));
+    for (const waiter of this.waiters.splice(0))
+      waiter.reject(
+        new PoolUnavailableError(
+          `every endpoint has been down for ${Math.round(this.options.pauseMs / 1000)} s (and failed a last probe)`,
+        ),
+      );
   }
 
   private updatePause(): void {
@@ -290,7 +299,10 @@ export class EndpointPool {
     const down = !this.anyUp;
     if (down && !this.paused) {
       this.paused = true;
-      this.options.onEvent?.({ type: "paused", reason: this.states.map((state) => `${state.baseURL}: ${state.problem ?? "down"}`).join("; ") });
+      this.options.onEvent?.({
+        type: "paused",
+        reason: this.states.map((state) => `${state.baseURL}: ${state.problem ?? "down"}`).join("; "),
+      });
       this.pauseTimer = setTimeout(() => void this.lastChance(), this.options.pauseMs);
     } else if (!down && this.paused) {
       this.paused = false;

@@ -38,25 +38,41 @@ function headers(endpoint: Pick<EndpointSpec, "baseURL" | "apiKeyEnv">): Record<
  * running request gauges the scheduler reads). Never throws; the API key goes only into the
  * request header and is scrubbed from any problem text.
  */
-export async function probeEndpoint(endpoint: Pick<EndpointSpec, "baseURL" | "model" | "apiKeyEnv">, options: { timeoutMs?: number } = {}): Promise<EndpointProbe> {
+export async function probeEndpoint(
+  endpoint: Pick<EndpointSpec, "baseURL" | "model" | "apiKeyEnv">,
+  options: { timeoutMs?: number } = {},
+): Promise<EndpointProbe> {
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const redact = makeRedactor([endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined, ...urlSecrets(endpoint.baseURL)]);
+  const redact = makeRedactor([
+    endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined,
+    ...urlSecrets(endpoint.baseURL),
+  ]);
   const root = serverRoot(endpoint.baseURL);
   const base = urlWithoutCredentials(endpoint.baseURL).replace(/\/+$/, "");
   const get = async (url: string) => fetch(url, { headers: headers(endpoint), signal: AbortSignal.timeout(timeoutMs) });
   try {
     const health = await get(`${root}/health`);
     await health.arrayBuffer();
-    if (health.status !== 200 && health.status !== 404) return { ok: false, problem: `${root}/health answered HTTP ${health.status}` };
+    if (health.status !== 200 && health.status !== 404)
+      return { ok: false, problem: `${root}/health answered HTTP ${health.status}` };
     const modelsResponse = await get(`${base}/models`);
     if (modelsResponse.status !== 200) {
       await modelsResponse.arrayBuffer();
       return { ok: false, problem: `${base}/models answered HTTP ${modelsResponse.status}` };
     }
     const models: unknown = await modelsResponse.json().catch(() => undefined);
-    const ids = Array.isArray((models as { data?: unknown })?.data) ? ((models as { data: { id?: unknown }[] }).data.map((entry) => entry?.id).filter((id) => typeof id === "string") as string[]) : undefined;
+    const ids = Array.isArray((models as { data?: unknown })?.data)
+      ? ((models as { data: { id?: unknown }[] }).data
+          .map((entry) => entry?.id)
+          .filter((id) => typeof id === "string") as string[])
+      : undefined;
     if (!ids) return { ok: false, problem: `${base}/models did not answer a model list`, models };
-    if (!ids.includes(endpoint.model)) return { ok: false, problem: `${base}/models does not list ${JSON.stringify(endpoint.model)} (it serves ${ids.map((id) => JSON.stringify(id)).join(", ") || "nothing"})`, models };
+    if (!ids.includes(endpoint.model))
+      return {
+        ok: false,
+        problem: `${base}/models does not list ${JSON.stringify(endpoint.model)} (it serves ${ids.map((id) => JSON.stringify(id)).join(", ") || "nothing"})`,
+        models,
+      };
     const probe: EndpointProbe = { ok: true, models };
     const version = await get(`${root}/version`).catch(() => undefined);
     if (version?.status === 200) probe.version = await version.json().catch(() => undefined);
@@ -72,7 +88,10 @@ export async function probeEndpoint(endpoint: Pick<EndpointSpec, "baseURL" | "mo
     return probe;
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+    const reason =
+      (error as Error).name === "TimeoutError"
+        ? `no answer within ${timeoutMs / 1000} s`
+        : (cause?.code ?? cause?.message ?? (error as Error).message);
     return { ok: false, problem: redact(`${root} unreachable: ${reason}`) };
   }
 }

@@ -40,12 +40,24 @@ export interface OwnFileReport {
  * aside first (`repairTornTail`, reported), then each line is checked against `schema`; a
  * line that does not fit is reported with file and line and skipped (its attempt runs again).
  */
-export async function readOwnJsonl<T>(path: string, schema: z.ZodType<T, unknown>, options: { repair: boolean }): Promise<{ records: T[] } & OwnFileReport> {
+export async function readOwnJsonl<T>(
+  path: string,
+  schema: z.ZodType<T, unknown>,
+  options: { repair: boolean },
+): Promise<{ records: T[] } & OwnFileReport> {
   if (!existsSync(path)) return { records: [], skipped: [] };
   const torn = options.repair ? await repairTornTail(path) : undefined;
   const tornLines: JsonlLineError[] = [];
-  const { records, skipped } = await readJsonl(path, { schema, onBadLine: "skip", onTornLine: (line) => tornLines.push(line) });
-  return { records: records.map((record) => record.value), skipped: [...skipped, ...tornLines], ...(torn ? { torn } : {}) };
+  const { records, skipped } = await readJsonl(path, {
+    schema,
+    onBadLine: "skip",
+    onTornLine: (line) => tornLines.push(line),
+  });
+  return {
+    records: records.map((record) => record.value),
+    skipped: [...skipped, ...tornLines],
+    ...(torn ? { torn } : {}),
+  };
 }
 
 /** One attempt key's history in the ledger. */
@@ -73,6 +85,9 @@ export function keyHistories(records: readonly RunRecord[]): Map<string, KeyHist
 }
 
 /** Reads `attempts.jsonl`. */
-export function readLedger(path: string, options: { repair: boolean }): Promise<{ records: RunRecord[] } & OwnFileReport> {
+export function readLedger(
+  path: string,
+  options: { repair: boolean },
+): Promise<{ records: RunRecord[] } & OwnFileReport> {
   return readOwnJsonl(path, RunRecordSchema, options);
 }

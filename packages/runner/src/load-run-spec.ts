@@ -27,9 +27,14 @@ function firstIssue(source: string, error: z.ZodError): RunSpecError {
   const issue = error.issues[0];
   if (!issue) return new RunSpecError(source, "invalid run spec");
   let message = issue.message;
-  if (issue.code === "unrecognized_keys") message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
-  if (issue.code === "invalid_union" && "note" in issue && issue.note === "No matching discriminator") message = `unknown control kind; one of plain, masked, shuffled, mismatch`;
-  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? "s" : ""})` : "";
+  if (issue.code === "unrecognized_keys")
+    message = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
+  if (issue.code === "invalid_union" && "note" in issue && issue.note === "No matching discriminator")
+    message = `unknown control kind; one of plain, masked, shuffled, mismatch`;
+  const more =
+    error.issues.length > 1
+      ? ` (and ${error.issues.length - 1} more problem${error.issues.length > 2 ? "s" : ""})`
+      : "";
   return new RunSpecError(`${source}: ${jsonPath(issue.path)}`, `${message}${more}`);
 }
 
@@ -40,7 +45,10 @@ function firstIssue(source: string, error: z.ZodError): RunSpecError {
  *
  * @example parseRunSpec({ benchmark: "lite", endpoints: [{ baseURL: "http://127.0.0.1:8000/v1", model: "m" }], repos: "mirrors", out: "runs/a" })
  */
-export function parseRunSpec(value: RunSpecInput | unknown, options: { baseDir?: string; source?: string } = {}): RunSpec {
+export function parseRunSpec(
+  value: RunSpecInput | unknown,
+  options: { baseDir?: string; source?: string } = {},
+): RunSpec {
   const checked = RunSpecSchema.safeParse(value);
   if (!checked.success) throw firstIssue(options.source ?? "run spec", checked.error);
   return resolvePaths(checked.data, resolve(options.baseDir ?? "."));
@@ -59,7 +67,11 @@ export async function loadRunSpec(file: string): Promise<RunSpec> {
   try {
     value = yaml ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text);
   } catch (error) {
-    if (error instanceof YAMLParseError) throw new RunSpecError(`${file}:${error.linePos?.[0]?.line ?? "?"}`, `not valid YAML: ${error.message.split("\n")[0]}`);
+    if (error instanceof YAMLParseError)
+      throw new RunSpecError(
+        `${file}:${error.linePos?.[0]?.line ?? "?"}`,
+        `not valid YAML: ${error.message.split("\n")[0]}`,
+      );
     // Node 20's JSON.parse does not always say where; YAML (a superset of JSON) usually can.
     const where = /position (\d+)/.exec(String(error));
     let line = where ? text.slice(0, Number(where[1])).split("\n").length : undefined;
@@ -70,7 +82,10 @@ export async function loadRunSpec(file: string): Promise<RunSpec> {
         if (yamlError instanceof YAMLParseError) line = yamlError.linePos?.[0]?.line;
       }
     }
-    throw new RunSpecError(line ? `${file}:${line}` : file, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RunSpecError(
+      line ? `${file}:${line}` : file,
+      `not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return parseRunSpec(value, { baseDir: dirname(resolve(file)), source: file });
 }
@@ -85,6 +100,9 @@ function resolvePaths(spec: RunSpec, baseDir: string): RunSpec {
     repos: at(spec.repos),
     out,
     cacheDir: spec.cacheDir ? at(spec.cacheDir) : defaultWorkspaceCacheDir(),
-    localizer: { ...spec.localizer, ...(spec.localizer.promptsDir ? { promptsDir: at(spec.localizer.promptsDir) } : {}) },
+    localizer: {
+      ...spec.localizer,
+      ...(spec.localizer.promptsDir ? { promptsDir: at(spec.localizer.promptsDir) } : {}),
+    },
   };
 }

@@ -64,21 +64,48 @@ export interface LocalizationBreakdown {
  * trajectory), and the paired tests of each control against plain on `pairedMetric`
  * (`scoreRun`, nothing written). A trajectory that cannot be read is named in `problems`.
  */
-export async function localizationBreakdown(dir: string, options: { pairedMetric?: string; repeatedLine?: number } = {}): Promise<LocalizationBreakdown> {
+export async function localizationBreakdown(
+  dir: string,
+  options: { pairedMetric?: string; repeatedLine?: number } = {},
+): Promise<LocalizationBreakdown> {
   const manifest = await readRunManifest(dir);
-  if (!manifest) throw new Error(`${dir}: no manifest.json: not a run folder (loclab breakdown DIR reads the folder of a loclab run)`);
+  if (!manifest)
+    throw new Error(
+      `${dir}: no manifest.json: not a run folder (loclab breakdown DIR reads the folder of a loclab run)`,
+    );
   const spec = parseRunSpec(manifest.spec, { source: runLayout.manifest(dir) });
   const plan = await planRun(spec);
-  const ledger = existsSync(runLayout.ledger(dir)) ? await readLedger(runLayout.ledger(dir), { repair: false }) : { records: [] as RunRecord[] };
+  const ledger = existsSync(runLayout.ledger(dir))
+    ? await readLedger(runLayout.ledger(dir), { repair: false })
+    : { records: [] as RunRecord[] };
   const histories = keyHistories(ledger.records);
   const repeatedLine = options.repeatedLine ?? 5;
   const problems: string[] = [];
   const rows: LocalizationBreakdownRow[] = [];
   const byCell = new Map<string, PlannedAttempt[]>();
-  for (const attempt of plan.attempts) byCell.set(attempt.cellLabel, [...(byCell.get(attempt.cellLabel) ?? []), attempt]);
+  for (const attempt of plan.attempts)
+    byCell.set(attempt.cellLabel, [...(byCell.get(attempt.cellLabel) ?? []), attempt]);
   for (const cell of plan.cells) {
     const label = cellLabel(cell);
-    const row: LocalizationBreakdownRow = { cell: label, seed: cell.seed, control: controlLabel(cell.control), keys: 0, finished: 0, forcedFinal: 0, invalidFinal: 0, stepLimit: 0, wallBudget: 0, contextLimit: 0, tokenBudget: 0, modelError: 0, open: 0, loops: 0, noSuchFileKeys: 0, noSuchFile: 0, medianTurns: null };
+    const row: LocalizationBreakdownRow = {
+      cell: label,
+      seed: cell.seed,
+      control: controlLabel(cell.control),
+      keys: 0,
+      finished: 0,
+      forcedFinal: 0,
+      invalidFinal: 0,
+      stepLimit: 0,
+      wallBudget: 0,
+      contextLimit: 0,
+      tokenBudget: 0,
+      modelError: 0,
+      open: 0,
+      loops: 0,
+      noSuchFileKeys: 0,
+      noSuchFile: 0,
+      medianTurns: null,
+    };
     const turns: number[] = [];
     for (const attempt of byCell.get(label) ?? []) {
       row.keys += 1;
@@ -91,7 +118,12 @@ export async function localizationBreakdown(dir: string, options: { pairedMetric
       if (final.outcome === "finished" || final.outcome === "forced_final") turns.push(final.turns);
       const summary = final.trajectory ? await summaryOf(join(dir, final.trajectory), problems) : undefined;
       if (!summary) continue;
-      if (summary.loopCandidates.some((candidate) => candidate.finishReason === "length" || candidate.longestLineRun >= repeatedLine)) row.loops += 1;
+      if (
+        summary.loopCandidates.some(
+          (candidate) => candidate.finishReason === "length" || candidate.longestLineRun >= repeatedLine,
+        )
+      )
+        row.loops += 1;
       if (summary.noFileObservations > 0) row.noSuchFileKeys += 1;
       row.noSuchFile += summary.noFileObservations;
     }

@@ -17,9 +17,13 @@ export function formatProgress(snapshot: ProgressSnapshot): string[] {
     `${snapshot.done}/${snapshot.keys} done, ${snapshot.running} running, ${snapshot.failed} failed, ${snapshot.retries} retried` +
     `, ${duration(snapshot.elapsedMs)}${snapshot.etaMs !== undefined && snapshot.done < snapshot.keys ? `, ETA ${duration(snapshot.etaMs)}` : ""}${snapshot.paused ? " — PAUSED: every endpoint is down" : ""}`;
   const width = Math.max(4, ...snapshot.cells.map((cell) => cell.cell.length));
-  const cells = snapshot.cells.map((cell) => `  ${cell.cell.padEnd(width)}  ${String(cell.done).padStart(4)}/${cell.keys} done  ${cell.running} running  ${cell.failed} failed  ${cell.retries} retried`);
+  const cells = snapshot.cells.map(
+    (cell) =>
+      `  ${cell.cell.padEnd(width)}  ${String(cell.done).padStart(4)}/${cell.keys} done  ${cell.running} running  ${cell.failed} failed  ${cell.retries} retried`,
+  );
   const endpoints = snapshot.endpoints.map(
-    (endpoint) => `  [${endpoint.index}] ${endpoint.baseURL}  ${endpoint.health}  ${endpoint.inFlight} in flight  ${endpoint.attempts} attempts  ${endpoint.turns} turns  ${endpoint.tokensPerSecond.toFixed(1)} tok/s`,
+    (endpoint) =>
+      `  [${endpoint.index}] ${endpoint.baseURL}  ${endpoint.health}  ${endpoint.inFlight} in flight  ${endpoint.attempts} attempts  ${endpoint.turns} turns  ${endpoint.tokensPerSecond.toFixed(1)} tok/s`,
   );
   return [head, ...cells, ...endpoints];
 }
@@ -33,7 +37,9 @@ export function formatEventLine(event: RunEvent): string | undefined {
       return event.message;
     case "attempt-end": {
       const r = event.record;
-      const what = r.prediction ? `${r.outcome}: ${r.prediction.files.slice(0, 3).join(", ") || "(no file)"}` : `${r.outcome}${r.error ? `: ${r.error}` : ""}`;
+      const what = r.prediction
+        ? `${r.outcome}: ${r.prediction.files.slice(0, 3).join(", ") || "(no file)"}`
+        : `${r.outcome}${r.error ? `: ${r.error}` : ""}`;
       return `${event.cell} ${r.instanceId} #${r.attempt}: ${what} (${r.turns} turns, ${(r.wallMs / 1000).toFixed(1)} s${r.retries.length ? `, ${r.retries.length} retries` : ""})${event.requeued ? "; runs again on another endpoint" : ""}`;
     }
     case "endpoint-down":
@@ -64,7 +70,11 @@ export interface TerminalProgressOptions {
  * place (event lines scroll above it); otherwise plain lines, one per attempt and event, and
  * the table every 30 s, so logs stay readable. Returns the observer and `stop()`.
  */
-export function terminalProgress(options: TerminalProgressOptions = {}): { onEvent: (event: RunEvent) => void; stop: () => void; progress: RunProgress } {
+export function terminalProgress(options: TerminalProgressOptions = {}): {
+  onEvent: (event: RunEvent) => void;
+  stop: () => void;
+  progress: RunProgress;
+} {
   const stream = options.stream ?? process.stderr;
   const tty = stream.isTTY === true;
   const progress = new RunProgress();
@@ -74,12 +84,17 @@ export function terminalProgress(options: TerminalProgressOptions = {}): { onEve
     drawn = 0;
   };
   const draw = () => {
-    const lines = formatProgress(progress.snapshot()).map((line) => line.slice(0, Math.max(20, (stream.columns ?? 120) - 1)));
+    const lines = formatProgress(progress.snapshot()).map((line) =>
+      line.slice(0, Math.max(20, (stream.columns ?? 120) - 1)),
+    );
     clear();
     stream.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
-  const timer = setInterval(() => (tty ? draw() : stream.write(`${formatProgress(progress.snapshot()).join("\n")}\n`)), tty ? (options.refreshMs ?? 500) : (options.plainEveryMs ?? 30_000));
+  const timer = setInterval(
+    () => (tty ? draw() : stream.write(`${formatProgress(progress.snapshot()).join("\n")}\n`)),
+    tty ? (options.refreshMs ?? 500) : (options.plainEveryMs ?? 30_000),
+  );
   timer.unref();
   let started = false;
   return {
@@ -113,12 +128,18 @@ export interface UpdatableDisplay {
  * A run observer for a notebook: keeps one display entry (tslab `newDisplay()`) showing the
  * progress table, rewritten at most every `refreshMs` (default 1 s) and at the end.
  */
-export function notebookProgress(display: UpdatableDisplay, options: { refreshMs?: number } = {}): { onEvent: (event: RunEvent) => void; progress: RunProgress } {
+export function notebookProgress(
+  display: UpdatableDisplay,
+  options: { refreshMs?: number } = {},
+): { onEvent: (event: RunEvent) => void; progress: RunProgress } {
   const progress = new RunProgress();
   let last = 0;
   const render = () => {
     const text = formatProgress(progress.snapshot()).join("\n");
-    if (display.html) display.html(`<pre>${text.replace(/[&<>]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[ch] as string)}</pre>`);
+    if (display.html)
+      display.html(
+        `<pre>${text.replace(/[&<>]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[ch] as string)}</pre>`,
+      );
     else display.text?.(text);
   };
   return {

@@ -30,7 +30,15 @@ export interface RunSummary {
 
 /** What a run tells its observers, in order. */
 export type RunEvent =
-  | { type: "start"; dir: string; resumed: boolean; keys: number; done: number; cells: { cell: string; keys: number; done: number; predicted: number }[]; endpoints: EndpointStatus[] }
+  | {
+      type: "start";
+      dir: string;
+      resumed: boolean;
+      keys: number;
+      done: number;
+      cells: { cell: string; keys: number; done: number; predicted: number }[];
+      endpoints: EndpointStatus[];
+    }
   | { type: "note"; message: string }
   | { type: "attempt-start"; key: string; cell: string; instanceId: string; attempt: number; endpoint: number }
   | { type: "attempt-end"; cell: string; record: RunRecord; endpoint: number | null; requeued: boolean }
@@ -98,7 +106,16 @@ export class RunProgress {
         this.startedMs = this.now();
         this.doneAtStart = event.done;
         for (const count of event.cells) this.cells.set(count.cell, { ...count, running: 0, failed: 0, retries: 0 });
-        this.endpoints = event.endpoints.map((endpoint) => ({ index: endpoint.index, baseURL: endpoint.baseURL, health: endpoint.health, inFlight: 0, attempts: 0, turns: 0, completionTokens: 0, tokensPerSecond: 0 }));
+        this.endpoints = event.endpoints.map((endpoint) => ({
+          index: endpoint.index,
+          baseURL: endpoint.baseURL,
+          health: endpoint.health,
+          inFlight: 0,
+          attempts: 0,
+          turns: 0,
+          completionTokens: 0,
+          tokensPerSecond: 0,
+        }));
         return;
       }
       case "attempt-start": {
@@ -163,7 +180,10 @@ export class RunProgress {
       retries: cells.reduce((sum, cell) => sum + cell.retries, 0),
       paused: this.paused,
       cells,
-      endpoints: this.endpoints.map((endpoint) => ({ ...endpoint, tokensPerSecond: endpoint.completionTokens / seconds })),
+      endpoints: this.endpoints.map((endpoint) => ({
+        ...endpoint,
+        tokensPerSecond: endpoint.completionTokens / seconds,
+      })),
     };
     if (finishedNow > 0) snapshot.etaMs = ((keys - done) * elapsedMs) / finishedNow;
     return snapshot;

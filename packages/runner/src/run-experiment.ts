@@ -2,8 +2,27 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { relative } from "node:path";
-import { type Completion, type CompleteRequest, createModelClient, localizeInstance, type ModelClient, ModelTransportError, urlWithoutCredentials } from "@loclab/agent";
-import { cellLabel, controlLabel, isFinalOutcome, type Prediction, PredictionRecordSchema, RUN_RECORD_KIND, type RunRecord, RunRecordSchema, SCHEMA_VERSION, stampRecord } from "@loclab/schemas";
+import {
+  type Completion,
+  type CompleteRequest,
+  createModelClient,
+  localizeInstance,
+  type ModelClient,
+  ModelTransportError,
+  urlWithoutCredentials,
+} from "@loclab/agent";
+import {
+  cellLabel,
+  controlLabel,
+  isFinalOutcome,
+  type Prediction,
+  PredictionRecordSchema,
+  RUN_RECORD_KIND,
+  type RunRecord,
+  RunRecordSchema,
+  SCHEMA_VERSION,
+  stampRecord,
+} from "@loclab/schemas";
 import { canonicalJson } from "./attempt-key.js";
 import { leakAudit } from "@loclab/controls";
 import { goldAtBaseCommit } from "@loclab/checkouts";
@@ -13,7 +32,17 @@ import { CellWorkspaces } from "./cell-workspaces.js";
 import { type EndpointLease, EndpointPool, PoolUnavailableError } from "./endpoint-pool.js";
 import { JsonlAppender, keyHistories, type KeyHistory, readLedger, readOwnJsonl } from "./ledger.js";
 import { parseRunSpec, RunSpecError } from "./load-run-spec.js";
-import { environmentFacts, firstDifference, readRunManifest, RUN_MANIFEST_KIND, RUNNER_VERSION, type RunManifest, runIdentity, storedSpec, writeRunManifest } from "./run-manifest.js";
+import {
+  environmentFacts,
+  firstDifference,
+  readRunManifest,
+  RUN_MANIFEST_KIND,
+  RUNNER_VERSION,
+  type RunManifest,
+  runIdentity,
+  storedSpec,
+  writeRunManifest,
+} from "./run-manifest.js";
 import type { RunEvent, RunStopReason, RunSummary } from "./run-events.js";
 import { runLayout } from "./run-layout.js";
 import { acquireRunLock } from "./run-lock.js";
@@ -57,10 +86,21 @@ export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise
  */
 export async function resumeRun(dir: string, options: RunOptions = {}): Promise<RunSummary> {
   const manifest = await readRunManifest(dir);
-  if (!manifest) throw new RunFolderError(`${dir}: no manifest.json: not a run folder (start one with loclab run SPEC)`);
-  const sessions = await readOwnJsonl(runLayout.sessions(dir), z.looseObject({ spec: z.record(z.string(), z.unknown()) }), { repair: false });
+  if (!manifest)
+    throw new RunFolderError(`${dir}: no manifest.json: not a run folder (start one with loclab run SPEC)`);
+  const sessions = await readOwnJsonl(
+    runLayout.sessions(dir),
+    z.looseObject({ spec: z.record(z.string(), z.unknown()) }),
+    { repair: false },
+  );
   const last = sessions.records.at(-1)?.spec;
-  return executeRun(parseRunSpec({ ...(last ?? manifest.spec), out: dir }, { source: last ? runLayout.sessions(dir) : runLayout.manifest(dir) }), options);
+  return executeRun(
+    parseRunSpec(
+      { ...(last ?? manifest.spec), out: dir },
+      { source: last ? runLayout.sessions(dir) : runLayout.manifest(dir) },
+    ),
+    options,
+  );
 }
 
 /**
@@ -91,15 +131,24 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
   if (existing) {
     const difference = firstDifference(runIdentity(existing.spec), runIdentity(stored));
     if (difference) {
-      throw new RunFolderError(`${runLayout.manifest(dir)} holds another run (its spec differs at ${difference.replace("$.instanceBudgets", "$.budgets.instance").replace("$.model", "$.endpoints[0].model")}); choose another "out", or continue that run with loclab run --resume ${dir}`);
+      throw new RunFolderError(
+        `${runLayout.manifest(dir)} holds another run (its spec differs at ${difference.replace("$.instanceBudgets", "$.budgets.instance").replace("$.model", "$.endpoints[0].model")}); choose another "out", or continue that run with loclab run --resume ${dir}`,
+      );
     }
   } else {
     for (const old of ["predictions.jsonl", "runs.jsonl"]) {
-      if (existsSync(`${dir}/${old}`)) throw new RunFolderError(`${dir} holds ${old} from an older loclab localize and no manifest.json; choose another "out"`);
+      if (existsSync(`${dir}/${old}`))
+        throw new RunFolderError(
+          `${dir} holds ${old} from an older loclab localize and no manifest.json; choose another "out"`,
+        );
     }
   }
   // The cache may hold every tree, but a spec that names a folder that is not there is not true.
-  if (!existsSync(spec.repos)) throw new RunSpecError("$.repos", `${spec.repos} does not exist (the folder of git mirrors, one per repository: <owner>__<name>[.git])`);
+  if (!existsSync(spec.repos))
+    throw new RunSpecError(
+      "$.repos",
+      `${spec.repos} does not exist (the folder of git mirrors, one per repository: <owner>__<name>[.git])`,
+    );
   await mkdir(dir, { recursive: true });
   const lock = await acquireRunLock(dir, options.command ?? `loclab run ${dir}`);
   if (lock.tookOver) emit({ type: "note", message: `${dir}: ${lock.tookOver}` });
@@ -113,7 +162,9 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
   try {
     const probes = await pool.checkAll();
     if (!pool.anyUp) {
-      throw new EndpointsNotReadyError(`no endpoint is ready, nothing was started: ${probes.map((probe, i) => `endpoints[${i}] ${urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? "")}: ${probe.problem}`).join("; ")}`);
+      throw new EndpointsNotReadyError(
+        `no endpoint is ready, nothing was started: ${probes.map((probe, i) => `endpoints[${i}] ${urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? "")}: ${probe.problem}`).join("; ")}`,
+      );
     }
     pool.start();
     const startedAt = new Date().toISOString();
@@ -148,10 +199,24 @@ export async function executeRun(spec: RunSpec, options: RunOptions = {}): Promi
       }
     }
     // Each session's own spec: endpoints, retries and the run's budget may differ from the first.
-    await new JsonlAppender(runLayout.sessions(dir)).append({ startedAt, pid: process.pid, host: hostname(), resumed: existing !== undefined, command: options.command ?? null, spec: stored, endpoints: endpointFacts, ...environment });
+    await new JsonlAppender(runLayout.sessions(dir)).append({
+      startedAt,
+      pid: process.pid,
+      host: hostname(),
+      resumed: existing !== undefined,
+      command: options.command ?? null,
+      spec: stored,
+      endpoints: endpointFacts,
+      ...environment,
+    });
     // Each endpoint's window (`max_model_len` of /v1/models), for the default context limit.
     const windows = probes.map((probe, i) => serverWindow(probe.models, spec.endpoints[i]?.model ?? ""));
-    return await dispatchRun(plan, pool, { emit, resumed: existing !== undefined, windows, ...(options.signal ? { signal: options.signal } : {}) });
+    return await dispatchRun(plan, pool, {
+      emit,
+      resumed: existing !== undefined,
+      windows,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   } finally {
     pool.stop();
     await lock.release();
@@ -164,14 +229,28 @@ interface QueueItem {
   avoid?: number;
 }
 
-async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (event: RunEvent) => void; resumed: boolean; windows: readonly (number | undefined)[]; signal?: AbortSignal }): Promise<RunSummary> {
+async function dispatchRun(
+  plan: RunPlan,
+  pool: EndpointPool,
+  context: {
+    emit: (event: RunEvent) => void;
+    resumed: boolean;
+    windows: readonly (number | undefined)[];
+    signal?: AbortSignal;
+  },
+): Promise<RunSummary> {
   const { spec } = plan;
   const { emit } = context;
   const dir = spec.out;
   const ledgerPath = runLayout.ledger(dir);
   const ledgerRead = await readLedger(ledgerPath, { repair: true });
-  if (ledgerRead.torn) emit({ type: "note", message: `${ledgerPath}:${ledgerRead.torn.line}: a torn last line (${ledgerRead.torn.bytes} bytes, from a crash) was set aside in ${ledgerRead.torn.savedTo}` });
-  for (const bad of ledgerRead.skipped) emit({ type: "note", message: `${bad.message}; skipped (its attempt runs again)` });
+  if (ledgerRead.torn)
+    emit({
+      type: "note",
+      message: `${ledgerPath}:${ledgerRead.torn.line}: a torn last line (${ledgerRead.torn.bytes} bytes, from a crash) was set aside in ${ledgerRead.torn.savedTo}`,
+    });
+  for (const bad of ledgerRead.skipped)
+    emit({ type: "note", message: `${bad.message}; skipped (its attempt runs again)` });
   const ledger = new JsonlAppender(ledgerPath);
   const histories = keyHistories(ledgerRead.records);
   const predictionFiles = new Map<string, JsonlAppender>();
@@ -191,13 +270,20 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
   for (const [cell, attempts] of byCell) {
     const file = runLayout.predictions(dir, cell);
     const read = await readOwnJsonl(file, PredictionRecordSchema, { repair: true });
-    if (read.torn) emit({ type: "note", message: `${file}:${read.torn.line}: a torn last line was set aside in ${read.torn.savedTo}` });
+    if (read.torn)
+      emit({
+        type: "note",
+        message: `${file}:${read.torn.line}: a torn last line was set aside in ${read.torn.savedTo}`,
+      });
     const present = new Set(read.records.map((record) => record.instanceId));
     for (const attempt of attempts) {
       const prediction = histories.get(attempt.key)?.final?.prediction;
       if (prediction && !present.has(attempt.instance.instance_id)) {
         await predictionsOf(cell).append(stampRecord(prediction));
-        emit({ type: "note", message: `${cell} ${attempt.instance.instance_id}: its prediction was recorded in the ledger but missing from ${file} (a kill between the two writes); appended` });
+        emit({
+          type: "note",
+          message: `${cell} ${attempt.instance.instance_id}: its prediction was recorded in the ledger but missing from ${file} (a kill between the two writes); appended`,
+        });
       }
     }
   }
@@ -212,7 +298,12 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
         const n = Number(/^attempt-(\d+)\.traj\.jsonl$/.exec(name)?.[1] ?? 0);
         if (n > last) {
           const record = baseRecord(attempt, n, null, new Date().toISOString());
-          const interrupted: RunRecord = { ...record, outcome: "failed", trajectory: relative(dir, runLayout.trajectory(dir, attempt.cellLabel, attempt.instance.instance_id, n)), error: "interrupted: the runner stopped during this attempt (a crash or a kill); it runs again" };
+          const interrupted: RunRecord = {
+            ...record,
+            outcome: "failed",
+            trajectory: relative(dir, runLayout.trajectory(dir, attempt.cellLabel, attempt.instance.instance_id, n)),
+            error: "interrupted: the runner stopped during this attempt (a crash or a kill); it runs again",
+          };
           await ledger.append(RunRecordSchema.parse(interrupted));
           addRecord(histories, interrupted);
           last = n;
@@ -226,11 +317,26 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
   const doneKeys = () => plan.attempts.filter((attempt) => histories.get(attempt.key)?.final).length;
   const cellCounts = cells.map((cell) => {
     const finals = (byCell.get(cell) ?? []).map((attempt) => histories.get(attempt.key)?.final);
-    return { cell, keys: finals.length, done: finals.filter(Boolean).length, predicted: finals.filter((final) => final?.prediction).length };
+    return {
+      cell,
+      keys: finals.length,
+      done: finals.filter(Boolean).length,
+      predicted: finals.filter((final) => final?.prediction).length,
+    };
   });
-  emit({ type: "start", dir, resumed: context.resumed, keys: plan.attempts.length, done: doneKeys(), cells: cellCounts, endpoints: pool.snapshot() });
+  emit({
+    type: "start",
+    dir,
+    resumed: context.resumed,
+    keys: plan.attempts.length,
+    done: doneKeys(),
+    cells: cellCounts,
+    endpoints: pool.snapshot(),
+  });
 
-  const queue: QueueItem[] = plan.attempts.filter((attempt) => !histories.get(attempt.key)?.final).map((attempt) => ({ attempt }));
+  const queue: QueueItem[] = plan.attempts
+    .filter((attempt) => !histories.get(attempt.key)?.final)
+    .map((attempt) => ({ attempt }));
   const goldTerms = await leakAuditGold(plan, queue);
   const workspaces = new CellWorkspaces({ mirrors: spec.repos, cacheDir: spec.cacheDir ?? defaultWorkspaceCacheDir() });
   const sessionStarted = Date.now();
@@ -246,9 +352,15 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
     emit({ type: "stopping", reason, detail });
   };
   const budgetSpent = (): boolean => {
-    if (spec.budgets.run.wallSeconds !== undefined && Date.now() - sessionStarted >= spec.budgets.run.wallSeconds * 1000) stop("run-wall-budget", `the run's wall budget of ${spec.budgets.run.wallSeconds} s is spent`);
-    if (spec.budgets.run.tokens !== undefined && tokensSpent >= spec.budgets.run.tokens) stop("run-token-budget", `the run's token budget of ${spec.budgets.run.tokens} is spent (${tokensSpent} tokens)`);
-    if (context.signal?.aborted) stop("interrupted", "interrupted: attempts in flight finish and are recorded; resume with loclab run --resume");
+    if (
+      spec.budgets.run.wallSeconds !== undefined &&
+      Date.now() - sessionStarted >= spec.budgets.run.wallSeconds * 1000
+    )
+      stop("run-wall-budget", `the run's wall budget of ${spec.budgets.run.wallSeconds} s is spent`);
+    if (spec.budgets.run.tokens !== undefined && tokensSpent >= spec.budgets.run.tokens)
+      stop("run-token-budget", `the run's token budget of ${spec.budgets.run.tokens} is spent (${tokensSpent} tokens)`);
+    if (context.signal?.aborted)
+      stop("interrupted", "interrupted: attempts in flight finish and are recorded; resume with loclab run --resume");
     return stoppedBy !== undefined;
   };
 
@@ -258,11 +370,34 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
     nextAttempt.set(attempt.key, n);
     attemptsThisSession += 1;
     triesThisSession.set(attempt.key, (triesThisSession.get(attempt.key) ?? 0) + 1);
-    emit({ type: "attempt-start", key: attempt.key, cell: attempt.cellLabel, instanceId: attempt.instance.instance_id, attempt: n, endpoint: lease.index });
-    const record = await runAttempt(plan, attempt, n, lease, pool, workspaces, context.windows[lease.index], goldTerms.get(attempt.instance.instance_id) ?? { files: [], symbols: [] }, (retry) => {
-      retriesThisSession += 1;
-      emit({ type: "retry", cell: attempt.cellLabel, instanceId: attempt.instance.instance_id, endpoint: lease.index, retry });
+    emit({
+      type: "attempt-start",
+      key: attempt.key,
+      cell: attempt.cellLabel,
+      instanceId: attempt.instance.instance_id,
+      attempt: n,
+      endpoint: lease.index,
     });
+    const record = await runAttempt(
+      plan,
+      attempt,
+      n,
+      lease,
+      pool,
+      workspaces,
+      context.windows[lease.index],
+      goldTerms.get(attempt.instance.instance_id) ?? { files: [], symbols: [] },
+      (retry) => {
+        retriesThisSession += 1;
+        emit({
+          type: "retry",
+          cell: attempt.cellLabel,
+          instanceId: attempt.instance.instance_id,
+          endpoint: lease.index,
+          retry,
+        });
+      },
+    );
     tokensSpent += record.usage.totalTokens ?? 0;
     await ledger.append(RunRecordSchema.parse(record));
     addRecord(histories, record);
@@ -292,12 +427,19 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
     }
     const acquiring = pool.acquire(item.avoid !== undefined ? { avoid: item.avoid } : {});
     // A key requeued while we waited goes first: re-read the queue once a slot is ours.
-    const waited = await Promise.race([acquiring.then((lease) => ({ lease })), stopped, ...[...inFlight].map((p) => p.then(() => "changed" as const))]).catch((error: unknown) => {
+    const waited = await Promise.race([
+      acquiring.then((lease) => ({ lease })),
+      stopped,
+      ...[...inFlight].map((p) => p.then(() => "changed" as const)),
+    ]).catch((error: unknown) => {
       if (error instanceof PoolUnavailableError) return { unavailable: error.message };
       throw error;
     });
     if (waited === "stopped" || waited === "changed") {
-      void acquiring.then((lease) => lease.release(), () => undefined);
+      void acquiring.then(
+        (lease) => lease.release(),
+        () => undefined,
+      );
       continue;
     }
     if ("unavailable" in waited) {
@@ -317,7 +459,12 @@ async function dispatchRun(plan: RunPlan, pool: EndpointPool, context: { emit: (
     inFlight.add(running);
   }
   await Promise.allSettled([...inFlight]);
-  const summary = summarize(plan, histories, { attemptsThisSession, failuresThisSession, retriesThisSession, ...(stoppedBy ? { stoppedBy } : {}) });
+  const summary = summarize(plan, histories, {
+    attemptsThisSession,
+    failuresThisSession,
+    retriesThisSession,
+    ...(stoppedBy ? { stoppedBy } : {}),
+  });
   emit({ type: "end", summary });
   return summary;
 }
@@ -370,7 +517,9 @@ async function runAttempt(
   const trajectoryPath = runLayout.trajectory(spec.out, attempt.cellLabel, attempt.instance.instance_id, n);
   const base = baseRecord(attempt, n, endpoint, startedAt);
   try {
-    await mkdir(runLayout.trajectoryDir(spec.out, attempt.cellLabel, attempt.instance.instance_id), { recursive: true });
+    await mkdir(runLayout.trajectoryDir(spec.out, attempt.cellLabel, attempt.instance.instance_id), {
+      recursive: true,
+    });
     const prepared = await workspaces.prepare(attempt);
     const inner = createModelClient({
       baseURL: lease.endpoint.baseURL,
@@ -404,7 +553,11 @@ async function runAttempt(
         }
       },
     };
-    const contextLimitTokens = contextLimitFor({ spec: localizer.contextLimitTokens, window, maxOutputTokens: localizer.maxOutputTokens });
+    const contextLimitTokens = contextLimitFor({
+      spec: localizer.contextLimitTokens,
+      window,
+      maxOutputTokens: localizer.maxOutputTokens,
+    });
     const result = await localizeInstance({
       instance: { instance_id: attempt.instance.instance_id, problem_statement: prepared.problemStatement },
       // Opaque: the key's first digits name neither the repository nor the issue, and differ per cell.
@@ -415,10 +568,14 @@ async function runAttempt(
       maxLocations: localizer.maxLocations,
       toolMode: localizer.toolMode,
       ...(localizer.profile ? { profile: localizer.profile } : {}),
-      ...(localizer.profile === "sherloc" && prepared.originalPathOf ? { sherlocTools: { originalPathOf: prepared.originalPathOf } } : {}),
+      ...(localizer.profile === "sherloc" && prepared.originalPathOf
+        ? { sherlocTools: { originalPathOf: prepared.originalPathOf } }
+        : {}),
       ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
       ...(spec.budgets.instance.tokens !== undefined ? { maxTotalTokens: spec.budgets.instance.tokens } : {}),
-      ...(spec.budgets.instance.wallSeconds !== undefined ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 } : {}),
+      ...(spec.budgets.instance.wallSeconds !== undefined
+        ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 }
+        : {}),
       prompts: plan.prompts,
       trajectoryPath,
       provenance: {
@@ -426,14 +583,28 @@ async function runAttempt(
         toolVersion: RUNNER_VERSION,
         createdAt: startedAt,
         // The run, cell and attempt; never the control's mapping or pairing (they stay outside trajectories).
-        inputs: { run: spec.name ?? null, benchmark: plan.benchmarkName, key: attempt.key, attempt: n, seed: attempt.cell.seed, control: controlLabel(attempt.cell.control), endpoint, localizer: plan.config },
+        inputs: {
+          run: spec.name ?? null,
+          benchmark: plan.benchmarkName,
+          key: attempt.key,
+          attempt: n,
+          seed: attempt.cell.seed,
+          control: controlLabel(attempt.cell.control),
+          endpoint,
+          localizer: plan.config,
+        },
       },
     });
     let prediction: Prediction | undefined;
     if (result.prediction) {
-      prediction = { ...prepared.toOriginal(result.prediction).prediction, seed: attempt.cell.seed, control: attempt.cell.control };
+      prediction = {
+        ...prepared.toOriginal(result.prediction).prediction,
+        seed: attempt.cell.seed,
+        control: attempt.cell.control,
+      };
     }
-    const outcome = result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome;
+    const outcome =
+      result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome;
     const leaks = leakAudit({
       text: result.initialMessages.map((message) => message.content ?? "").join("\n"),
       instanceId: attempt.instance.instance_id,
@@ -450,7 +621,12 @@ async function runAttempt(
       usage: result.usage,
       wallMs: performance.now() - started,
       modelMs: result.modelMs,
-      retries: result.retries.map(({ attempt: a, error, message, waitedMs }) => ({ attempt: a, error, message, waitedMs })),
+      retries: result.retries.map(({ attempt: a, error, message, waitedMs }) => ({
+        attempt: a,
+        error,
+        message,
+        waitedMs,
+      })),
       trajectory: relative(spec.out, trajectoryPath),
       ...(prediction ? { prediction } : {}),
       ...(result.error ? { error: result.error } : {}),
@@ -486,14 +662,21 @@ async function leakAuditGold(plan: RunPlan, queue: readonly QueueItem[]): Promis
   if (instances.length === 0) return terms;
   const { golds } = await goldAtBaseCommit({ instances, mirrors: plan.spec.repos });
   golds.forEach((gold) => {
-    const names = [...(gold.exact?.symbols ?? []).map((symbol) => symbol.name), ...gold.symbols.map((symbol) => symbol.name)];
+    const names = [
+      ...(gold.exact?.symbols ?? []).map((symbol) => symbol.name),
+      ...gold.symbols.map((symbol) => symbol.name),
+    ];
     terms.set(gold.instanceId, { files: gold.files, symbols: [...new Set(names)] });
   });
   return terms;
 }
 
 /** The summary over the plan's keys from the ledger's histories. Pure. */
-export function summarize(plan: Pick<RunPlan, "attempts" | "spec">, histories: ReadonlyMap<string, KeyHistory>, session: Pick<RunSummary, "attemptsThisSession" | "failuresThisSession" | "retriesThisSession" | "stoppedBy">): RunSummary {
+export function summarize(
+  plan: Pick<RunPlan, "attempts" | "spec">,
+  histories: ReadonlyMap<string, KeyHistory>,
+  session: Pick<RunSummary, "attemptsThisSession" | "failuresThisSession" | "retriesThisSession" | "stoppedBy">,
+): RunSummary {
   const outcomes: RunSummary["outcomes"] = {};
   const noPrediction: Record<string, number> = {};
   let done = 0;
@@ -512,7 +695,16 @@ export function summarize(plan: Pick<RunPlan, "attempts" | "spec">, histories: R
     const reason = last ? `open after ${last.outcome}` : "not started";
     noPrediction[reason] = (noPrediction[reason] ?? 0) + 1;
   }
-  return { dir: plan.spec.out, keys: plan.attempts.length, done, predicted, outcomes, noPrediction, ...session, complete: done === plan.attempts.length };
+  return {
+    dir: plan.spec.out,
+    keys: plan.attempts.length,
+    done,
+    predicted,
+    outcomes,
+    noPrediction,
+    ...session,
+    complete: done === plan.attempts.length,
+  };
 }
 
 /** SHERLOC's sampling defaults (temperature 0.99, top_p 0.95) apply to its profile when the spec sets none. */

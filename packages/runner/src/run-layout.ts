@@ -23,8 +23,10 @@ export const runLayout = {
   ledger: (dir: string) => join(dir, "attempts.jsonl"),
   cellDir: (dir: string, cell: string) => pathInside(dir, "cells", ...cell.split("/")),
   predictions: (dir: string, cell: string) => join(runLayout.cellDir(dir, cell), "predictions.jsonl"),
-  trajectoryDir: (dir: string, cell: string, instanceId: string) => instanceFile(pathInside(dir, "trajectories", ...cell.split("/")), instanceId, ""),
-  trajectory: (dir: string, cell: string, instanceId: string, attempt: number) => join(runLayout.trajectoryDir(dir, cell, instanceId), `attempt-${attempt}.traj.jsonl`),
+  trajectoryDir: (dir: string, cell: string, instanceId: string) =>
+    instanceFile(pathInside(dir, "trajectories", ...cell.split("/")), instanceId, ""),
+  trajectory: (dir: string, cell: string, instanceId: string, attempt: number) =>
+    join(runLayout.trajectoryDir(dir, cell, instanceId), `attempt-${attempt}.traj.jsonl`),
   pairing: (dir: string, seed: number) => join(dir, "controls", `mismatch-${seed}.json`),
   results: (dir: string) => join(dir, "results"),
   export: (dir: string) => join(dir, "export"),

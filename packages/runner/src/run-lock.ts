@@ -62,7 +62,9 @@ export async function acquireRunLock(dir: string, command: string): Promise<RunL
     const who = `pid ${held.pid ?? "?"} on host ${held.host ?? "?"}, since ${held.startedAt ?? "?"}${held.command ? `, ${held.command}` : ""}`;
     const stale = held.host === mine.host && typeof held.pid === "number" && !processAlive(held.pid);
     if (!stale) {
-      throw new Error(`${dir} is in use by another loclab run (${who}); wait for it to finish, or remove ${path} if that run is gone`);
+      throw new Error(
+        `${dir} is in use by another loclab run (${who}); wait for it to finish, or remove ${path} if that run is gone`,
+      );
     }
     tookOver = `a stale lock (${who}; that process is not running) was taken over`;
     await rm(path, { force: true });

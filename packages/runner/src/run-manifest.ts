@@ -28,7 +28,16 @@ export const RunManifestSchema = z.strictObject({
   packages: z.record(z.string(), z.string()),
   node: z.string(),
   /** Each endpoint's `/v1/models` answer and `/version`, when offered, at the start. */
-  endpoints: z.array(z.strictObject({ baseURL: z.string(), model: z.string(), ready: z.boolean(), problem: z.string().optional(), models: z.unknown().optional(), version: z.unknown().optional() })),
+  endpoints: z.array(
+    z.strictObject({
+      baseURL: z.string(),
+      model: z.string(),
+      ready: z.boolean(),
+      problem: z.string().optional(),
+      models: z.unknown().optional(),
+      version: z.unknown().optional(),
+    }),
+  ),
   startedAt: z.string(),
 });
 export type RunManifest = z.infer<typeof RunManifestSchema>;
@@ -36,10 +45,23 @@ export type RunManifest = z.infer<typeof RunManifestSchema>;
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** This package's version (the runner's, as trajectories and manifests record it). */
-export const RUNNER_VERSION: string = (JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }).version;
+export const RUNNER_VERSION: string = (
+  JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8")) as { version: string }
+).version;
 
 /** The packages whose versions shape a run's results. */
-const RECORDED_PACKAGES = ["@loclab/agent", "@loclab/controls", "@loclab/datasets", "@loclab/metrics", "@loclab/runner", "@loclab/schemas", "@loclab/tools", "openai", "zod", "web-tree-sitter"];
+const RECORDED_PACKAGES = [
+  "@loclab/agent",
+  "@loclab/controls",
+  "@loclab/datasets",
+  "@loclab/metrics",
+  "@loclab/runner",
+  "@loclab/schemas",
+  "@loclab/tools",
+  "openai",
+  "zod",
+  "web-tree-sitter",
+];
 
 /** A package's version, found by walking up from this module to a `node_modules` that has it. */
 function packageVersion(name: string): string | undefined {
@@ -53,8 +75,14 @@ function packageVersion(name: string): string | undefined {
 /** The git revision of the loclab checkout this module runs from (`-dirty` with uncommitted changes), or null. */
 export function loclabRevision(): string | null {
   try {
-    const head = execFileSync("git", ["-C", here, "rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["-C", here, "status", "--porcelain", "--untracked-files=no"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const head = execFileSync("git", ["-C", here, "rev-parse", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    const dirty = execFileSync("git", ["-C", here, "status", "--porcelain", "--untracked-files=no"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     return dirty ? `${head}-dirty` : head;
   } catch {
     return null;
@@ -77,7 +105,10 @@ export function environmentFacts(): Pick<RunManifest, "loclab" | "packages" | "n
  * same URL), or with the key in `apiKeyEnv`.
  */
 export function storedSpec(spec: RunSpec): Record<string, unknown> {
-  const endpoints = spec.endpoints.map((endpoint) => ({ ...endpoint, baseURL: urlWithoutCredentials(endpoint.baseURL) }));
+  const endpoints = spec.endpoints.map((endpoint) => ({
+    ...endpoint,
+    baseURL: urlWithoutCredentials(endpoint.baseURL),
+  }));
   return JSON.parse(canonicalJson({ ...spec, endpoints })) as Record<string, unknown>;
 }
 
@@ -133,7 +164,11 @@ export function firstDifference(a: unknown, b: unknown, path = "$"): string | un
   if (a && b && typeof a === "object" && typeof b === "object" && Array.isArray(a) === Array.isArray(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const key of keys) {
-      const inner = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`);
+      const inner = firstDifference(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        Array.isArray(a) ? `${path}[${key}]` : `${path}.${key}`,
+      );
       if (inner) return inner;
     }
   }

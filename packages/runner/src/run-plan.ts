@@ -48,8 +48,16 @@ async function readPrompts(dir: string | undefined): Promise<Partial<Record<Prom
     const file = join(dir, `${name}.md`);
     if (existsSync(file)) prompts[name] = await readFile(file, "utf8");
   }
-  if (Object.keys(prompts).length === 0) throw new RunSpecError("$.localizer.promptsDir", `${dir} holds none of ${PROMPT_NAMES.map((name) => `${name}.md`).join(", ")}`);
-  if (prompts.user?.includes("{{instanceId}}")) throw new RunSpecError("$.localizer.promptsDir", `${join(dir, "user.md")} uses {{instanceId}}, which is not filled any more (the model must not see the instance id); write {{taskLabel}}, an opaque label`);
+  if (Object.keys(prompts).length === 0)
+    throw new RunSpecError(
+      "$.localizer.promptsDir",
+      `${dir} holds none of ${PROMPT_NAMES.map((name) => `${name}.md`).join(", ")}`,
+    );
+  if (prompts.user?.includes("{{instanceId}}"))
+    throw new RunSpecError(
+      "$.localizer.promptsDir",
+      `${join(dir, "user.md")} uses {{instanceId}}, which is not filled any more (the model must not see the instance id); write {{taskLabel}}, an opaque label`,
+    );
   return prompts;
 }
 
@@ -74,10 +82,25 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
   }
   const instances = selectInstances(benchmark.instances, spec.instances);
   const prompts = await readPrompts(spec.localizer.promptsDir);
-  const { requestTimeoutSeconds: _timeout, callDeadlineSeconds: _deadline, promptsDir: _dir, ...localizer } = spec.localizer;
-  const promptsDigest = Object.keys(prompts).length === 0 ? null : createHash("sha256").update(JSON.stringify(Object.entries(prompts).sort())).digest("hex");
+  const {
+    requestTimeoutSeconds: _timeout,
+    callDeadlineSeconds: _deadline,
+    promptsDir: _dir,
+    ...localizer
+  } = spec.localizer;
+  const promptsDigest =
+    Object.keys(prompts).length === 0
+      ? null
+      : createHash("sha256")
+          .update(JSON.stringify(Object.entries(prompts).sort()))
+          .digest("hex");
   // Timeouts and the prompts' folder are left out: they change how an attempt is run, not what it is.
-  const config = { model: spec.endpoints[0]?.model, localizer, instanceBudgets: spec.budgets.instance, prompts: promptsDigest };
+  const config = {
+    model: spec.endpoints[0]?.model,
+    localizer,
+    instanceBudgets: spec.budgets.instance,
+    prompts: promptsDigest,
+  };
   const cells = runCells(spec);
   const pairings = new Map<number, MismatchPair[]>();
   spec.controls.forEach((control, index) => {
@@ -85,15 +108,27 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
     try {
       pairings.set(control.seed, mismatchPairing(instances, { seed: control.seed }).pairs);
     } catch (error) {
-      throw new RunSpecError(`$.controls[${index}]`, `${error instanceof Error ? error.message : String(error)}; select instances of more repositories`);
+      throw new RunSpecError(
+        `$.controls[${index}]`,
+        `${error instanceof Error ? error.message : String(error)}; select instances of more repositories`,
+      );
     }
   });
   const attempts: PlannedAttempt[] = [];
   for (const instance of instances) {
     for (const cell of cells) {
-      const mismatch = cell.control.kind === "mismatch" ? pairings.get(cell.control.seed)?.find((pair) => pair.instanceId === instance.instance_id) : undefined;
+      const mismatch =
+        cell.control.kind === "mismatch"
+          ? pairings.get(cell.control.seed)?.find((pair) => pair.instanceId === instance.instance_id)
+          : undefined;
       attempts.push({
-        key: attemptKey({ benchmark: benchmark.name, instanceId: instance.instance_id, seed: cell.seed, control: cell.control, config }),
+        key: attemptKey({
+          benchmark: benchmark.name,
+          instanceId: instance.instance_id,
+          seed: cell.seed,
+          control: cell.control,
+          config,
+        }),
         instance,
         cell,
         cellLabel: cellLabel(cell),

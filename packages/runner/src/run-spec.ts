@@ -1,7 +1,11 @@
 import { ControlSchema, controlLabel, InstanceIdSchema } from "@loclab/schemas";
 import { z } from "zod";
 
-const Seed = z.number().int().nonnegative().max(2 ** 32 - 1);
+const Seed = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(2 ** 32 - 1);
 const PositiveInt = z.number().int().positive();
 
 /** An http(s) URL, the scheme checked here because `new URL("ftp://…")` parses. */
@@ -12,9 +16,14 @@ export const InstanceSelectionSchema = z.strictObject({
   /** Only these instance ids; an id the benchmark lacks is an error. */
   ids: z.array(InstanceIdSchema).min(1).optional(),
   /** Only instances of these repositories (`owner/name`). */
-  repos: z.array(z.string().regex(/^[^/\s]+\/[^/\s]+$/, "owner/name")).min(1).optional(),
+  repos: z
+    .array(z.string().regex(/^[^/\s]+\/[^/\s]+$/, "owner/name"))
+    .min(1)
+    .optional(),
   /** A slice of what is left, 0-based, `end` exclusive (like Array.prototype.slice). */
-  slice: z.strictObject({ start: z.number().int().nonnegative().default(0), end: z.number().int().nonnegative().optional() }).optional(),
+  slice: z
+    .strictObject({ start: z.number().int().nonnegative().default(0), end: z.number().int().nonnegative().optional() })
+    .optional(),
   /** Then a seeded random sample of `n` of what is left (kept in benchmark order). */
   sample: z.strictObject({ n: PositiveInt, seed: Seed }).optional(),
 });
@@ -29,7 +38,10 @@ export const EndpointSpecSchema = z.strictObject({
   /** Instances in flight at once on this server (each one request at a time). */
   maxConcurrency: PositiveInt.max(1024).default(1),
   /** The environment variable holding its API key (never the key itself). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+    .optional(),
   /** Share of the load relative to the others (default 1): a faster server gets more. */
   weight: z.number().positive().default(1),
 });
@@ -63,7 +75,9 @@ export type LocalizerSpec = z.output<typeof LocalizerSpecSchema>;
 
 export const BudgetsSpecSchema = z.strictObject({
   /** Per instance (per attempt), beside `localizer.maxTurns`. */
-  instance: z.strictObject({ tokens: PositiveInt.optional(), wallSeconds: z.number().positive().optional() }).default({}),
+  instance: z
+    .strictObject({ tokens: PositiveInt.optional(), wallSeconds: z.number().positive().optional() })
+    .default({}),
   /** For the whole run: when spent, no new attempt starts (those in flight finish); resuming goes on. */
   run: z.strictObject({ tokens: PositiveInt.optional(), wallSeconds: z.number().positive().optional() }).default({}),
 });
@@ -105,7 +119,10 @@ export const RunSpecSchema = z
     instances: z.union([z.array(InstanceIdSchema).min(1), InstanceSelectionSchema]).optional(),
     /** Sampling seeds sent to the server, one cell per seed; omitted: one cell, no seed sent. */
     seeds: z.array(Seed).min(1).optional(),
-    controls: z.array(ControlSchema).min(1).default([{ kind: "plain" }]),
+    controls: z
+      .array(ControlSchema)
+      .min(1)
+      .default([{ kind: "plain" }]),
     endpoints: z.array(EndpointSpecSchema).min(1),
     localizer: LocalizerSpecSchema.default(LocalizerSpecSchema.parse({})),
     budgets: BudgetsSpecSchema.default(BudgetsSpecSchema.parse({})),
@@ -119,25 +136,44 @@ export const RunSpecSchema = z
   .superRefine((spec, ctx) => {
     const seen = new Map<number, number>();
     spec.seeds?.forEach((seed, i) => {
-      if (seen.has(seed)) ctx.addIssue({ code: "custom", path: ["seeds", i], message: `seed ${seed} is listed twice (also seeds[${seen.get(seed)}])` });
+      if (seen.has(seed))
+        ctx.addIssue({
+          code: "custom",
+          path: ["seeds", i],
+          message: `seed ${seed} is listed twice (also seeds[${seen.get(seed)}])`,
+        });
       seen.set(seed, i);
     });
     const labels = new Map<string, number>();
     spec.controls.forEach((control, i) => {
       const label = controlLabel(control);
-      if (labels.has(label)) ctx.addIssue({ code: "custom", path: ["controls", i], message: `control ${label} is listed twice (also controls[${labels.get(label)}])` });
+      if (labels.has(label))
+        ctx.addIssue({
+          code: "custom",
+          path: ["controls", i],
+          message: `control ${label} is listed twice (also controls[${labels.get(label)}])`,
+        });
       labels.set(label, i);
     });
     const model = spec.endpoints[0]?.model;
     spec.endpoints.forEach((endpoint, i) => {
       if (endpoint.model !== model) {
-        ctx.addIssue({ code: "custom", path: ["endpoints", i, "model"], message: `every endpoint of a run serves the same model (endpoints[0] serves ${JSON.stringify(model)}); run another spec for another model` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["endpoints", i, "model"],
+          message: `every endpoint of a run serves the same model (endpoints[0] serves ${JSON.stringify(model)}); run another spec for another model`,
+        });
       }
     });
     const urls = new Map<string, number>();
     spec.endpoints.forEach((endpoint, i) => {
       const url = endpoint.baseURL.replace(/\/+$/, "");
-      if (urls.has(url)) ctx.addIssue({ code: "custom", path: ["endpoints", i, "baseURL"], message: `listed twice (also endpoints[${urls.get(url)}]); raise maxConcurrency instead` });
+      if (urls.has(url))
+        ctx.addIssue({
+          code: "custom",
+          path: ["endpoints", i, "baseURL"],
+          message: `listed twice (also endpoints[${urls.get(url)}]); raise maxConcurrency instead`,
+        });
       urls.set(url, i);
     });
   });

@@ -63,10 +63,15 @@ export async function readRunStatus(dir: string): Promise<RunStatus> {
   const cells = new Map<string, CellStatus>();
   for (const attempt of plan.attempts) {
     let cell = cells.get(attempt.cellLabel);
-    if (!cell) cells.set(attempt.cellLabel, (cell = { cell: attempt.cellLabel, keys: 0, done: 0, predicted: 0, outcomes: {}, failedAttempts: 0 }));
+    if (!cell)
+      cells.set(
+        attempt.cellLabel,
+        (cell = { cell: attempt.cellLabel, keys: 0, done: 0, predicted: 0, outcomes: {}, failedAttempts: 0 }),
+      );
     cell.keys += 1;
     const history = histories.get(attempt.key);
-    cell.failedAttempts += history?.records.filter((record) => record !== history.final && !isFinalOutcome(record.outcome)).length ?? 0;
+    cell.failedAttempts +=
+      history?.records.filter((record) => record !== history.final && !isFinalOutcome(record.outcome)).length ?? 0;
     if (history?.final) {
       cell.done += 1;
       if (history.final.prediction) cell.predicted += 1;
@@ -77,7 +82,11 @@ export async function readRunStatus(dir: string): Promise<RunStatus> {
   for (const record of ledger.records) {
     if (!record.endpoint) continue;
     let use = endpoints.get(record.endpoint.baseURL);
-    if (!use) endpoints.set(record.endpoint.baseURL, (use = { baseURL: record.endpoint.baseURL, attempts: 0, infraErrors: 0, retries: 0, totalTokens: 0 }));
+    if (!use)
+      endpoints.set(
+        record.endpoint.baseURL,
+        (use = { baseURL: record.endpoint.baseURL, attempts: 0, infraErrors: 0, retries: 0, totalTokens: 0 }),
+      );
     use.attempts += 1;
     if (record.outcome === "infra_error") use.infraErrors += 1;
     use.retries += record.retries.length;
@@ -88,13 +97,22 @@ export async function readRunStatus(dir: string): Promise<RunStatus> {
   if (existsSync(lockPath)) {
     try {
       const held = JSON.parse(readFileSync(lockPath, "utf8")) as { pid: number; host: string; startedAt: string };
-      runner = { pid: held.pid, host: held.host, startedAt: held.startedAt, alive: held.host === hostname() ? processAlive(held.pid) : "unknown" };
+      runner = {
+        pid: held.pid,
+        host: held.host,
+        startedAt: held.startedAt,
+        alive: held.host === hostname() ? processAlive(held.pid) : "unknown",
+      };
     } catch {
       runner = { pid: -1, host: "?", startedAt: "?", alive: "unknown" };
     }
   }
   const sessionsPath = runLayout.sessions(dir);
-  const sessions = existsSync(sessionsPath) ? readFileSync(sessionsPath, "utf8").split("\n").filter((line) => line.trim() !== "").length : 0;
+  const sessions = existsSync(sessionsPath)
+    ? readFileSync(sessionsPath, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "").length
+    : 0;
   return {
     dir,
     manifest,
@@ -126,13 +144,23 @@ export function formatRunStatus(status: RunStatus): string[] {
   ];
   const width = Math.max(...status.cells.map((cell) => cell.cell.length));
   for (const cell of status.cells) {
-    const outcomes = Object.entries(cell.outcomes).map(([outcome, n]) => `${outcome} ${n}`).join(", ");
-    lines.push(`  ${cell.cell.padEnd(width)}  ${String(cell.done).padStart(4)}/${cell.keys} done  ${cell.predicted} predicted  ${cell.failedAttempts} failed attempts${outcomes ? `  (${outcomes})` : ""}`);
+    const outcomes = Object.entries(cell.outcomes)
+      .map(([outcome, n]) => `${outcome} ${n}`)
+      .join(", ");
+    lines.push(
+      `  ${cell.cell.padEnd(width)}  ${String(cell.done).padStart(4)}/${cell.keys} done  ${cell.predicted} predicted  ${cell.failedAttempts} failed attempts${outcomes ? `  (${outcomes})` : ""}`,
+    );
   }
-  for (const use of status.endpoints) lines.push(`  ${use.baseURL}: ${use.attempts} attempts, ${use.infraErrors} infra errors, ${use.retries} retries, ${use.totalTokens} tokens`);
-  const missing = Object.entries(summary.noPrediction).map(([reason, n]) => `${reason} ${n}`).join(", ");
+  for (const use of status.endpoints)
+    lines.push(
+      `  ${use.baseURL}: ${use.attempts} attempts, ${use.infraErrors} infra errors, ${use.retries} retries, ${use.totalTokens} tokens`,
+    );
+  const missing = Object.entries(summary.noPrediction)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
   if (missing) lines.push(`no prediction: ${missing}`);
   for (const bad of status.unreadableLines) lines.push(`unreadable ledger line: ${bad}`);
-  if (status.duplicateFinals > 0) lines.push(`DEFECT: ${status.duplicateFinals} attempt key(s) have more than one final record`);
+  if (status.duplicateFinals > 0)
+    lines.push(`DEFECT: ${status.duplicateFinals} attempt key(s) have more than one final record`);
   return lines;
 }

@@ -17,14 +17,28 @@ import { attemptsByCell, type CellAttempts } from "./attempt-tables.js";
 import { keyHistories, readLedger } from "./ledger.js";
 
 /** The metrics a run's tables show by default (docs/definitions.md §3, unified preset). */
-export const RUN_TABLE_METRICS = ["file.acc@1", "file.acc@5", "file.recall@5", "module.acc@5", "function.acc@5", "span.coverageRecall", "span.precision"] as const;
+export const RUN_TABLE_METRICS = [
+  "file.acc@1",
+  "file.acc@5",
+  "file.recall@5",
+  "module.acc@5",
+  "function.acc@5",
+  "span.coverageRecall",
+  "span.precision",
+] as const;
 
 /**
  * SHERLOC's own figures, scored on every run beside the unified metrics (the `sherloc`
  * preset, docs/definitions.md §3), so that a run's table can be held against SHERLOC's
  * published 84.33 % / 81.27 % / 41.28 % / 53.47 %.
  */
-export const SHERLOC_TABLE_METRICS = ["sherloc.file_recall", "sherloc.file_precision", "sherloc.chunk_coverage_recall", "sherloc.chunk_precision", "sherloc.chunk_avg_tightness"] as const;
+export const SHERLOC_TABLE_METRICS = [
+  "sherloc.file_recall",
+  "sherloc.file_precision",
+  "sherloc.chunk_coverage_recall",
+  "sherloc.chunk_precision",
+  "sherloc.chunk_avg_tightness",
+] as const;
 
 export interface ScoreRunOptions {
   /** Metrics of the tables; default `RUN_TABLE_METRICS` (those the gold has). */
@@ -134,9 +148,13 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
     ...(spec.dataDir ? { dataDir: spec.dataDir } : {}),
     ...(existsSync(spec.repos) ? { repos: spec.repos } : {}),
   });
-  const sherlocGold = new Map(plan.instances.map((instance) => [instance.instance_id, sherlocGoldLocations(instance.patch)]));
+  const sherlocGold = new Map(
+    plan.instances.map((instance) => [instance.instance_id, sherlocGoldLocations(instance.patch)]),
+  );
   const pairedMetric = options.pairedMetric ?? "file.acc@1";
-  const ledger = existsSync(runLayout.ledger(dir)) ? await readLedger(runLayout.ledger(dir), { repair: false }) : { records: [] };
+  const ledger = existsSync(runLayout.ledger(dir))
+    ? await readLedger(runLayout.ledger(dir), { repair: false })
+    : { records: [] };
   const attempts = attemptsByCell(plan.attempts, keyHistories(ledger.records));
   const cells: CellScore[] = [];
   const exports: { cell: string; rows: object[] }[] = [];
@@ -170,7 +188,15 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
       metrics[key] = value.value;
       if (value.perInstance) perInstance[key] = [...value.perInstance];
     }
-    cells.push({ cell: label, seed: cell.seed, control: controlLabel(cell.control), n: report.n, missingPredictions: report.missingPredictions, metrics, perInstance });
+    cells.push({
+      cell: label,
+      seed: cell.seed,
+      control: controlLabel(cell.control),
+      n: report.n,
+      missingPredictions: report.missingPredictions,
+      metrics,
+      perInstance,
+    });
   }
   const metricKeys = [...new Set(cells.flatMap((cell) => Object.keys(cell.metrics)))];
   const controls = [...new Set(plan.cells.map((cell) => controlLabel(cell.control as Control)))];
@@ -178,11 +204,21 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
   const acrossSeeds: AcrossSeeds[] = [];
   for (const control of controls) {
     for (const metric of metricKeys) {
-      const values = cells.filter((cell) => cell.control === control && metric in cell.metrics).map((cell) => cell.metrics[metric] as number);
+      const values = cells
+        .filter((cell) => cell.control === control && metric in cell.metrics)
+        .map((cell) => cell.metrics[metric] as number);
       if (values.length === 0) continue;
       const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
       const sd = values.length > 1 ? sampleStandardDeviation(values) : null;
-      acrossSeeds.push({ control, metric, seeds: values.length, mean, sd, values, formatted: sd === null ? percent(mean) : `${percent(mean)} ± ${percent(sd)}` });
+      acrossSeeds.push({
+        control,
+        metric,
+        seeds: values.length,
+        mean,
+        sd,
+        values,
+        formatted: sd === null ? percent(mean) : `${percent(mean)} ± ${percent(sd)}`,
+      });
     }
   }
 
@@ -190,7 +226,11 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
   const resamples = options.resamples ?? 2000;
   const bootstrapSeed = options.bootstrapSeed ?? 1;
   const confidence = options.confidence ?? 0.95;
-  const compare = (control: string, seed: ControlComparison["seed"], pairs: { a: number[]; b: number[]; clusters?: string[] }) => {
+  const compare = (
+    control: string,
+    seed: ControlComparison["seed"],
+    pairs: { a: number[]; b: number[]; clusters?: string[] },
+  ) => {
     const ok = pairs.a.map((_, i) => Number.isFinite(pairs.a[i]) && Number.isFinite(pairs.b[i]));
     const a = pairs.a.filter((_, i) => ok[i]);
     const other = pairs.b.filter((_, i) => ok[i]);
@@ -204,9 +244,31 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
     const binary = [...a, ...other].every((value) => value === 0 || value === 1);
     const test = binary ? exactMcNemar({ b, c }) : { p: Number.NaN, midP: Number.NaN };
     const clusters = pairs.clusters?.filter((_, i) => ok[i]);
-    const boot = pairedBootstrap({ a: other, b: a, resamples, seed: bootstrapSeed, confidence, ...(clusters ? { clusters } : {}) });
+    const boot = pairedBootstrap({
+      a: other,
+      b: a,
+      resamples,
+      seed: bootstrapSeed,
+      confidence,
+      ...(clusters ? { clusters } : {}),
+    });
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-    comparisons.push({ control, seed, metric: pairedMetric, pairs: a.length, plain: mean(a), other: mean(other), difference: boot.estimate, b, c, p: test.p, midP: test.midP, lower: boot.lower, upper: boot.upper, confidence });
+    comparisons.push({
+      control,
+      seed,
+      metric: pairedMetric,
+      pairs: a.length,
+      plain: mean(a),
+      other: mean(other),
+      difference: boot.estimate,
+      b,
+      c,
+      p: test.p,
+      midP: test.midP,
+      lower: boot.lower,
+      upper: boot.upper,
+      confidence,
+    });
   };
   for (const control of controls.filter((label) => label !== "plain")) {
     const pooled = { a: [] as number[], b: [] as number[], clusters: [] as string[] };
@@ -232,19 +294,75 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
       await writeFile(join(results, name), text, "utf8");
       written.push(`results/${name}`);
     };
-    await put("cells.csv", toCsv(cells.map((cell) => ({ cell: cell.cell, seed: cell.seed ?? "", control: cell.control, n: cell.n, missing_predictions: cell.missingPredictions, ...cell.metrics }))));
-    await put("per-instance.csv", toCsv(cells.flatMap((cell) => instanceIds.map((id, i) => ({ cell: cell.cell, seed: cell.seed ?? "", control: cell.control, instance_id: id, ...Object.fromEntries(Object.entries(cell.perInstance).map(([key, values]) => [key, values[i]])) })))));
-    await put("across-seeds.csv", toCsv(acrossSeeds.map(({ values, ...row }) => ({ ...row, sd: row.sd ?? "", values: values.join(" ") }))));
+    await put(
+      "cells.csv",
+      toCsv(
+        cells.map((cell) => ({
+          cell: cell.cell,
+          seed: cell.seed ?? "",
+          control: cell.control,
+          n: cell.n,
+          missing_predictions: cell.missingPredictions,
+          ...cell.metrics,
+        })),
+      ),
+    );
+    await put(
+      "per-instance.csv",
+      toCsv(
+        cells.flatMap((cell) =>
+          instanceIds.map((id, i) => ({
+            cell: cell.cell,
+            seed: cell.seed ?? "",
+            control: cell.control,
+            instance_id: id,
+            ...Object.fromEntries(Object.entries(cell.perInstance).map(([key, values]) => [key, values[i]])),
+          })),
+        ),
+      ),
+    );
+    await put(
+      "across-seeds.csv",
+      toCsv(acrossSeeds.map(({ values, ...row }) => ({ ...row, sd: row.sd ?? "", values: values.join(" ") }))),
+    );
     await put("comparisons.csv", toCsv(comparisons.map((row) => ({ ...row, seed: row.seed ?? "" }))));
-    const score = { dir, benchmark: plan.benchmarkName, goldSource: built.source, instanceIds, metrics: metricKeys, cells, acrossSeeds, comparisons, attempts };
-    await put("score.json", `${JSON.stringify(score, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2)}\n`);
+    const score = {
+      dir,
+      benchmark: plan.benchmarkName,
+      goldSource: built.source,
+      instanceIds,
+      metrics: metricKeys,
+      cells,
+      acrossSeeds,
+      comparisons,
+      attempts,
+    };
+    await put(
+      "score.json",
+      `${JSON.stringify(score, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2)}\n`,
+    );
     const exportDir = runLayout.export(dir);
     await mkdir(exportDir, { recursive: true });
     for (const { cell, rows } of exports) {
       const name = `${cell.replace("/", "-")}.jsonl`;
-      await writeFile(join(exportDir, name), rows.map((row) => JSON.stringify(row)).join("\n") + (rows.length ? "\n" : ""), "utf8");
+      await writeFile(
+        join(exportDir, name),
+        rows.map((row) => JSON.stringify(row)).join("\n") + (rows.length ? "\n" : ""),
+        "utf8",
+      );
       written.push(`export/${name}`);
     }
   }
-  return { dir, benchmark: plan.benchmarkName, goldSource: built.source, instanceIds, metrics: metricKeys, cells, acrossSeeds, comparisons, attempts, written };
+  return {
+    dir,
+    benchmark: plan.benchmarkName,
+    goldSource: built.source,
+    instanceIds,
+    metrics: metricKeys,
+    cells,
+    acrossSeeds,
+    comparisons,
+    attempts,
+    written,
+  };
 }

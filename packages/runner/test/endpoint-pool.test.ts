@@ -4,9 +4,18 @@ import { type EndpointProbe, EndpointPool, type PoolEvent, PoolUnavailableError,
 // The scheduler's logic with probes given by the test (the real probe over HTTP is exercised by
 // the run tests): which endpoint an attempt gets, when it waits, the breaker, the pause.
 const endpoints = (specs: { maxConcurrency: number; weight?: number }[]) =>
-  parseRunSpec({ benchmark: "lite", endpoints: specs.map((spec, i) => ({ baseURL: `http://127.0.0.1:${8000 + i}/v1`, model: "m", ...spec })), repos: "r", out: "o" }).endpoints;
+  parseRunSpec({
+    benchmark: "lite",
+    endpoints: specs.map((spec, i) => ({ baseURL: `http://127.0.0.1:${8000 + i}/v1`, model: "m", ...spec })),
+    repos: "r",
+    out: "o",
+  }).endpoints;
 
-function pool(specs: { maxConcurrency: number; weight?: number }[], probe: (index: number) => EndpointProbe, options: { pauseMs?: number; probeMs?: number } = {}) {
+function pool(
+  specs: { maxConcurrency: number; weight?: number }[],
+  probe: (index: number) => EndpointProbe,
+  options: { pauseMs?: number; probeMs?: number } = {},
+) {
   const events: PoolEvent[] = [];
   const list = endpoints(specs);
   const instance = new EndpointPool(list, {
@@ -48,7 +57,10 @@ describe("endpoint pool", () => {
   });
 
   it("counts the server's own waiting queue from /metrics", async () => {
-    const { pool: p } = pool([{ maxConcurrency: 8 }, { maxConcurrency: 8 }], (index) => ({ ok: true, waiting: index === 0 ? 12 : 0 }));
+    const { pool: p } = pool([{ maxConcurrency: 8 }, { maxConcurrency: 8 }], (index) => ({
+      ok: true,
+      waiting: index === 0 ? 12 : 0,
+    }));
     await p.checkAll();
     const picked = [];
     for (let i = 0; i < 8; i += 1) picked.push((await p.acquire()).index);
@@ -69,7 +81,9 @@ describe("endpoint pool", () => {
 
   it("takes an endpoint out after consecutive faults, probes it back in; a success resets the count", async () => {
     let healthy = true;
-    const { pool: p, events } = pool([{ maxConcurrency: 4 }, { maxConcurrency: 4 }], (index) => (index === 0 && !healthy ? { ok: false, problem: "refused" } : { ok: true }));
+    const { pool: p, events } = pool([{ maxConcurrency: 4 }, { maxConcurrency: 4 }], (index) =>
+      index === 0 && !healthy ? { ok: false, problem: "refused" } : { ok: true },
+    );
     await p.checkAll();
     p.start();
     p.noteFault(0, "http-5xx");
@@ -80,7 +94,10 @@ describe("endpoint pool", () => {
     expect(p.snapshot()[0]?.health).toBe("up");
     healthy = false;
     p.noteFault(0, "connection");
-    expect(p.snapshot()[0]).toMatchObject({ health: "down", problem: "3 transport faults in a row (last: connection)" });
+    expect(p.snapshot()[0]).toMatchObject({
+      health: "down",
+      problem: "3 transport faults in a row (last: connection)",
+    });
     expect((await p.acquire()).index).toBe(1);
     expect((await p.acquire()).index).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -94,7 +111,9 @@ describe("endpoint pool", () => {
   });
 
   it("with every endpoint down it pauses (and says so), then refuses waiters after the pause", async () => {
-    const { pool: p, events } = pool([{ maxConcurrency: 1 }], () => ({ ok: false, problem: "unreachable" }), { pauseMs: 40 });
+    const { pool: p, events } = pool([{ maxConcurrency: 1 }], () => ({ ok: false, problem: "unreachable" }), {
+      pauseMs: 40,
+    });
     await p.checkAll();
     expect(p.anyUp).toBe(false);
     expect(events).toEqual([]); // at readiness, nothing up is the caller's to report
@@ -145,7 +164,9 @@ describe("endpoint pool liveness", () => {
       onEvent: (event) => events.push(event),
       probe: async (endpoint) => {
         calls += 1;
-        return list.indexOf(endpoint) === 1 && !alive ? { ok: false, problem: "no answer within 5 s" } : { ok: true, waiting: 3 };
+        return list.indexOf(endpoint) === 1 && !alive
+          ? { ok: false, problem: "no answer within 5 s" }
+          : { ok: true, waiting: 3 };
       },
     });
     await p.checkAll();
@@ -156,7 +177,9 @@ describe("endpoint pool liveness", () => {
     alive = false;
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(p.snapshot()[1]).toMatchObject({ health: "down", problem: "no answer within 5 s" });
-    expect(events).toEqual([{ type: "endpoint-down", index: 1, baseURL: "http://127.0.0.1:8001/v1", reason: "no answer within 5 s" }]);
+    expect(events).toEqual([
+      { type: "endpoint-down", index: 1, baseURL: "http://127.0.0.1:8001/v1", reason: "no answer within 5 s" },
+    ]);
     p.stop();
   });
 });

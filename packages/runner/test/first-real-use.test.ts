@@ -2,12 +2,32 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type PolicyModelServer, type ScriptedModelServer, startPolicyModelServer, startScriptedModelServer } from "@loclab/agent";
+import {
+  type PolicyModelServer,
+  type ScriptedModelServer,
+  startPolicyModelServer,
+  startScriptedModelServer,
+} from "@loclab/agent";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
-import { rebuildRequests, type RunRecord, RunRecordSchema, TrajectoryHeaderSchema, TrajectoryStepSchema } from "@loclab/schemas";
+import {
+  rebuildRequests,
+  type RunRecord,
+  RunRecordSchema,
+  TrajectoryHeaderSchema,
+  TrajectoryStepSchema,
+} from "@loclab/schemas";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { contextLimitFor, localizationBreakdown, parseRunSpec, planRun, runLayout, type RunSpecInput, RunSpecError, serverWindow, startRun } from "../src/index.js";
-
+import {
+  contextLimitFor,
+  localizationBreakdown,
+  parseRunSpec,
+  planRun,
+  runLayout,
+  type RunSpecInput,
+  RunSpecError,
+  serverWindow,
+  startRun,
+} from "../src/index.js";
 
 // What a new user found running loclab on real tasks (issue "First real use"), each checked on
 // real runs: the toy benchmark (real git mirrors), the policy model server or the scripted
@@ -41,10 +61,17 @@ async function specFor(extra: Partial<RunSpecInput> = {}) {
     ...extra,
   });
 }
-const ledger = (dir: string): RunRecord[] => readFileSync(runLayout.ledger(dir), "utf8").split("\n").filter(Boolean).map((line) => RunRecordSchema.parse(JSON.parse(line)));
+const ledger = (dir: string): RunRecord[] =>
+  readFileSync(runLayout.ledger(dir), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => RunRecordSchema.parse(JSON.parse(line)));
 const readSteps = (file: string) => {
   const [head, ...rest] = readFileSync(file, "utf8").split("\n").filter(Boolean);
-  return { header: TrajectoryHeaderSchema.parse(JSON.parse(head as string)), steps: rest.map((line) => TrajectoryStepSchema.parse(JSON.parse(line))) };
+  return {
+    header: TrajectoryHeaderSchema.parse(JSON.parse(head as string)),
+    steps: rest.map((line) => TrajectoryStepSchema.parse(JSON.parse(line))),
+  };
 };
 
 describe("first real use: what the model sees", () => {
@@ -65,7 +92,10 @@ describe("first real use: what the model sees", () => {
       expect(steps[0]?.request?.add.map((message) => message.role)).toEqual(["system", "user"]);
       for (const request of requests) {
         const text = JSON.stringify(request.messages);
-        expect(text.includes(record.instanceId), `${record.trajectory} step ${request.step} names ${record.instanceId}`).toBe(false);
+        expect(
+          text.includes(record.instanceId),
+          `${record.trajectory} step ${request.step} names ${record.instanceId}`,
+        ).toBe(false);
         expect(text).toMatch(/task `task-[0-9a-f]{8}`/);
       }
       if (record.control.kind === "shuffled") {
@@ -86,12 +116,16 @@ describe("first real use: what the model sees", () => {
     }
     // The plain cell names the gold where the issue does: the audit is not blind.
     const plain = records.filter((record) => record.control.kind === "plain");
-    expect(plain.reduce((sum, record) => sum + (record.leaks?.goldPaths ?? 0) + (record.leaks?.goldModules ?? 0), 0)).toBeGreaterThan(0);
+    expect(
+      plain.reduce((sum, record) => sum + (record.leaks?.goldPaths ?? 0) + (record.leaks?.goldModules ?? 0), 0),
+    ).toBeGreaterThan(0);
     // The layout-only policy keeps the lone package name in the issue: counted, not hidden.
     const layoutOnly = await specFor({ controls: [{ kind: "shuffled", seed: 7, textPolicy: "layout-only" }] });
     await startRun(layoutOnly);
     const kept = ledger(layoutOnly.out);
-    expect(kept.map((record) => record.control)).toEqual(kept.map(() => ({ kind: "shuffled", seed: 7, textPolicy: "layout-only" })));
+    expect(kept.map((record) => record.control)).toEqual(
+      kept.map(() => ({ kind: "shuffled", seed: 7, textPolicy: "layout-only" })),
+    );
     expect(readdirSync(join(layoutOnly.out, "trajectories", "seed-1"))).toEqual(["shuffled-7-layout-only"]);
   });
 
@@ -119,7 +153,10 @@ describe("first real use: budgets", () => {
     // The server answers the second call only after 30 s; the attempt's wall budget is 2 s.
     scripted = await startScriptedModelServer({
       models: ["slow"],
-      script: [{ content: "Looking.", toolCalls: [{ name: "repo_tree", arguments: "{}" }] }, { fault: "delay", ms: 30_000, then: { content: "late" } }],
+      script: [
+        { content: "Looking.", toolCalls: [{ name: "repo_tree", arguments: "{}" }] },
+        { fault: "delay", ms: 30_000, then: { content: "late" } },
+      ],
     });
     const spec = await specFor({
       instances: [toy.rows[0]?.instance_id as string],
@@ -141,7 +178,9 @@ describe("first real use: budgets", () => {
     expect(steps[1]?.error).toContain("wall budget");
     // The localization breakdown counts it under the wall budget.
     const breakdown = await localizationBreakdown(spec.out);
-    expect(breakdown.rows).toEqual([expect.objectContaining({ cell: "seed-1/plain", keys: 1, wallBudget: 1, stepLimit: 0, modelError: 0, open: 0 })]);
+    expect(breakdown.rows).toEqual([
+      expect.objectContaining({ cell: "seed-1/plain", keys: 1, wallBudget: 1, stepLimit: 0, modelError: 0, open: 0 }),
+    ]);
   });
 
   it("the context limit defaults to the server's window less the output budget", async () => {
@@ -158,28 +197,65 @@ describe("first real use: budgets", () => {
       maxModelLen: 3000,
       script: [
         { content: "tree", toolCalls: [{ name: "repo_tree", arguments: "{}" }] },
-        ...["abacus/core/parse.py", "abacus/core/render.py", "abacus/core/store.py", "abacus/core/route.py"].map((path) => ({ content: "view", toolCalls: [{ name: "view_file", arguments: JSON.stringify({ path }) }] })),
-        { content: "done", toolCalls: [{ name: "submit_localization", arguments: JSON.stringify({ locations: [{ path: "abacus/core/parse.py", startLine: 1, endLine: 2, role: "edit" }], finding: { locationExplanation: "a", rootCause: "b", solutionIdea: "c", dependencies: "d", testingImpact: "e" } }) }] },
+        ...["abacus/core/parse.py", "abacus/core/render.py", "abacus/core/store.py", "abacus/core/route.py"].map(
+          (path) => ({ content: "view", toolCalls: [{ name: "view_file", arguments: JSON.stringify({ path }) }] }),
+        ),
+        {
+          content: "done",
+          toolCalls: [
+            {
+              name: "submit_localization",
+              arguments: JSON.stringify({
+                locations: [{ path: "abacus/core/parse.py", startLine: 1, endLine: 2, role: "edit" }],
+                finding: {
+                  locationExplanation: "a",
+                  rootCause: "b",
+                  solutionIdea: "c",
+                  dependencies: "d",
+                  testingImpact: "e",
+                },
+              }),
+            },
+          ],
+        },
       ],
     });
-    const spec = await specFor({ instances: [toy.rows[0]?.instance_id as string], controls: [{ kind: "plain" }], endpoints: [{ baseURL: scripted.url, model: "windowed" }] });
+    const spec = await specFor({
+      instances: [toy.rows[0]?.instance_id as string],
+      controls: [{ kind: "plain" }],
+      endpoints: [{ baseURL: scripted.url, model: "windowed" }],
+    });
     await startRun(spec);
     const [record] = ledger(spec.out);
     expect(record).toMatchObject({ outcome: "finished", contextLimitTokens: 2250 });
     const { steps } = readSteps(join(spec.out, record?.trajectory as string));
     const last = rebuildRequests(steps).at(-1)?.messages ?? [];
-    expect(last.some((message) => message.role === "tool" && message.content.startsWith("[observation of "))).toBe(true);
+    expect(last.some((message) => message.role === "tool" && message.content.startsWith("[observation of "))).toBe(
+      true,
+    );
   });
 
   it("a server that refuses a prompt as too long (HTTP 400, vLLM's words) ends the attempt as context_limit, not model_error", async () => {
     scripted = await startScriptedModelServer({
       models: ["strict"],
-      script: [{ fault: "http-400", message: "This model's maximum context length is 4096 tokens. However, your request has 6771 input tokens. Please reduce the length of the input messages." }],
+      script: [
+        {
+          fault: "http-400",
+          message:
+            "This model's maximum context length is 4096 tokens. However, your request has 6771 input tokens. Please reduce the length of the input messages.",
+        },
+      ],
     });
-    const spec = await specFor({ instances: [toy.rows[0]?.instance_id as string], controls: [{ kind: "plain" }], endpoints: [{ baseURL: scripted.url, model: "strict" }] });
+    const spec = await specFor({
+      instances: [toy.rows[0]?.instance_id as string],
+      controls: [{ kind: "plain" }],
+      endpoints: [{ baseURL: scripted.url, model: "strict" }],
+    });
     await startRun(spec);
     const [record] = ledger(spec.out);
     expect(record).toMatchObject({ outcome: "budget_exhausted", exit: "context_limit" });
-    expect((await localizationBreakdown(spec.out)).rows).toEqual([expect.objectContaining({ contextLimit: 1, modelError: 0 })]);
+    expect((await localizationBreakdown(spec.out)).rows).toEqual([
+      expect.objectContaining({ contextLimit: 1, modelError: 0 }),
+    ]);
   });
 });

@@ -27,12 +27,51 @@ const record = (instanceId: string, outcome: RunRecord["outcome"], predicted: bo
 });
 
 const events: RunEvent[] = [
-  { type: "start", dir: "runs/x", resumed: false, keys: 4, done: 1, cells: [{ cell: "seed-1/plain", keys: 4, done: 1, predicted: 1 }], endpoints: [{ index: 0, baseURL: "http://127.0.0.1:8000/v1", model: "m", maxConcurrency: 2, weight: 1, health: "up", inFlight: 0, consecutiveFaults: 0, dispatched: 0, outages: 0 }] },
+  {
+    type: "start",
+    dir: "runs/x",
+    resumed: false,
+    keys: 4,
+    done: 1,
+    cells: [{ cell: "seed-1/plain", keys: 4, done: 1, predicted: 1 }],
+    endpoints: [
+      {
+        index: 0,
+        baseURL: "http://127.0.0.1:8000/v1",
+        model: "m",
+        maxConcurrency: 2,
+        weight: 1,
+        health: "up",
+        inFlight: 0,
+        consecutiveFaults: 0,
+        dispatched: 0,
+        outages: 0,
+      },
+    ],
+  },
   { type: "attempt-start", key: "k1", cell: "seed-1/plain", instanceId: "a__b-1", attempt: 1, endpoint: 0 },
   { type: "attempt-start", key: "k2", cell: "seed-1/plain", instanceId: "a__b-2", attempt: 1, endpoint: 0 },
-  { type: "retry", cell: "seed-1/plain", instanceId: "a__b-2", endpoint: 0, retry: { attempt: 1, error: "http-5xx", message: "HTTP 503", waitedMs: 1000 } },
-  { type: "attempt-end", cell: "seed-1/plain", record: record("a__b-1", "finished", true), endpoint: 0, requeued: false },
-  { type: "attempt-end", cell: "seed-1/plain", record: record("a__b-2", "infra_error", false), endpoint: 0, requeued: true },
+  {
+    type: "retry",
+    cell: "seed-1/plain",
+    instanceId: "a__b-2",
+    endpoint: 0,
+    retry: { attempt: 1, error: "http-5xx", message: "HTTP 503", waitedMs: 1000 },
+  },
+  {
+    type: "attempt-end",
+    cell: "seed-1/plain",
+    record: record("a__b-1", "finished", true),
+    endpoint: 0,
+    requeued: false,
+  },
+  {
+    type: "attempt-end",
+    cell: "seed-1/plain",
+    record: record("a__b-2", "infra_error", false),
+    endpoint: 0,
+    requeued: true,
+  },
 ];
 
 describe("progress", () => {
@@ -42,8 +81,16 @@ describe("progress", () => {
     for (const event of events) progress.apply(event);
     now = 10_000;
     const snapshot = progress.snapshot();
-    expect(snapshot.cells).toEqual([{ cell: "seed-1/plain", keys: 4, done: 2, predicted: 2, running: 0, failed: 1, retries: 1 }]);
-    expect(snapshot.endpoints[0]).toMatchObject({ attempts: 2, turns: 6, completionTokens: 60, tokensPerSecond: 6, inFlight: 0 });
+    expect(snapshot.cells).toEqual([
+      { cell: "seed-1/plain", keys: 4, done: 2, predicted: 2, running: 0, failed: 1, retries: 1 },
+    ]);
+    expect(snapshot.endpoints[0]).toMatchObject({
+      attempts: 2,
+      turns: 6,
+      completionTokens: 60,
+      tokensPerSecond: 6,
+      inFlight: 0,
+    });
     expect(snapshot.etaMs).toBe(20_000); // one key done in 10 s this session, two left
     const lines = formatProgress(snapshot);
     expect(lines[0]).toBe("2/4 done, 0 running, 1 failed, 1 retried, 10 s, ETA 20 s");
@@ -61,9 +108,13 @@ describe("progress", () => {
     const lines = text.trim().split("\n");
     expect(lines[0]).toBe("starting runs/x: 4 attempt keys (1 cells), 1 already done, 1 of 1 endpoints ready");
     expect(lines[1]).toBe("seed-1/plain a__b-1 #1: finished: a/b.py (3 turns, 1.5 s)");
-    expect(lines[2]).toBe("seed-1/plain a__b-2 #1: infra_error: model transport failed after 4 attempt(s) (http-5xx) (3 turns, 1.5 s); runs again on another endpoint");
+    expect(lines[2]).toBe(
+      "seed-1/plain a__b-2 #1: infra_error: model transport failed after 4 attempt(s) (http-5xx) (3 turns, 1.5 s); runs again on another endpoint",
+    );
     expect(lines[3]).toMatch(/^2\/4 done, 0 running, 1 failed, 1 retried/); // the table at the end
     expect(text).not.toContain("\x1b[");
-    expect(formatEventLine({ type: "paused", reason: "x: down" })).toBe("paused: every endpoint is down (x: down); probing them");
+    expect(formatEventLine({ type: "paused", reason: "x: down" })).toBe(
+      "paused: every endpoint is down (x: down); probing them",
+    );
   });
 });

@@ -6,7 +6,18 @@ import { type PolicyModelServer, startPolicyModelServer, startScriptedModelServe
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { type RunRecord, RunRecordSchema } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EndpointsNotReadyError, parseRunSpec, readRunStatus, resumeRun, RunFolderError, type RunEvent, runLayout, type RunSpecInput, scoreRun, startRun } from "../src/index.js";
+import {
+  EndpointsNotReadyError,
+  parseRunSpec,
+  readRunStatus,
+  resumeRun,
+  RunFolderError,
+  type RunEvent,
+  runLayout,
+  type RunSpecInput,
+  scoreRun,
+  startRun,
+} from "../src/index.js";
 
 // Real runs: the toy benchmark (4 repositories made with real git, 3 instances each), the
 // policy model server (real HTTP, answers from real tool observations), real workspaces,
@@ -22,7 +33,12 @@ afterAll(async () => {
   await toy.dispose();
 });
 
-const ALL_CONTROLS = [{ kind: "plain" }, { kind: "masked" }, { kind: "shuffled", seed: 7 }, { kind: "mismatch", seed: 7 }] as const;
+const ALL_CONTROLS = [
+  { kind: "plain" },
+  { kind: "masked" },
+  { kind: "shuffled", seed: 7 },
+  { kind: "mismatch", seed: 7 },
+] as const;
 async function specFor(extra: Partial<RunSpecInput> = {}) {
   const out = await mkdtemp(join(tmpdir(), "loclab-run-"));
   return parseRunSpec({
@@ -36,13 +52,24 @@ async function specFor(extra: Partial<RunSpecInput> = {}) {
     ...extra,
   });
 }
-const ledger = (dir: string): RunRecord[] => readFileSync(runLayout.ledger(dir), "utf8").split("\n").filter(Boolean).map((line) => RunRecordSchema.parse(JSON.parse(line)));
+const ledger = (dir: string): RunRecord[] =>
+  readFileSync(runLayout.ledger(dir), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => RunRecordSchema.parse(JSON.parse(line)));
 const finalsByKey = (records: RunRecord[]) => {
   const finals = new Map<string, number>();
-  for (const record of records) if (!["infra_error", "failed"].includes(record.outcome)) finals.set(record.key, (finals.get(record.key) ?? 0) + 1);
+  for (const record of records)
+    if (!["infra_error", "failed"].includes(record.outcome)) finals.set(record.key, (finals.get(record.key) ?? 0) + 1);
   return finals;
 };
-const predictionLines = (dir: string, cell: string) => readFileSync(runLayout.predictions(dir, cell), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { instanceId: string; files: string[]; seed: number; control: { kind: string } });
+const predictionLines = (dir: string, cell: string) =>
+  readFileSync(runLayout.predictions(dir, cell), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map(
+      (line) => JSON.parse(line) as { instanceId: string; files: string[]; seed: number; control: { kind: string } },
+    );
 
 describe("a run: seeds × controls × instances across a pool", () => {
   it("runs every key once; predictions carry seed and control; shuffled ones come back in original names; mismatch gets another repository", async () => {
@@ -58,11 +85,14 @@ describe("a run: seeds × controls × instances across a pool", () => {
     for (const cell of ["seed-1/plain", "seed-2/masked-modules", "seed-1/shuffled-7", "seed-2/mismatch-7"]) {
       const lines = predictionLines(spec.out, cell);
       expect(lines).toHaveLength(12);
-      expect(lines.every((line) => line.seed === Number(cell[5]) && line.control.kind === cell.split("/")[1]?.split("-")[0])).toBe(true);
+      expect(
+        lines.every((line) => line.seed === Number(cell[5]) && line.control.kind === cell.split("/")[1]?.split("-")[0]),
+      ).toBe(true);
       for (const line of lines) {
         const row = rowOf.get(line.instanceId);
         const repo = row?.repo.split("/")[1] as string;
-        if (cell.includes("mismatch")) expect(line.files[0]?.startsWith(`${repo}/`), `${cell} ${line.instanceId} ${line.files[0]}`).toBe(false);
+        if (cell.includes("mismatch"))
+          expect(line.files[0]?.startsWith(`${repo}/`), `${cell} ${line.instanceId} ${line.files[0]}`).toBe(false);
         else expect(line.files[0], `${cell} ${line.instanceId}`).toMatch(new RegExp(`^${repo}/(cli|core/\\w+)\\.py$`));
       }
     }
@@ -74,7 +104,12 @@ describe("a run: seeds × controls × instances across a pool", () => {
       expect(text.includes(row?.file as string), `${instance} shows ${row?.file}`).toBe(false);
       expect(text).not.toContain("mapping.json");
     }
-    const manifest = JSON.parse(readFileSync(runLayout.manifest(spec.out), "utf8")) as { endpoints: { ready: boolean; models: { data: { id: string }[] } }[]; node: string; packages: Record<string, string>; cells: string[] };
+    const manifest = JSON.parse(readFileSync(runLayout.manifest(spec.out), "utf8")) as {
+      endpoints: { ready: boolean; models: { data: { id: string }[] } }[];
+      node: string;
+      packages: Record<string, string>;
+      cells: string[];
+    };
     expect(manifest.endpoints.map((endpoint) => endpoint.ready)).toEqual([true, true]);
     expect(manifest.endpoints[0]?.models.data[0]?.id).toBe("toy-policy");
     expect(manifest.node).toBe(process.version);
@@ -86,17 +121,21 @@ describe("a run: seeds × controls × instances across a pool", () => {
     const score = await scoreRun(spec.out);
     for (const cell of score.cells) {
       const lines = predictionLines(spec.out, cell.cell);
-      const expected = lines.filter((line) => line.files[0] === rowOf.get(line.instanceId)?.file).length / toy.rows.length;
+      const expected =
+        lines.filter((line) => line.files[0] === rowOf.get(line.instanceId)?.file).length / toy.rows.length;
       expect(cell.metrics["file.acc@1"], cell.cell).toBeCloseTo(expected, 12);
     }
-    const across = (control: string) => score.acrossSeeds.find((row) => row.control === control && row.metric === "file.acc@1");
+    const across = (control: string) =>
+      score.acrossSeeds.find((row) => row.control === control && row.metric === "file.acc@1");
     expect(across("mismatch:7")?.mean).toBe(0);
     expect(across("plain")?.formatted).toMatch(/^\d+\.\d\d ± \d+\.\d\d$/);
     const pooled = score.comparisons.find((row) => row.control === "mismatch:7" && row.seed === "pooled");
     expect(pooled).toMatchObject({ pairs: 24, c: 0 });
     expect(pooled?.p).toBeLessThan(0.001);
     expect(existsSync(join(spec.out, "results", "comparisons.csv"))).toBe(true);
-    expect(readFileSync(join(spec.out, "export", "seed-1-plain.jsonl"), "utf8").split("\n")[0]).toMatch(/^\{"instance_id":"acme__abacus-1","model_name_or_path":"toy-policy","found_files":\[/);
+    expect(readFileSync(join(spec.out, "export", "seed-1-plain.jsonl"), "utf8").split("\n")[0]).toMatch(
+      /^\{"instance_id":"acme__abacus-1","model_name_or_path":"toy-policy","found_files":\[/,
+    );
 
     const status = await readRunStatus(spec.out);
     expect(status.summary.complete).toBe(true);
@@ -111,7 +150,11 @@ describe("a run: seeds × controls × instances across a pool", () => {
   });
 
   it("resumes after a kill: a torn ledger line set aside, an attempt without a record marked interrupted, a missing prediction line mended, the rest run once", async () => {
-    const spec = await specFor({ seeds: [1], controls: [{ kind: "plain" }, { kind: "masked" }], budgets: { run: { tokens: 1 } } });
+    const spec = await specFor({
+      seeds: [1],
+      controls: [{ kind: "plain" }, { kind: "masked" }],
+      budgets: { run: { tokens: 1 } },
+    });
     const first = await startRun(spec);
     expect(first.complete).toBe(false);
     expect(first.stoppedBy).toBe("run-token-budget");
@@ -119,33 +162,54 @@ describe("a run: seeds × controls × instances across a pool", () => {
     expect(done.length).toBeGreaterThan(0);
     expect(done.length).toBeLessThan(24);
     // What a kill leaves: half a ledger line, a trajectory without a record, a prediction line lost.
-    const open = toy.rows.map((row) => row.instance_id).find((id) => !done.some((record) => record.instanceId === id && record.control.kind === "plain")) as string;
+    const open = toy.rows
+      .map((row) => row.instance_id)
+      .find((id) => !done.some((record) => record.instanceId === id && record.control.kind === "plain")) as string;
     const trajectoryDir = runLayout.trajectoryDir(spec.out, "seed-1/plain", open);
     const { mkdirSync } = await import("node:fs");
     mkdirSync(trajectoryDir, { recursive: true });
     writeFileSync(join(trajectoryDir, "attempt-1.traj.jsonl"), '{"kind":"loclab.trajectory","type":"header"');
-    const predictions = runLayout.predictions(spec.out, done[0]?.control.kind === "plain" ? "seed-1/plain" : "seed-1/masked-modules");
+    const predictions = runLayout.predictions(
+      spec.out,
+      done[0]?.control.kind === "plain" ? "seed-1/plain" : "seed-1/masked-modules",
+    );
     const kept = readFileSync(predictions, "utf8").split("\n").filter(Boolean);
-    writeFileSync(predictions, kept.slice(1).map((line) => `${line}\n`).join(""));
+    writeFileSync(
+      predictions,
+      kept
+        .slice(1)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
     appendFileSync(runLayout.ledger(spec.out), '{"kind":"loclab.run-record","schemaVersion":1,"key":"ab');
 
     const notes: string[] = [];
-    const resumed = await resumeRun(spec.out, { onEvent: (event) => event.type === "note" && notes.push(event.message) });
+    const resumed = await resumeRun(spec.out, {
+      onEvent: (event) => event.type === "note" && notes.push(event.message),
+    });
     expect(resumed.complete).toBe(false); // the token budget of 1 is still spent: nothing new starts
     expect(notes.some((note) => note.includes("a torn last line") && note.includes("set aside"))).toBe(true);
     expect(notes.some((note) => note.includes("missing from") && note.includes("appended"))).toBe(true);
     expect(readFileSync(predictions, "utf8").split("\n").filter(Boolean)).toHaveLength(kept.length);
     const interrupted = ledger(spec.out).filter((record) => record.error?.startsWith("interrupted"));
-    expect(interrupted.map((record) => [record.instanceId, record.attempt, record.outcome])).toEqual([[open, 1, "failed"]]);
+    expect(interrupted.map((record) => [record.instanceId, record.attempt, record.outcome])).toEqual([
+      [open, 1, "failed"],
+    ]);
 
     // Lift the budget: the run's budget is how to run it, not what it is, so the same run goes on.
-    const finished = await startRun(parseRunSpec({ ...JSON.parse(readFileSync(runLayout.manifest(spec.out), "utf8")).spec, budgets: { run: {} } }));
+    const finished = await startRun(
+      parseRunSpec({ ...JSON.parse(readFileSync(runLayout.manifest(spec.out), "utf8")).spec, budgets: { run: {} } }),
+    );
     expect(finished).toMatchObject({ keys: 24, done: 24, complete: true });
     const records = ledger(spec.out);
     const finals = finalsByKey(records);
     expect(finals.size).toBe(24);
     expect([...finals.values()].every((n) => n === 1)).toBe(true);
-    expect(records.find((record) => record.instanceId === open && record.control.kind === "plain" && record.outcome === "finished")?.attempt).toBe(2);
+    expect(
+      records.find(
+        (record) => record.instanceId === open && record.control.kind === "plain" && record.outcome === "finished",
+      )?.attempt,
+    ).toBe(2);
     for (const cell of ["seed-1/plain", "seed-1/masked-modules"]) {
       const ids = predictionLines(spec.out, cell).map((line) => line.instanceId);
       expect(new Set(ids).size, cell).toBe(12);
@@ -159,7 +223,9 @@ describe("a run: seeds × controls × instances across a pool", () => {
     const before = readFileSync(runLayout.ledger(spec.out), "utf8");
     const other = parseRunSpec({ ...JSON.parse(readFileSync(runLayout.manifest(spec.out), "utf8")).spec, seeds: [9] });
     await expect(startRun(other)).rejects.toThrow(RunFolderError);
-    await expect(startRun(other)).rejects.toThrow(`${runLayout.manifest(spec.out)} holds another run (its spec differs at $.seeds[0])`);
+    await expect(startRun(other)).rejects.toThrow(
+      `${runLayout.manifest(spec.out)} holds another run (its spec differs at $.seeds[0])`,
+    );
     expect(readFileSync(runLayout.ledger(spec.out), "utf8")).toBe(before);
   });
 
@@ -168,16 +234,29 @@ describe("a run: seeds × controls × instances across a pool", () => {
     await dead.close();
     const none = await specFor({ endpoints: [{ baseURL: dead.url, model: "toy-policy" }] });
     await expect(startRun(none)).rejects.toThrow(EndpointsNotReadyError);
-    await expect(startRun(none)).rejects.toThrow(/no endpoint is ready, nothing was started: endpoints\[0\] http:\/\/127\.0\.0\.1:\d+\/v1: http:\/\/127\.0\.0\.1:\d+ unreachable: ECONNREFUSED/);
+    await expect(startRun(none)).rejects.toThrow(
+      /no endpoint is ready, nothing was started: endpoints\[0\] http:\/\/127\.0\.0\.1:\d+\/v1: http:\/\/127\.0\.0\.1:\d+ unreachable: ECONNREFUSED/,
+    );
     expect(existsSync(runLayout.manifest(none.out))).toBe(false);
     const wrongModel = await specFor({ endpoints: [{ baseURL: servers[0]?.url as string, model: "Qwen/Qwen3-8B" }] });
-    await expect(startRun(wrongModel)).rejects.toThrow(`/v1/models does not list "Qwen/Qwen3-8B" (it serves "toy-policy")`);
+    await expect(startRun(wrongModel)).rejects.toThrow(
+      `/v1/models does not list "Qwen/Qwen3-8B" (it serves "toy-policy")`,
+    );
 
-    const half = await specFor({ seeds: [1], controls: [{ kind: "plain" }], endpoints: [{ baseURL: dead.url, model: "toy-policy", maxConcurrency: 4 }, { baseURL: servers[1]?.url as string, model: "toy-policy", maxConcurrency: 2 }] });
+    const half = await specFor({
+      seeds: [1],
+      controls: [{ kind: "plain" }],
+      endpoints: [
+        { baseURL: dead.url, model: "toy-policy", maxConcurrency: 4 },
+        { baseURL: servers[1]?.url as string, model: "toy-policy", maxConcurrency: 2 },
+      ],
+    });
     const summary = await startRun(half);
     expect(summary.complete).toBe(true);
     expect(new Set(ledger(half.out).map((record) => record.endpoint?.baseURL))).toEqual(new Set([servers[1]?.url]));
-    const manifest = JSON.parse(readFileSync(runLayout.manifest(half.out), "utf8")) as { endpoints: { ready: boolean; problem?: string }[] };
+    const manifest = JSON.parse(readFileSync(runLayout.manifest(half.out), "utf8")) as {
+      endpoints: { ready: boolean; problem?: string }[];
+    };
     expect(manifest.endpoints[0]).toMatchObject({ ready: false });
     expect(manifest.endpoints[0]?.problem).toContain("ECONNREFUSED");
   });
@@ -190,7 +269,11 @@ describe("a run: seeds × controls × instances across a pool", () => {
       const spec = await specFor({
         seeds: [1],
         controls: [{ kind: "plain" }, { kind: "masked" }],
-        endpoints: [flaky, dying, steady].map((server) => ({ baseURL: server.url, model: "toy-policy", maxConcurrency: 2 })),
+        endpoints: [flaky, dying, steady].map((server) => ({
+          baseURL: server.url,
+          model: "toy-policy",
+          maxConcurrency: 2,
+        })),
         retry: { backoffSeconds: 0, requestRetries: 2, probeSeconds: 0.05, healthSeconds: 0.1, breakerFailures: 3 },
       });
       let killed = false;
@@ -210,14 +293,19 @@ describe("a run: seeds × controls × instances across a pool", () => {
       // Every fault the flaky server injected is on record: retried ones in `retries`, the last of a failed call as its infra_error.
       const injected = [...flaky.faults.values()].reduce((sum, n) => sum + n, 0);
       const flakyRecords = records.filter((record) => record.endpoint?.baseURL === flaky.url);
-      const recorded = flakyRecords.reduce((sum, record) => sum + record.retries.length, 0) + flakyRecords.filter((record) => record.outcome === "infra_error").length;
+      const recorded =
+        flakyRecords.reduce((sum, record) => sum + record.retries.length, 0) +
+        flakyRecords.filter((record) => record.outcome === "infra_error").length;
       expect(injected).toBeGreaterThan(0);
       expect(recorded).toBe(injected);
       // No fault text reached a model: no request body carries one.
       for (const server of [flaky, steady]) {
-        for (const request of server.requests) expect(request.raw).not.toMatch(/scripted fault|Unexpected end of JSON|chatcmpl-broken/);
+        for (const request of server.requests)
+          expect(request.raw).not.toMatch(/scripted fault|Unexpected end of JSON|chatcmpl-broken/);
       }
-      const afterDeath = records.filter((record) => record.endpoint?.baseURL === dying.url && record.outcome !== "infra_error");
+      const afterDeath = records.filter(
+        (record) => record.endpoint?.baseURL === dying.url && record.outcome !== "infra_error",
+      );
       expect(afterDeath.length).toBeLessThanOrEqual(2 + 2);
       expect(records.filter((record) => record.endpoint?.baseURL === steady.url).length).toBeGreaterThan(8);
     } finally {
@@ -226,9 +314,18 @@ describe("a run: seeds × controls × instances across a pool", () => {
   });
 
   it("a model-caused outcome is final and never retried", async () => {
-    const talker = await startScriptedModelServer({ script: () => ({ content: "I think the bug is somewhere." }), models: ["toy-policy"] });
+    const talker = await startScriptedModelServer({
+      script: () => ({ content: "I think the bug is somewhere." }),
+      models: ["toy-policy"],
+    });
     try {
-      const spec = await specFor({ seeds: [1], controls: [{ kind: "plain" }], instances: { slice: { end: 2 } }, localizer: { maxTurns: 3 }, endpoints: [{ baseURL: talker.url, model: "toy-policy" }] });
+      const spec = await specFor({
+        seeds: [1],
+        controls: [{ kind: "plain" }],
+        instances: { slice: { end: 2 } },
+        localizer: { maxTurns: 3 },
+        endpoints: [{ baseURL: talker.url, model: "toy-policy" }],
+      });
       const summary = await startRun(spec);
       expect(summary.complete).toBe(true);
       expect(summary.predicted).toBe(0);
@@ -247,5 +344,6 @@ describe("a run: seeds × controls × instances across a pool", () => {
 });
 
 afterAll(() => {
-  for (const name of readdirSync(tmpdir())) if (name.startsWith("loclab-run-")) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  for (const name of readdirSync(tmpdir()))
+    if (name.startsWith("loclab-run-")) rmSync(join(tmpdir(), name), { recursive: true, force: true });
 });

@@ -21,11 +21,14 @@ beforeAll(async () => {
     script: (request: ChatCompletionRequest) => {
       seen.push(request);
       const last = request.messages.at(-1)?.content ?? "";
-      if (request.messages.length === 2) return { content: '<think>Look at the tree.</think>\n<tool_call>\n{"repo_tree": {}}\n</tool_call>' };
+      if (request.messages.length === 2)
+        return { content: '<think>Look at the tree.</think>\n<tool_call>\n{"repo_tree": {}}\n</tool_call>' };
       const file = /[└|]-[-─] (\S+\.py)$/m.exec(String(last));
       // The tree's first file, with its folder: rebuild the path from the indentation.
       const path = treePath(String(last), file?.[1] ?? "");
-      return { content: `<think>Done.</think>\n<findings>\n• Root cause: unknown\n</findings>\n<locations>\n${path}:L1-L3\nnot/a/file.py:L2\n</locations>` };
+      return {
+        content: `<think>Done.</think>\n<findings>\n• Root cause: unknown\n</findings>\n<locations>\n${path}:L1-L3\nnot/a/file.py:L2\n</locations>`,
+      };
     },
   });
 });
@@ -65,20 +68,34 @@ describe("a run with the sherloc profile", () => {
     });
     const summary = await startRun(spec);
     expect(summary.done).toBe(summary.keys);
-    const records = readFileSync(runLayout.ledger(spec.out), "utf8").split("\n").filter(Boolean).map((line) => RunRecordSchema.parse(JSON.parse(line)) as RunRecord);
+    const records = readFileSync(runLayout.ledger(spec.out), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => RunRecordSchema.parse(JSON.parse(line)) as RunRecord);
     expect(records.map((record) => record.outcome)).toEqual(records.map(() => "finished"));
     expect(seen.every((request) => request.tools === undefined)).toBe(true);
     expect(seen.every((request) => request.temperature === 0.99 && request.top_p === 0.95)).toBe(true);
     const first = seen.find((request) => request.messages.length === 2);
-    expect(first?.messages[1]?.content).toMatch(/^\n### Problem Description\n[\s\S]*\n\n### Repository Structure\n\.\n/);
+    expect(first?.messages[1]?.content).toMatch(
+      /^\n### Problem Description\n[\s\S]*\n\n### Repository Structure\n\.\n/,
+    );
     // The shuffled cells were shown renamed folders (`d_…`), so the mapping back below is exercised.
-    const trees = seen.filter((request) => request.messages.length === 2).map((request) => String(request.messages[1]?.content));
+    const trees = seen
+      .filter((request) => request.messages.length === 2)
+      .map((request) => String(request.messages[1]?.content));
     expect(trees.filter((tree) => /\bd_[0-9a-z]+/.test(tree))).toHaveLength(toy.rows.length);
     // SHERLOC's filter reads the original names, so both controls show trees of the same shape.
-    const shapes = (shuffled: boolean) => trees.filter((tree) => /\bd_[0-9a-z]+/.test(tree) === shuffled).map((tree) => tree.split("\n").length).sort();
+    const shapes = (shuffled: boolean) =>
+      trees
+        .filter((tree) => /\bd_[0-9a-z]+/.test(tree) === shuffled)
+        .map((tree) => tree.split("\n").length)
+        .sort();
     expect(shapes(true)).toEqual(shapes(false));
     for (const cell of ["seed-1/plain", "seed-1/shuffled-3"]) {
-      const predictions = readFileSync(runLayout.predictions(spec.out, cell), "utf8").split("\n").filter(Boolean).map((line) => PredictionRecordSchema.parse(JSON.parse(line)));
+      const predictions = readFileSync(runLayout.predictions(spec.out, cell), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => PredictionRecordSchema.parse(JSON.parse(line)));
       expect(predictions).toHaveLength(toy.rows.length);
       for (const prediction of predictions) {
         expect(prediction.status).toBe("success");
@@ -90,8 +107,18 @@ describe("a run with the sherloc profile", () => {
     const score = await scoreRun(spec.out, { write: false });
     const rows = besideSherlocRows(score);
     expect(rows.map((row) => row.control)).toEqual(["plain", "shuffled:3"]);
-    expect(Object.keys(rows[0] ?? {})).toEqual(["control", "file.acc@1", "sherloc.file_recall", "recall − acc@1", "sherloc.file_precision", "sherloc.chunk_coverage_recall", "sherloc.chunk_precision", "sherloc.chunk_avg_tightness"]);
+    expect(Object.keys(rows[0] ?? {})).toEqual([
+      "control",
+      "file.acc@1",
+      "sherloc.file_recall",
+      "recall − acc@1",
+      "sherloc.file_precision",
+      "sherloc.chunk_coverage_recall",
+      "sherloc.chunk_precision",
+      "sherloc.chunk_avg_tightness",
+    ]);
     // One file per answer: SHERLOC's file recall and acc@1 agree on single-file gold.
-    for (const cell of score.cells) expect(cell.metrics["sherloc.file_recall"]).toBeCloseTo(cell.metrics["file.acc@1"] as number, 12);
+    for (const cell of score.cells)
+      expect(cell.metrics["sherloc.file_recall"]).toBeCloseTo(cell.metrics["file.acc@1"] as number, 12);
   });
 });

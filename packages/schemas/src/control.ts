@@ -25,8 +25,23 @@ export const SHUFFLE_TEXT_POLICIES = ["names", "layout-only"] as const;
 export const ControlSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("plain") }),
   z.strictObject({ kind: z.literal("masked"), level: z.enum(CONTROL_MASK_LEVELS).default("modules") }),
-  z.strictObject({ kind: z.literal("shuffled"), seed: z.number().int().nonnegative().max(2 ** 32 - 1), textPolicy: z.enum(SHUFFLE_TEXT_POLICIES).default("names") }),
-  z.strictObject({ kind: z.literal("mismatch"), seed: z.number().int().nonnegative().max(2 ** 32 - 1) }),
+  z.strictObject({
+    kind: z.literal("shuffled"),
+    seed: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(2 ** 32 - 1),
+    textPolicy: z.enum(SHUFFLE_TEXT_POLICIES).default("names"),
+  }),
+  z.strictObject({
+    kind: z.literal("mismatch"),
+    seed: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(2 ** 32 - 1),
+  }),
 ]);
 export type Control = z.output<typeof ControlSchema>;
 export type ControlInput = z.input<typeof ControlSchema>;
@@ -52,7 +67,12 @@ export function controlLabel(control: Control): string {
  * server's default sampling applies) crossed with a control.
  */
 export const RunCellSchema = z.strictObject({
-  seed: z.number().int().nonnegative().max(2 ** 32 - 1).nullable(),
+  seed: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 32 - 1)
+    .nullable(),
   control: ControlSchema,
 });
 export type RunCell = z.output<typeof RunCellSchema>;

@@ -14,7 +14,10 @@ export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 export const InstanceIdSchema = z
   .string()
   .min(1, "instance_id must not be empty")
-  .regex(INSTANCE_ID_PATTERN, "instance_id must be at most 200 letters, digits, '.', '_' or '-', starting with a letter or digit (ids become file names)");
+  .regex(
+    INSTANCE_ID_PATTERN,
+    "instance_id must be at most 200 letters, digits, '.', '_' or '-', starting with a letter or digit (ids become file names)",
+  );
 
 /** Thrown when a path built for output would land outside its root. */
 export class OutputPathError extends Error {
@@ -29,7 +32,8 @@ export class OutputPathError extends Error {
  * @example pathInside("runs/a", "trajectories", "django__django-11099.traj.jsonl")
  */
 export function pathInside(root: string, ...parts: string[]): string {
-  if (parts.some((part) => part.includes("\0"))) throw new OutputPathError(`refusing an output path with a NUL byte under ${root}`);
+  if (parts.some((part) => part.includes("\0")))
+    throw new OutputPathError(`refusing an output path with a NUL byte under ${root}`);
   const base = resolve(root);
   const path = resolve(base, ...parts);
   const inside = relative(base, path);
@@ -42,6 +46,9 @@ export function pathInside(root: string, ...parts: string[]): string {
 /** `<root>/<instance id><suffix>`, the id checked first (`InstanceIdSchema`), the path through `pathInside`. */
 export function instanceFile(root: string, instanceId: string, suffix: string): string {
   const checked = InstanceIdSchema.safeParse(instanceId);
-  if (!checked.success) throw new OutputPathError(`refusing to write a file for instance ${JSON.stringify(instanceId)}: ${checked.error.issues[0]?.message ?? "not a safe id"}`);
+  if (!checked.success)
+    throw new OutputPathError(
+      `refusing to write a file for instance ${JSON.stringify(instanceId)}: ${checked.error.issues[0]?.message ?? "not a safe id"}`,
+    );
   return pathInside(root, `${instanceId}${suffix}`);
 }

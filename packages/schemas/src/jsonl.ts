@@ -95,7 +95,11 @@ export async function* streamJsonl<T = unknown>(
       }
       if (parsed instanceof JsonlLineError) {
         if (last && !terminated) {
-          const torn = new JsonlLineError(file, lineNumber, `a torn last line (no line break, ${bytes.length} bytes; a write cut off?): passed over: ${parsed.reason}`);
+          const torn = new JsonlLineError(
+            file,
+            lineNumber,
+            `a torn last line (no line break, ${bytes.length} bytes; a write cut off?): passed over: ${parsed.reason}`,
+          );
           if (options.onTornLine) options.onTornLine(torn);
           else process.stderr.write(`loclab: warning: ${torn.message}\n`);
           continue;
@@ -135,7 +139,11 @@ function parseLine<T>(
     result = schema.safeParse(json);
   } catch (error) {
     // A value nested deeper than the validator can recurse (a RangeError): a bad line, not a crash.
-    return new JsonlLineError(file, line, `cannot be checked: ${error instanceof Error ? error.message : String(error)} (nested too deeply?)`);
+    return new JsonlLineError(
+      file,
+      line,
+      `cannot be checked: ${error instanceof Error ? error.message : String(error)} (nested too deeply?)`,
+    );
   }
   if (result.success) return { value: result.data };
   const id = recordId(json);
@@ -166,10 +174,17 @@ export interface JsonlReadResult<T> {
  */
 export async function readJsonl<T = unknown>(
   file: string,
-  options: { schema?: z.ZodType<T, unknown>; onBadLine?: "stop" | "skip"; onTornLine?: (error: JsonlLineError) => void } = {},
+  options: {
+    schema?: z.ZodType<T, unknown>;
+    onBadLine?: "stop" | "skip";
+    onTornLine?: (error: JsonlLineError) => void;
+  } = {},
 ): Promise<JsonlReadResult<T>> {
   const skipped: JsonlLineError[] = [];
-  const common = { ...(options.schema ? { schema: options.schema } : {}), ...(options.onTornLine ? { onTornLine: options.onTornLine } : {}) };
+  const common = {
+    ...(options.schema ? { schema: options.schema } : {}),
+    ...(options.onTornLine ? { onTornLine: options.onTornLine } : {}),
+  };
   const policy: JsonlReadOptions<T> = options.onBadLine === "skip" ? { onBadLine: "skip", skipped, ...common } : common;
   const records: JsonlRecord<T>[] = [];
   for await (const record of streamJsonl(file, policy)) records.push(record);

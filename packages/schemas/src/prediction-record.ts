@@ -4,7 +4,8 @@ import { type Prediction, PredictionSchema } from "./prediction.js";
 import { SCHEMA_VERSION, type SchemaVersion } from "./version.js";
 
 /** `PredictionSchema` plus `schemaVersion`: what `stampRecord(prediction)` produces. */
-const VersionedPredictionSchema: z.ZodType<Prediction & { schemaVersion: SchemaVersion }, unknown> = versionedRecordSchema(PredictionSchema);
+const VersionedPredictionSchema: z.ZodType<Prediction & { schemaVersion: SchemaVersion }, unknown> =
+  versionedRecordSchema(PredictionSchema);
 
 /**
  * One line of a loclab predictions file (`predictions.jsonl`): a `Prediction` stamped with

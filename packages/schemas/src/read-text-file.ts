@@ -9,7 +9,9 @@ export class TextEncodingError extends Error {
     readonly line: number,
     readonly byte: number,
   ) {
-    super(`${file}:${line}: not valid UTF-8 (at byte ${byte} of the line); loclab reads text files as UTF-8 and never replaces bytes silently`);
+    super(
+      `${file}:${line}: not valid UTF-8 (at byte ${byte} of the line); loclab reads text files as UTF-8 and never replaces bytes silently`,
+    );
   }
 }
 

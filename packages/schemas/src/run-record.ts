@@ -17,9 +17,23 @@ export const RUN_RECORD_KIND = "loclab.run-record";
  * and `failed` (the harness failed around the loop: a workspace that could not be made, a
  * tool that threw) are not the model's doing: the key stays open and runs again.
  */
-export const RUN_ATTEMPT_OUTCOMES = ["finished", "forced_final", "budget_exhausted", "model_error", "invalid_final", "infra_error", "failed"] as const;
+export const RUN_ATTEMPT_OUTCOMES = [
+  "finished",
+  "forced_final",
+  "budget_exhausted",
+  "model_error",
+  "invalid_final",
+  "infra_error",
+  "failed",
+] as const;
 export type RunAttemptOutcome = (typeof RUN_ATTEMPT_OUTCOMES)[number];
-export const FINAL_RUN_OUTCOMES: readonly RunAttemptOutcome[] = ["finished", "forced_final", "budget_exhausted", "model_error", "invalid_final"];
+export const FINAL_RUN_OUTCOMES: readonly RunAttemptOutcome[] = [
+  "finished",
+  "forced_final",
+  "budget_exhausted",
+  "model_error",
+  "invalid_final",
+];
 
 /** Whether an outcome closes its attempt key (see `RUN_ATTEMPT_OUTCOMES`). */
 export function isFinalOutcome(outcome: RunAttemptOutcome): boolean {

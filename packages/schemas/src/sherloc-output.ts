@@ -90,11 +90,22 @@ export function parseSherlocLocations(text: string): SherlocOutputLocation[] {
     if (line === "" || line.startsWith("#")) continue;
     const range = RANGE_LINE.exec(line);
     if (range) {
-      locations.push({ file_path: range[1] as string, start_line: pythonInt(range[2] as string), end_line: pythonInt(range[3] as string), raw: line });
+      locations.push({
+        file_path: range[1] as string,
+        start_line: pythonInt(range[2] as string),
+        end_line: pythonInt(range[3] as string),
+        raw: line,
+      });
       continue;
     }
     const single = SINGLE_LINE.exec(line);
-    if (single) locations.push({ file_path: single[1] as string, start_line: pythonInt(single[2] as string), end_line: pythonInt(single[2] as string), raw: line });
+    if (single)
+      locations.push({
+        file_path: single[1] as string,
+        start_line: pythonInt(single[2] as string),
+        end_line: pythonInt(single[2] as string),
+        raw: line,
+      });
     else locations.push({ raw: line });
   }
   return locations;
@@ -138,8 +149,15 @@ const FINDING_LABELS = [
  */
 export function parseSherlocFindings(text: string | null | undefined): Finding | undefined {
   if (!text) return undefined;
-  const label = new RegExp(`^[\\s•*\\-]*(?:\\*\\*)?(${FINDING_LABELS.map(([name]) => name).join("|")})(?:\\*\\*)?\\s*:(?:\\*\\*)?`, "gim");
-  const marks = [...text.matchAll(label)].map((match) => ({ name: (match[1] as string).toLowerCase(), from: match.index, to: match.index + match[0].length }));
+  const label = new RegExp(
+    `^[\\s•*\\-]*(?:\\*\\*)?(${FINDING_LABELS.map(([name]) => name).join("|")})(?:\\*\\*)?\\s*:(?:\\*\\*)?`,
+    "gim",
+  );
+  const marks = [...text.matchAll(label)].map((match) => ({
+    name: (match[1] as string).toLowerCase(),
+    from: match.index,
+    to: match.index + match[0].length,
+  }));
   const fields: Partial<Record<(typeof FINDING_LABELS)[number][1], string>> = {};
   marks.forEach((mark, i) => {
     const key = FINDING_LABELS.find(([name]) => name === mark.name)?.[1];

@@ -16,7 +16,11 @@ export function canonicalMessage(message: TrajectoryMessage): TrajectoryMessage 
       return {
         role: "assistant",
         content: message.content,
-        ...(message.toolCalls !== undefined ? { toolCalls: message.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })) } : {}),
+        ...(message.toolCalls !== undefined
+          ? {
+              toolCalls: message.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+            }
+          : {}),
       };
     case "tool":
       return { role: "tool", toolCallId: message.toolCallId, content: message.content };
@@ -25,7 +29,9 @@ export function canonicalMessage(message: TrajectoryMessage): TrajectoryMessage 
 
 /** SHA-256 (hex) of a request's messages in canonical form: a step's `messagesDigest`. */
 export function messagesDigest(messages: readonly TrajectoryMessage[]): string {
-  return createHash("sha256").update(JSON.stringify(messages.map(canonicalMessage))).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(messages.map(canonicalMessage)))
+    .digest("hex");
 }
 
 /**
@@ -34,10 +40,18 @@ export function messagesDigest(messages: readonly TrajectoryMessage[]): string {
  *
  * @example requestDelta([], [sys, user]) // { keep: 0, add: [sys, user] }
  */
-export function requestDelta(previous: readonly TrajectoryMessage[], current: readonly TrajectoryMessage[]): Pick<TrajectoryRequest, "keep" | "add"> {
+export function requestDelta(
+  previous: readonly TrajectoryMessage[],
+  current: readonly TrajectoryMessage[],
+): Pick<TrajectoryRequest, "keep" | "add"> {
   let keep = 0;
   const limit = Math.min(previous.length, current.length);
-  while (keep < limit && JSON.stringify(canonicalMessage(previous[keep] as TrajectoryMessage)) === JSON.stringify(canonicalMessage(current[keep] as TrajectoryMessage))) keep += 1;
+  while (
+    keep < limit &&
+    JSON.stringify(canonicalMessage(previous[keep] as TrajectoryMessage)) ===
+      JSON.stringify(canonicalMessage(current[keep] as TrajectoryMessage))
+  )
+    keep += 1;
   return { keep, add: current.slice(keep).map(canonicalMessage) };
 }
 
@@ -57,12 +71,17 @@ export interface RebuiltRequest {
  * later step cannot be rebuilt without them. Throws when a record keeps more messages than the
  * previous request had (the file is not a trajectory this writer made). Pure.
  */
-export function rebuildRequests(steps: readonly { step: number; request?: TrajectoryRequest; messagesDigest?: string }[]): RebuiltRequest[] {
+export function rebuildRequests(
+  steps: readonly { step: number; request?: TrajectoryRequest; messagesDigest?: string }[],
+): RebuiltRequest[] {
   const rebuilt: RebuiltRequest[] = [];
   let previous: TrajectoryMessage[] = [];
   for (const step of steps) {
     if (!step.request) break;
-    if (step.request.keep > previous.length) throw new RangeError(`step ${step.step}: keeps ${step.request.keep} messages of a request that had ${previous.length}`);
+    if (step.request.keep > previous.length)
+      throw new RangeError(
+        `step ${step.step}: keeps ${step.request.keep} messages of a request that had ${previous.length}`,
+      );
     const messages = [...previous.slice(0, step.request.keep), ...step.request.add];
     rebuilt.push({
       step: step.step,

@@ -21,7 +21,17 @@ export const TRAJECTORY_KIND = "loclab.trajectory";
  * `error` are failures; `running` is what the header says until the run ends, so a file still
  * `running` after its run is a crash.
  */
-export const TRAJECTORY_EXITS = ["submitted", "step_limit", "cost_limit", "time_limit", "context_limit", "call_limit", "format_error", "error", "running"] as const;
+export const TRAJECTORY_EXITS = [
+  "submitted",
+  "step_limit",
+  "cost_limit",
+  "time_limit",
+  "context_limit",
+  "call_limit",
+  "format_error",
+  "error",
+  "running",
+] as const;
 export type TrajectoryExit = (typeof TRAJECTORY_EXITS)[number];
 
 /** The budget each `*_limit` exit stands for, as the failure breakdown names budgets. */
@@ -134,7 +144,10 @@ export const TrajectoryStepSchema = z.strictObject({
   endedAt: Timestamp.optional(),
   error: z.string().optional(),
   /** SHA-256 (hex) of the messages sent for this step: ties the step to its exact request. */
-  messagesDigest: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  messagesDigest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   /** The request's messages, so that the exact request can be rebuilt (see `TrajectoryRequestSchema`). */
   request: TrajectoryRequestSchema.optional(),
   retries: z.array(TrajectoryRetrySchema).optional(),
@@ -145,7 +158,11 @@ export type TrajectoryStepLine = z.infer<typeof TrajectoryStepSchema>;
 function withoutUndefined(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutUndefined);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined).map(([key, inner]) => [key, withoutUndefined(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, inner]) => inner !== undefined)
+      .map(([key, inner]) => [key, withoutUndefined(inner)]),
+  );
 }
 
 /**
@@ -159,6 +176,9 @@ function withoutUndefined(value: unknown): unknown {
 export function formatTrajectoryLine(kind: "header" | "step", value: object, what: string = kind): string {
   const schema: z.ZodType = kind === "header" ? TrajectoryHeaderSchema : TrajectoryStepSchema;
   const parsed = schema.safeParse(withoutUndefined(value));
-  if (!parsed.success) throw new TypeError(`trajectory ${what} does not fit the loclab trajectory schema: ${formatZodError(parsed.error)}`);
+  if (!parsed.success)
+    throw new TypeError(
+      `trajectory ${what} does not fit the loclab trajectory schema: ${formatZodError(parsed.error)}`,
+    );
   return JSON.stringify(parsed.data);
 }

@@ -15,7 +15,8 @@ export function decodeUtf8(bytes: Uint8Array): { text: string } | { invalidAt: n
     const lenient = LENIENT.decode(bytes);
     for (let at = lenient.indexOf("\uFFFD"); at !== -1; at = lenient.indexOf("\uFFFD", at + 1)) {
       const offset = Buffer.byteLength(lenient.slice(0, at), "utf8");
-      if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return { invalidAt: offset };
+      if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd))
+        return { invalidAt: offset };
     }
     return { invalidAt: bytes.length };
   }

@@ -19,7 +19,8 @@ describe("streamJsonl", () => {
   it("yields records with their line numbers, passing over blank lines, a BOM and CRLF", async () => {
     const path = file("ok.jsonl", `\uFEFF${good("a")}\r\n\r\n${good("b")}\n`);
     const seen: [number, string][] = [];
-    for await (const { line, value } of streamJsonl(path, { schema: InstanceSchema })) seen.push([line, value.instance_id]);
+    for await (const { line, value } of streamJsonl(path, { schema: InstanceSchema }))
+      seen.push([line, value.instance_id]);
     expect(seen).toEqual([
       [1, "a"],
       [3, "b"],
@@ -41,14 +42,19 @@ describe("streamJsonl", () => {
     const path = file("mixed.jsonl", `${good("a")}\nnot json\n{"instance_id": "x", "repo": "o/r"}\n${good("d")}\n`);
     const skipped: JsonlLineError[] = [];
     const ids: string[] = [];
-    for await (const { value } of streamJsonl(path, { schema: InstanceSchema, onBadLine: "skip", skipped })) ids.push(value.instance_id);
+    for await (const { value } of streamJsonl(path, { schema: InstanceSchema, onBadLine: "skip", skipped }))
+      ids.push(value.instance_id);
     expect(ids).toEqual(["a", "d"]);
     expect(skipped.map((error) => error.line)).toEqual([2, 3]);
-    expect(skipped[1]?.message).toBe(`${path}:3: x: base_commit: Invalid input: expected string, received undefined; problem_statement: Invalid input: expected string, received undefined; patch: Invalid input: expected string, received undefined`);
+    expect(skipped[1]?.message).toBe(
+      `${path}:3: x: base_commit: Invalid input: expected string, received undefined; problem_statement: Invalid input: expected string, received undefined; patch: Invalid input: expected string, received undefined`,
+    );
   });
 
   it("names the file when it cannot be opened", async () => {
-    await expect(readJsonl(join(dir, "missing.jsonl"))).rejects.toThrow(/cannot read JSONL file .*missing\.jsonl: ENOENT/);
+    await expect(readJsonl(join(dir, "missing.jsonl"))).rejects.toThrow(
+      /cannot read JSONL file .*missing\.jsonl: ENOENT/,
+    );
   });
 });
 
@@ -80,19 +86,27 @@ describe("streamJsonl on damaged files", () => {
     const path = write("torn.jsonl", '{"a":1}\n{"a":2}\n{"a":');
     const torn: string[] = [];
     const records = [];
-    for await (const record of streamJsonl(path, { onTornLine: (error) => torn.push(error.message) })) records.push(record.value);
+    for await (const record of streamJsonl(path, { onTornLine: (error) => torn.push(error.message) }))
+      records.push(record.value);
     expect(records).toEqual([{ a: 1 }, { a: 2 }]);
-    expect(torn).toEqual([`${path}:3: a torn last line (no line break, 5 bytes; a write cut off?): passed over: invalid JSON: Unexpected end of JSON input`]);
+    expect(torn).toEqual([
+      `${path}:3: a torn last line (no line break, 5 bytes; a write cut off?): passed over: invalid JSON: Unexpected end of JSON input`,
+    ]);
   });
 
   it("a bad line that is not the last one still stops the read; a complete last line without a break is a record", async () => {
     await expect(readJsonl(write("bad.jsonl", '{"a":\n{"a":2}\n'))).rejects.toThrow(/bad\.jsonl:1: invalid JSON/);
-    expect((await readJsonl(write("ok.jsonl", '{"a":1}\n{"a":2}'))).records.map((record) => record.value)).toEqual([{ a: 1 }, { a: 2 }]);
+    expect((await readJsonl(write("ok.jsonl", '{"a":1}\n{"a":2}'))).records.map((record) => record.value)).toEqual([
+      { a: 1 },
+      { a: 2 },
+    ]);
   });
 
   it("invalid UTF-8 is a bad line naming the byte, never replaced silently; a literal U+FFFD is fine", async () => {
     const bytes = Buffer.concat([Buffer.from('{"a":"ok"}\n{"a":"x'), Buffer.from([0xff]), Buffer.from('y"}\n')]);
-    await expect(readJsonl(write("latin.jsonl", bytes))).rejects.toThrow(/latin\.jsonl:2: not valid UTF-8 \(at byte 7 of the line\)/);
+    await expect(readJsonl(write("latin.jsonl", bytes))).rejects.toThrow(
+      /latin\.jsonl:2: not valid UTF-8 \(at byte 7 of the line\)/,
+    );
     expect((await readJsonl(write("fffd.jsonl", '{"a":"\uFFFD"}\n'))).records[0]?.value).toEqual({ a: "\uFFFD" });
   });
 
@@ -105,6 +119,8 @@ describe("streamJsonl on damaged files", () => {
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(JsonlLineError);
-    expect((error as Error).message).toMatch(/deep\.jsonl:1: cannot be checked: Maximum call stack size exceeded \(nested too deeply\?\)/);
+    expect((error as Error).message).toMatch(
+      /deep\.jsonl:1: cannot be checked: Maximum call stack size exceeded \(nested too deeply\?\)/,
+    );
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { formatZodError, isBudgetExit, PredictionRecordSchema, RunRecordSchema, TRAJECTORY_BUDGET_EXITS, TRAJECTORY_EXITS, TrajectoryHeaderSchema } from "../src/index.js";
+import {
+  formatZodError,
+  isBudgetExit,
+  PredictionRecordSchema,
+  RunRecordSchema,
+  TRAJECTORY_BUDGET_EXITS,
+  TRAJECTORY_EXITS,
+  TrajectoryHeaderSchema,
+} from "../src/index.js";
 
 const record = {
   kind: "loclab.run-record",
@@ -18,7 +26,13 @@ const record = {
   modelMs: 55000,
   retries: [{ attempt: 1, error: "http-5xx", message: "HTTP 503", waitedMs: 1000 }],
   trajectory: "trajectories/seed-7/masked-modules/django__django-11099/attempt-1.traj.jsonl",
-  prediction: { instanceId: "django__django-11099", files: ["django/core/validators.py"], locations: [], seed: 7, control: { kind: "masked", level: "modules" } },
+  prediction: {
+    instanceId: "django__django-11099",
+    files: ["django/core/validators.py"],
+    locations: [],
+    seed: 7,
+    control: { kind: "masked", level: "modules" },
+  },
   startedAt: "2026-12-01T10:00:00.000Z",
   endedAt: "2026-12-01T10:01:00.000Z",
 };
@@ -26,12 +40,23 @@ const record = {
 describe("the log contract", () => {
   it("budget exits are trajectory exits, and only the *_limit ones", () => {
     for (const exit of Object.keys(TRAJECTORY_BUDGET_EXITS)) expect(TRAJECTORY_EXITS).toContain(exit);
-    expect(TRAJECTORY_EXITS.filter(isBudgetExit)).toEqual(["step_limit", "cost_limit", "time_limit", "context_limit", "call_limit"]);
+    expect(TRAJECTORY_EXITS.filter(isBudgetExit)).toEqual([
+      "step_limit",
+      "cost_limit",
+      "time_limit",
+      "context_limit",
+      "call_limit",
+    ]);
     expect(isBudgetExit("toString")).toBe(false);
   });
 
   it("a header with another schemaVersion is refused, naming the field", () => {
-    const parsed = TrajectoryHeaderSchema.safeParse({ kind: "loclab.trajectory", schemaVersion: 2, instanceId: "a", outcome: { exit: "running", patch: null } });
+    const parsed = TrajectoryHeaderSchema.safeParse({
+      kind: "loclab.trajectory",
+      schemaVersion: 2,
+      instanceId: "a",
+      outcome: { exit: "running", patch: null },
+    });
     expect(parsed.success).toBe(false);
     expect(formatZodError(parsed.error!)).toMatch(/^schemaVersion: /);
   });
@@ -49,7 +74,14 @@ describe("the log contract", () => {
 
   it("a prediction line without schemaVersion says where it probably came from", () => {
     const parsed = PredictionRecordSchema.safeParse({ instanceId: "a", files: ["x.py"] });
-    expect(formatZodError(parsed.error!)).toContain("schemaVersion: missing: every line of a loclab predictions file carries");
-    expect(PredictionRecordSchema.parse({ schemaVersion: 1, instanceId: "a", files: ["x.py"] })).toEqual({ schemaVersion: 1, instanceId: "a", files: ["x.py"], locations: [] });
+    expect(formatZodError(parsed.error!)).toContain(
+      "schemaVersion: missing: every line of a loclab predictions file carries",
+    );
+    expect(PredictionRecordSchema.parse({ schemaVersion: 1, instanceId: "a", files: ["x.py"] })).toEqual({
+      schemaVersion: 1,
+      instanceId: "a",
+      files: ["x.py"],
+      locations: [],
+    });
   });
 });

@@ -18,7 +18,8 @@ const row = {
   repo: "astropy/astropy",
   instance_id: "astropy__astropy-12907",
   base_commit: "d16bfe05a744909de4b27f5875fe0d4ed41ce607",
-  problem_statement: "Modeling's `separability_matrix` does not compute separability correctly for nested CompoundModels",
+  problem_statement:
+    "Modeling's `separability_matrix` does not compute separability correctly for nested CompoundModels",
   patch: "diff --git a/x.py b/x.py\n",
 };
 
@@ -59,7 +60,8 @@ describe("LocationSchema", () => {
     expect(LocationSchema.parse({ path: "a.py", startLine: 3, endLine: 3 }).role).toBe("edit");
     const reversed = LocationSchema.safeParse({ path: "a.py", startLine: 9, endLine: 3, role: "read" });
     expect(reversed.success).toBe(false);
-    if (!reversed.success) expect(formatZodError(reversed.error)).toBe("endLine: startLine must not be greater than endLine");
+    if (!reversed.success)
+      expect(formatZodError(reversed.error)).toBe("endLine: startLine must not be greater than endLine");
     expect(LocationSchema.safeParse({ path: "a.py", startLine: 0, endLine: 3 }).success).toBe(false);
     expect(LocationSchema.safeParse({ path: "a.py", startLine: 1.5, endLine: 3 }).success).toBe(false);
     expect(LocationSchema.safeParse({ path: "a.py", startLine: 1, endLine: 3, role: "write" }).success).toBe(false);
@@ -93,9 +95,14 @@ describe("FindingSchema and PredictionSchema", () => {
     });
     expect(prediction.locations[0]?.role).toBe("edit");
     expect(PredictionSchema.parse({ instanceId: "x", files: [] }).locations).toEqual([]);
-    const bad = PredictionSchema.safeParse({ instanceId: "x", files: ["a.py"], locations: [{ path: "a.py", startLine: 5, endLine: 2 }] });
+    const bad = PredictionSchema.safeParse({
+      instanceId: "x",
+      files: ["a.py"],
+      locations: [{ path: "a.py", startLine: 5, endLine: 2 }],
+    });
     expect(bad.success).toBe(false);
-    if (!bad.success) expect(formatZodError(bad.error)).toBe("locations.0.endLine: startLine must not be greater than endLine");
+    if (!bad.success)
+      expect(formatZodError(bad.error)).toBe("locations.0.endLine: startLine must not be greater than endLine");
   });
 });
 

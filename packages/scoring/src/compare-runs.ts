@@ -31,7 +31,9 @@ export interface PairedMetricComparison {
  */
 export function compareScoreReports(a: ScoreReport, b: ScoreReport): PairedMetricComparison[] {
   if (a.instanceIds.length !== b.instanceIds.length || a.instanceIds.some((id, i) => id !== b.instanceIds[i])) {
-    throw new Error("compareScoreReports: the two reports cover different instances; score both runs against the same benchmark");
+    throw new Error(
+      "compareScoreReports: the two reports cover different instances; score both runs against the same benchmark",
+    );
   }
   const rows: PairedMetricComparison[] = [];
   for (const [key, metricA] of Object.entries(a.metrics)) {
@@ -60,7 +62,18 @@ export function compareScoreReports(a: ScoreReport, b: ScoreReport): PairedMetri
     }
     if (!binary || n === 0) continue;
     const test = exactMcNemar({ b: aOnly, c: bOnly });
-    rows.push({ key, n, meanA: sumA / n, meanB: sumB / n, aOnly, bOnly, both, neither: n - aOnly - bOnly - both, p: test.p, midP: test.midP });
+    rows.push({
+      key,
+      n,
+      meanA: sumA / n,
+      meanB: sumB / n,
+      aOnly,
+      bOnly,
+      both,
+      neither: n - aOnly - bOnly - both,
+      p: test.p,
+      midP: test.midP,
+    });
   }
   return rows;
 }

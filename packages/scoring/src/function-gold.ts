@@ -17,7 +17,10 @@ export const FUNCTION_GOLD_FILES: Record<BenchmarkName, string> = {
 };
 
 /** Function-level gold ids (`path:Class.method`) per instance for a bundled benchmark. */
-export async function loadFunctionGold(benchmark: BenchmarkName, options: { dataDir?: string } = {}): Promise<Map<string, string[]>> {
+export async function loadFunctionGold(
+  benchmark: BenchmarkName,
+  options: { dataDir?: string } = {},
+): Promise<Map<string, string[]>> {
   const file = join(resolveDataDir(options), FUNCTION_GOLD_FILES[benchmark]);
   if (!existsSync(file)) throw new Error(`function-level gold for ${benchmark}: ${file} is missing`);
   if (benchmark === "locbench") {
@@ -33,5 +36,10 @@ export async function loadFunctionGold(benchmark: BenchmarkName, options: { data
   }
   const cosil = await readCosilGold(file);
   // `path::Name` → `path:Name`; entries that name a file only carry no function.
-  return new Map([...cosil].map(([id, entries]) => [id, entries.filter((entry) => entry.includes("::")).map((entry) => entry.replace("::", ":"))]));
+  return new Map(
+    [...cosil].map(([id, entries]) => [
+      id,
+      entries.filter((entry) => entry.includes("::")).map((entry) => entry.replace("::", ":")),
+    ]),
+  );
 }

@@ -13,7 +13,13 @@
  *   (the `@@` header's function when the edit is in the next one: sphinx-doc__sphinx-8595);
  * - `missing-definition`: an exact id the peer lacks, none of the above.
  */
-export type GoldDifferenceKind = "enclosing-of-nested" | "nested-without-parents" | "class-for-constructor" | "class-level-edit" | "other-definition" | "missing-definition";
+export type GoldDifferenceKind =
+  | "enclosing-of-nested"
+  | "nested-without-parents"
+  | "class-for-constructor"
+  | "class-level-edit"
+  | "other-definition"
+  | "missing-definition";
 
 export interface GoldDifference {
   kind: GoldDifferenceKind;
@@ -41,7 +47,14 @@ export interface GoldAgreement {
   perInstance: InstanceGoldAgreement[];
 }
 
-const KINDS: readonly GoldDifferenceKind[] = ["enclosing-of-nested", "nested-without-parents", "class-for-constructor", "class-level-edit", "other-definition", "missing-definition"];
+const KINDS: readonly GoldDifferenceKind[] = [
+  "enclosing-of-nested",
+  "nested-without-parents",
+  "class-for-constructor",
+  "class-level-edit",
+  "other-definition",
+  "missing-definition",
+];
 
 /**
  * Compares function-level golds id by id (`path:Qualified.name`, as sets) and explains every
@@ -70,7 +83,9 @@ export function compareFunctionGold(
     const differences: GoldDifference[] = [];
     const explained = new Set<string>();
     for (const id of peerOnly) {
-      const nestedInside = exactOnly.find((other) => other.startsWith(`${id}.`) && !other.slice(id.length + 1).startsWith("__init__"));
+      const nestedInside = exactOnly.find(
+        (other) => other.startsWith(`${id}.`) && !other.slice(id.length + 1).startsWith("__init__"),
+      );
       const flattened = exactOnly.find((other) => pathOf(other) === pathOf(id) && other.endsWith(`.${nameOf(id)}`));
       const constructor = exactOnly.find((other) => other === `${id}.__init__`);
       if (constructor) {
@@ -92,14 +107,22 @@ export function compareFunctionGold(
         differences.push({ kind: "enclosing-of-nested", exact: id, peer: enclosing });
         continue;
       }
-      const isClass = options.classes ? options.classes.has(id) : [...peerSet, ...exactSet].some((other) => other !== id && other.startsWith(`${id}.`));
+      const isClass = options.classes
+        ? options.classes.has(id)
+        : [...peerSet, ...exactSet].some((other) => other !== id && other.startsWith(`${id}.`));
       differences.push({ kind: isClass ? "class-level-edit" : "missing-definition", exact: id });
     }
     for (const kind of new Set(differences.map((difference) => difference.kind))) instancesByKind[kind] += 1;
     for (const difference of differences) byKind[difference.kind] += 1;
     perInstance.push({ instanceId, same: differences.length === 0, differences });
   }
-  return { instances: perInstance.length, same: perInstance.filter((row) => row.same).length, byKind, instancesByKind, perInstance };
+  return {
+    instances: perInstance.length,
+    same: perInstance.filter((row) => row.same).length,
+    byKind,
+    instancesByKind,
+    perInstance,
+  };
 }
 
 function pathOf(id: string): string {

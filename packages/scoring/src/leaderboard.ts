@@ -33,13 +33,22 @@ export const CURVE_KS: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
  * `onProgress` is called after each file (the whole set takes a few seconds).
  */
 export async function scorePeerLeaderboard(
-  options: { dataDir?: string; ks?: readonly number[]; onProgress?: (done: number, total: number, system: string) => void } = {},
+  options: {
+    dataDir?: string;
+    ks?: readonly number[];
+    onProgress?: (done: number, total: number, system: string) => void;
+  } = {},
 ): Promise<LeaderboardEntry[]> {
   const dataDir = resolveDataDir(options.dataDir ? { dataDir: options.dataDir } : {});
   const outputs = listPeerOutputs({ dataDir });
   const entries: LeaderboardEntry[] = [];
   for (const output of outputs) {
-    const common = { benchmark: output.benchmark, predictions: join(dataDir, output.file), format: output.format, dataDir };
+    const common = {
+      benchmark: output.benchmark,
+      predictions: join(dataDir, output.file),
+      format: output.format,
+      dataDir,
+    };
     const unified = await scorePredictionsFile({ ...common, preset: "unified", ks: options.ks ?? CURVE_KS });
     const own = await scorePredictionsFile({ ...common, preset: output.preset });
     const sherloc = await scorePredictionsFile({ ...common, preset: "sherloc" });
@@ -114,7 +123,13 @@ export const SHERLOC_LEADERBOARD_COLUMNS: Record<string, string> = {
 export function leaderboardWide(entries: readonly LeaderboardEntry[]): LeaderboardWideRow[] {
   return entries.flatMap(({ output, unified, own, sherloc }) =>
     [unified, own].map((result) => {
-      const row: LeaderboardWideRow = { system: output.system, benchmark: output.benchmark, preset: result.report.preset, n: result.report.n, excluded: result.report.excluded };
+      const row: LeaderboardWideRow = {
+        system: output.system,
+        benchmark: output.benchmark,
+        preset: result.report.preset,
+        n: result.report.n,
+        excluded: result.report.excluded,
+      };
       const predicted = { file: result.read.records, ...result.read.levelsPredicted };
       const levelCounts: Partial<Record<"module" | "function", { n: number; excluded: number }>> = {};
       for (const [column, byPreset] of Object.entries(LEADERBOARD_COLUMNS)) {
@@ -123,13 +138,15 @@ export function leaderboardWide(entries: readonly LeaderboardEntry[]): Leaderboa
         const level = key ? columnLevel(key) : "file";
         // A level the system does not predict at all is blank, not 0 (BLAgent ranks files only).
         row[column] = metric && predicted[level] > 0 ? metric.value : null;
-        if (metric && level !== "file" && predicted[level] > 0) levelCounts[level] = { n: metric.n, excluded: metric.excluded };
+        if (metric && level !== "file" && predicted[level] > 0)
+          levelCounts[level] = { n: metric.n, excluded: metric.excluded };
       }
       for (const level of ["module", "function"] as const) {
         row[`${level} n`] = levelCounts[level]?.n ?? null;
         row[`${level} excluded`] = levelCounts[level]?.excluded ?? null;
       }
-      for (const [column, key] of Object.entries(SHERLOC_LEADERBOARD_COLUMNS)) row[column] = result === unified ? (sherloc.report.metrics[key]?.value ?? null) : null;
+      for (const [column, key] of Object.entries(SHERLOC_LEADERBOARD_COLUMNS))
+        row[column] = result === unified ? (sherloc.report.metrics[key]?.value ?? null) : null;
       return row;
     }),
   );

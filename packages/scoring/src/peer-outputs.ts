@@ -24,12 +24,27 @@ export interface PeerOutput {
 export function listPeerOutputs(options: { dataDir?: string } = {}): PeerOutput[] {
   const root = join(resolveDataDir(options), "localization");
   const outputs: PeerOutput[] = [];
-  const files = (folder: string) => readdirSync(join(root, folder)).filter((name) => name.endsWith(".jsonl")).sort();
+  const files = (folder: string) =>
+    readdirSync(join(root, folder))
+      .filter((name) => name.endsWith(".jsonl"))
+      .sort();
   for (const name of files("locagent")) {
-    outputs.push({ system: `locagent/${name.replace(/\.jsonl$/, "")}`, file: `localization/locagent/${name}`, benchmark: "lite", format: "locagent", preset: "locagent" });
+    outputs.push({
+      system: `locagent/${name.replace(/\.jsonl$/, "")}`,
+      file: `localization/locagent/${name}`,
+      benchmark: "lite",
+      format: "locagent",
+      preset: "locagent",
+    });
   }
   for (const name of files("blagent")) {
-    outputs.push({ system: `blagent/${name.replace(/-lite\.jsonl$/, "")}`, file: `localization/blagent/${name}`, benchmark: "lite", format: "blagent", preset: "blagent" });
+    outputs.push({
+      system: `blagent/${name.replace(/-lite\.jsonl$/, "")}`,
+      file: `localization/blagent/${name}`,
+      benchmark: "lite",
+      format: "blagent",
+      preset: "blagent",
+    });
   }
   for (const name of files("cosil")) {
     const verified = name.startsWith("verified-");

@@ -13,7 +13,8 @@ export const SHERLOC_PRESET = "sherloc";
 /** Every preset `loclab score --preset` takes. */
 export const SCORING_PRESETS = [...PRESET_NAMES, SHERLOC_PRESET] as const;
 /** The gold the `sherloc` preset scores against, in words. */
-export const SHERLOC_GOLD_SOURCE = "sherloc: changed pre-patch lines of the patch, adjacent merged, created files left out (SHERLOC's PatchProcessor)";
+export const SHERLOC_GOLD_SOURCE =
+  "sherloc: changed pre-patch lines of the patch, adjacent merged, created files left out (SHERLOC's PatchProcessor)";
 
 /** LocAgent's hard-coded exclusion list, as copied into ../shared/data (26 Lite ids). */
 export const LOCAGENT_EXCLUDED_FILE = "localization/locagent/excluded-instances.json";
@@ -36,7 +37,8 @@ export function loadPreset(name: string, options: { dataDir?: string } = {}): Pr
     case "locagent": {
       const file = join(resolveDataDir(options), LOCAGENT_EXCLUDED_FILE);
       const ids = JSON.parse(readFileSync(file, "utf8")) as unknown;
-      if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) throw new Error(`${file}: expected a list of instance ids`);
+      if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string"))
+        throw new Error(`${file}: expected a list of instance ids`);
       return locagentPreset(ids as string[]);
     }
   }

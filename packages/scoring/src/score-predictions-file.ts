@@ -1,5 +1,11 @@
 import { loadBenchmark } from "@loclab/datasets";
-import { type PredictionTargets, type ScoreReport, type SherlocPredictionTargets, scoreLocalization, scoreSherloc } from "@loclab/metrics";
+import {
+  type PredictionTargets,
+  type ScoreReport,
+  type SherlocPredictionTargets,
+  scoreLocalization,
+  scoreSherloc,
+} from "@loclab/metrics";
 import { sherlocGoldLocations } from "@loclab/gold";
 import { type PredictionFormat, type ReadReport, readPredictions } from "@loclab/predictions";
 import { buildGold } from "./build-gold.js";
@@ -53,10 +59,23 @@ export async function scorePredictionsFile(options: ScorePredictionsFileOptions)
     repoOf: (id) => repoOf.get(id),
   });
   if (presetName === SHERLOC_PRESET) {
-    const gold = new Map(benchmark.instances.map((instance) => [instance.instance_id, sherlocGoldLocations(instance.patch)]));
-    const byId = new Map<string, SherlocPredictionTargets>(predictions.map((prediction) => [prediction.instanceId, prediction]));
+    const gold = new Map(
+      benchmark.instances.map((instance) => [instance.instance_id, sherlocGoldLocations(instance.patch)]),
+    );
+    const byId = new Map<string, SherlocPredictionTargets>(
+      predictions.map((prediction) => [prediction.instanceId, prediction]),
+    );
     const report = scoreSherloc({ instanceIds, gold, predictions: byId });
-    return { benchmark: benchmark.name, predictionsFile: options.predictions, format: options.format, report, read, goldSource: SHERLOC_GOLD_SOURCE, patchFailures: [], checkoutFailures: [] };
+    return {
+      benchmark: benchmark.name,
+      predictionsFile: options.predictions,
+      format: options.format,
+      report,
+      read,
+      goldSource: SHERLOC_GOLD_SOURCE,
+      patchFailures: [],
+      checkoutFailures: [],
+    };
   }
   const preset = loadPreset(presetName, dataDirOption);
   const built = await buildGold({
@@ -68,7 +87,13 @@ export async function scorePredictionsFile(options: ScorePredictionsFileOptions)
     ...(options.repos ? { repos: options.repos } : {}),
   });
   const byId = new Map<string, PredictionTargets>(predictions.map((prediction) => [prediction.instanceId, prediction]));
-  const report = scoreLocalization({ instanceIds, gold: built.gold, predictions: byId, preset, ...(options.ks ? { ks: options.ks } : {}) });
+  const report = scoreLocalization({
+    instanceIds,
+    gold: built.gold,
+    predictions: byId,
+    preset,
+    ...(options.ks ? { ks: options.ks } : {}),
+  });
   return {
     benchmark: benchmark.name,
     predictionsFile: options.predictions,

@@ -20,17 +20,29 @@ const samplingFields = {
 
 const messageSchema = z.looseObject({
   role: z.string().min(1),
-  content: z.union([z.string(), z.null(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
+  content: z
+    .union([z.string(), z.null(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))])
+    .optional(),
   name: z.string().optional(),
   tool_calls: z
-    .array(z.looseObject({ id: z.string().optional(), type: z.string().optional(), function: z.looseObject({ name: z.string(), arguments: z.string() }) }))
+    .array(
+      z.looseObject({
+        id: z.string().optional(),
+        type: z.string().optional(),
+        function: z.looseObject({ name: z.string(), arguments: z.string() }),
+      }),
+    )
     .optional(),
   tool_call_id: z.string().optional(),
 });
 
 export const functionToolSchema = z.looseObject({
   type: z.literal("function"),
-  function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
+  function: z.looseObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
 });
 
 export const chatCompletionRequestSchema = z.looseObject({
@@ -39,7 +51,10 @@ export const chatCompletionRequestSchema = z.looseObject({
   max_completion_tokens: z.number().int().min(1).nullish(),
   tools: z.array(functionToolSchema).nullish(),
   tool_choice: z
-    .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })])
+    .union([
+      z.enum(["auto", "required", "none"]),
+      z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) }),
+    ])
     .nullish(),
   logprobs: z.boolean().nullish(),
   top_logprobs: z.number().int().min(0).max(20).nullish(),
@@ -63,17 +78,27 @@ export const tokenizeRequestSchema = z.union([
     add_generation_prompt: z.boolean().default(true),
     add_special_tokens: z.boolean().default(false),
     tools: z.array(functionToolSchema).nullish(),
-    tool_choice: z.union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })]).nullish(),
+    tool_choice: z
+      .union([
+        z.enum(["auto", "required", "none"]),
+        z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) }),
+      ])
+      .nullish(),
   }),
 ]);
 
-export const detokenizeRequestSchema = z.looseObject({ model: z.string().optional(), tokens: z.array(z.number().int().min(0)) });
+export const detokenizeRequestSchema = z.looseObject({
+  model: z.string().optional(),
+  tokens: z.array(z.number().int().min(0)),
+});
 
 /** One readable line per problem: `messages[0].role: expected string`. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
-      const path = issue.path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("");
+      const path = issue.path
+        .map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`))
+        .join("");
       return `${path || "(body)"}: ${issue.message}`;
     })
     .join("; ");

@@ -12,7 +12,8 @@ export interface RequestMessage {
 }
 
 /** ChatML, for a model file that carries no template. */
-const CHATML = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+const CHATML =
+  "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
 export interface ChatPromptOptions {
   template: string | undefined;
@@ -64,19 +65,28 @@ export function renderChatPrompt(options: ChatPromptOptions): string {
 }
 
 function normalise(message: RequestMessage, index: number): { role: string; content: string } {
-  if (typeof message.role !== "string") throw new ApiError(400, `messages[${index}].role: expected a string`, "BadRequestError", `messages[${index}].role`);
+  if (typeof message.role !== "string")
+    throw new ApiError(400, `messages[${index}].role: expected a string`, "BadRequestError", `messages[${index}].role`);
   let content = "";
   if (typeof message.content === "string") content = message.content;
   else if (Array.isArray(message.content)) {
     content = message.content
       .map((part, partIndex) => {
-        if (part.type !== "text" || typeof part.text !== "string") throw new ApiError(400, `messages[${index}].content[${partIndex}]: only text parts are supported`, "BadRequestError", `messages[${index}].content`);
+        if (part.type !== "text" || typeof part.text !== "string")
+          throw new ApiError(
+            400,
+            `messages[${index}].content[${partIndex}]: only text parts are supported`,
+            "BadRequestError",
+            `messages[${index}].content`,
+          );
         return part.text;
       })
       .join("");
   }
   if (message.role === "assistant" && message.tool_calls && message.tool_calls.length > 0) {
-    const calls = message.tool_calls.map((call) => `{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments || "{}"}}`);
+    const calls = message.tool_calls.map(
+      (call) => `{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments || "{}"}}`,
+    );
     content = [content, ...calls].filter((part) => part.length > 0).join("\n");
   }
   return { role: message.role, content };

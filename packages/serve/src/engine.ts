@@ -2,7 +2,15 @@ import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 // Types only at the top: node-llama-cpp has top-level await, so a static import would make
 // this package impossible to require() (tslab notebooks load packages through require).
-import type { GbnfJsonSchema, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
+import type {
+  GbnfJsonSchema,
+  Llama,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
+  LlamaModel,
+  Token,
+} from "node-llama-cpp";
 import { checkModelFile, ModelFileError } from "./model-file.js";
 import { SequencePool, type Lease } from "./sequence-pool.js";
 import { tokenPieces, type TokenPieces } from "./token-offsets.js";
@@ -94,7 +102,13 @@ export class LlamaEngine {
     const threads = options.threads ?? Math.max(1, Math.min(2, availableParallelism()));
     const parallel = options.parallel ?? 1;
     const lib = await import("node-llama-cpp");
-    const llama = await lib.getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: lib.LlamaLogLevel.error, progressLogs: false });
+    const llama = await lib.getLlama({
+      gpu: false,
+      build: "never",
+      maxThreads: threads,
+      logLevel: lib.LlamaLogLevel.error,
+      progressLogs: false,
+    });
     let model: LlamaModel;
     try {
       model = await llama.loadModel({ modelPath: options.modelPath });
@@ -103,10 +117,17 @@ export class LlamaEngine {
     }
     const contextSize = options.contextSize ?? Math.min(model.trainContextSize, 4096);
     if (contextSize > model.trainContextSize) {
-      throw new RangeError(`--ctx ${contextSize} is larger than the model's training context (${model.trainContextSize} tokens)`);
+      throw new RangeError(
+        `--ctx ${contextSize} is larger than the model's training context (${model.trainContextSize} tokens)`,
+      );
     }
     // node-llama-cpp sizes the context for all sequences together: ask for N windows.
-    const context = await model.createContext({ contextSize: contextSize * parallel, sequences: parallel, threads, batchSize: Math.min(512, contextSize) });
+    const context = await model.createContext({
+      contextSize: contextSize * parallel,
+      sequences: parallel,
+      threads,
+      batchSize: Math.min(512, contextSize),
+    });
     const sequences = Array.from({ length: parallel }, () => context.getSequence());
     const pool = new SequencePool(sequences, options.maxWaiting ?? 64);
     return new LlamaEngine(lib, llama, model, context, pool, {
@@ -149,7 +170,8 @@ export class LlamaEngine {
   tokenize(text: string, addSpecialTokens: boolean): number[] {
     const tokens = Array.from(this.model.tokenize(text, true)) as number[];
     const bos = this.model.tokens.bos;
-    if (addSpecialTokens && bos !== null && this.model.tokens.shouldPrependBosToken && tokens[0] !== bos) tokens.unshift(bos);
+    if (addSpecialTokens && bos !== null && this.model.tokens.shouldPrependBosToken && tokens[0] !== bos)
+      tokens.unshift(bos);
     return tokens;
   }
 
@@ -206,13 +228,20 @@ export class LlamaEngine {
    * temperature, no truncation), as vLLM reports prompt and sampled logprobs. Evaluated from an
    * empty cache every time, so the same tokens always give the same numbers.
    */
-  async logprobs(sequence: LlamaContextSequence, tokens: readonly number[], from: number, topN: number): Promise<PositionLogprobs[]> {
+  async logprobs(
+    sequence: LlamaContextSequence,
+    tokens: readonly number[],
+    from: number,
+    topN: number,
+  ): Promise<PositionLogprobs[]> {
     if (from < 1) throw new RangeError("the first token has no log-probability");
     await sequence.clearHistory();
     this.cleanPrefix.set(sequence, 0);
     if (from >= tokens.length) return [];
     const items = tokens.map((token, index) =>
-      index >= from - 1 && index < tokens.length - 1 ? ([token as Token, { generateNext: { probabilities: true as const } }] as const) : (token as Token),
+      index >= from - 1 && index < tokens.length - 1
+        ? ([token as Token, { generateNext: { probabilities: true as const } }] as const)
+        : (token as Token),
     );
     const evaluated = await sequence.controlledEvaluate(items as never);
     const positions: PositionLogprobs[] = [];
@@ -243,7 +272,11 @@ export class LlamaEngine {
    * Samples a continuation of `prompt` on `sequence`. With prefix caching the sequence keeps
    * the longest prefix it already holds and evaluates only the rest.
    */
-  async sample(sequence: LlamaContextSequence, prompt: readonly number[], options: SampleOptions): Promise<SampleResult> {
+  async sample(
+    sequence: LlamaContextSequence,
+    prompt: readonly number[],
+    options: SampleOptions,
+  ): Promise<SampleResult> {
     // A client that goes away during the prompt's evaluation frees the sequence at the next block.
     const reached = await this.resetTo(sequence, prompt, options.signal);
     if (reached !== true) return { tokens: [], finishReason: "abort", promptTokensEvaluated: reached };
@@ -252,7 +285,9 @@ export class LlamaEngine {
     const room = this.contextSize - prompt.length;
     const limit = Math.min(options.maxTokens, room);
     if (limit <= 0) return { tokens: [], finishReason: "length" };
-    const grammarEvaluationState = options.grammar ? new this.lib.LlamaGrammarEvaluationState({ model: this.model, grammar: options.grammar }) : undefined;
+    const grammarEvaluationState = options.grammar
+      ? new this.lib.LlamaGrammarEvaluationState({ model: this.model, grammar: options.grammar })
+      : undefined;
     const iterator = sequence.evaluate(prompt.slice(kept) as Token[], {
       temperature: options.temperature,
       topP: options.topP,
@@ -299,12 +334,17 @@ export class LlamaEngine {
    * evaluated by a logprobs pass, are never reused). Checks `signal` between blocks: true when done; when
    * it aborted, the prompt tokens reached by then (the blocks evaluated so far stay a clean prefix).
    */
-  private async resetTo(sequence: LlamaContextSequence, prompt: readonly number[], signal?: AbortSignal): Promise<true | number> {
+  private async resetTo(
+    sequence: LlamaContextSequence,
+    prompt: readonly number[],
+    signal?: AbortSignal,
+  ): Promise<true | number> {
     const clean = this.options.prefixCaching ? (this.cleanPrefix.get(sequence) ?? 0) : 0;
     const reusable = Math.min(commonPrefix(sequence.contextTokens as number[], prompt), clean, prompt.length - 1);
     const keep = Math.floor(reusable / BLOCK) * BLOCK;
     if (keep === 0) await sequence.clearHistory();
-    else if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+    else if (keep < sequence.nextTokenIndex)
+      await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
     let boundary = keep;
     // The last prompt token is left for the sampling call, which needs its logits.
     while (boundary + BLOCK <= prompt.length - 1) {

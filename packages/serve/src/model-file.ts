@@ -22,14 +22,27 @@ export async function checkModelFile(path: string): Promise<void> {
     handle = await open(path, "r");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ModelFileError(path, code === "ENOENT" ? "no such file" : code === "EACCES" ? "not readable (permission denied)" : code === "EISDIR" ? "is a folder, not a .gguf file" : String((error as Error).message));
+    throw new ModelFileError(
+      path,
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EACCES"
+          ? "not readable (permission denied)"
+          : code === "EISDIR"
+            ? "is a folder, not a .gguf file"
+            : String((error as Error).message),
+    );
   }
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new ModelFileError(path, "not a regular file");
     const magic = Buffer.alloc(4);
     const { bytesRead } = await handle.read(magic, 0, 4, 0);
-    if (bytesRead < 4 || magic.toString("latin1") !== "GGUF") throw new ModelFileError(path, `not a GGUF model (its first bytes are ${JSON.stringify(magic.subarray(0, bytesRead).toString("latin1"))}, not "GGUF")`);
+    if (bytesRead < 4 || magic.toString("latin1") !== "GGUF")
+      throw new ModelFileError(
+        path,
+        `not a GGUF model (its first bytes are ${JSON.stringify(magic.subarray(0, bytesRead).toString("latin1"))}, not "GGUF")`,
+      );
   } catch (error) {
     if (error instanceof ModelFileError) throw error;
     throw new ModelFileError(path, (error as Error).message);

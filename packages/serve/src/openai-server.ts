@@ -16,7 +16,13 @@ import {
   type CompletionRequest,
 } from "./api-schemas.js";
 import { renderChatPrompt } from "./chat-prompt.js";
-import { LlamaEngine, type EngineOptions, type PositionLogprobs, type SampleOptions, type SampleResult } from "./engine.js";
+import {
+  LlamaEngine,
+  type EngineOptions,
+  type PositionLogprobs,
+  type SampleOptions,
+  type SampleResult,
+} from "./engine.js";
 import { QueueFullError } from "./sequence-pool.js";
 import { ServerMetrics, type FinishedReason } from "./server-metrics.js";
 import { sha256File } from "./test-model.js";
@@ -79,8 +85,19 @@ export async function startModelServer(options: ServeOptions): Promise<ModelServ
     version: SERVE_VERSION,
     server: "loclab-serve",
     engine: `llama.cpp via node-llama-cpp ${engineVersion()} (CPU)`,
-    model: { name: modelName, path: options.modelPath, sha256: options.modelSha256 ?? (await sha256File(options.modelPath)), max_model_len: engine.contextSize, vocab_size: engine.vocabularySize },
-    settings: { parallel: engine.options.parallel, threads: engine.options.threads, prefix_caching: engine.options.prefixCaching, max_waiting: engine.options.maxWaiting },
+    model: {
+      name: modelName,
+      path: options.modelPath,
+      sha256: options.modelSha256 ?? (await sha256File(options.modelPath)),
+      max_model_len: engine.contextSize,
+      vocab_size: engine.vocabularySize,
+    },
+    settings: {
+      parallel: engine.options.parallel,
+      threads: engine.options.threads,
+      prefix_caching: engine.options.prefixCaching,
+      max_waiting: engine.options.maxWaiting,
+    },
   };
   const created = Math.floor(Date.now() / 1000);
   const handler = new RequestHandler(engine, metrics, modelName, fingerprint, created, options.onRequest);
@@ -91,7 +108,9 @@ export async function startModelServer(options: ServeOptions): Promise<ModelServ
     server.listen(options.port ?? 8000, options.host ?? "127.0.0.1", () => resolve());
   }).catch(async (error: NodeJS.ErrnoException) => {
     await engine.close();
-    throw new Error(`cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 8000}: ${error.code === "EADDRINUSE" ? "the port is in use" : error.message}`);
+    throw new Error(
+      `cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 8000}: ${error.code === "EADDRINUSE" ? "the port is in use" : error.message}`,
+    );
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -148,14 +167,19 @@ class RequestHandler {
               : new ApiError(500, `internal error: ${(error as Error).message}`);
       status = apiError.status;
       if (!res.headersSent && !res.destroyed) {
-        const headers = apiError.retryAfterSeconds !== undefined ? { "retry-after": String(apiError.retryAfterSeconds) } : undefined;
+        const headers =
+          apiError.retryAfterSeconds !== undefined ? { "retry-after": String(apiError.retryAfterSeconds) } : undefined;
         send(res, apiError.status, apiError.body(), headers);
       }
     }
     this.onRequest?.(`${req.method} ${path} ${status} ${((performance.now() - started) / 1000).toFixed(2)} s`);
   }
 
-  private async route(req: IncomingMessage, path: string, signal: AbortSignal): Promise<{ kind: "json"; body: unknown } | { kind: "text"; body: string; contentType: string }> {
+  private async route(
+    req: IncomingMessage,
+    path: string,
+    signal: AbortSignal,
+  ): Promise<{ kind: "json"; body: unknown } | { kind: "text"; body: string; contentType: string }> {
     const method = req.method ?? "GET";
     const routes: Record<string, "GET" | "POST"> = {
       "/health": "GET",
@@ -168,7 +192,13 @@ class RequestHandler {
       "/detokenize": "POST",
     };
     const expected = routes[path];
-    if (!expected) throw new ApiError(404, `no route ${method} ${path}; this server answers ${Object.entries(routes).map(([p, m]) => `${m} ${p}`).join(", ")}`);
+    if (!expected)
+      throw new ApiError(
+        404,
+        `no route ${method} ${path}; this server answers ${Object.entries(routes)
+          .map(([p, m]) => `${m} ${p}`)
+          .join(", ")}`,
+      );
     if (method !== expected) throw new ApiError(405, `${path} takes ${expected}, not ${method}`);
     switch (path) {
       case "/health":
@@ -180,7 +210,18 @@ class RequestHandler {
           kind: "json",
           body: {
             object: "list",
-            data: [{ id: this.modelName, object: "model", created: this.created, owned_by: "loclab", root: this.fingerprint.model.path, parent: null, max_model_len: this.engine.contextSize, permission: [] }],
+            data: [
+              {
+                id: this.modelName,
+                object: "model",
+                created: this.created,
+                owned_by: "loclab",
+                root: this.fingerprint.model.path,
+                parent: null,
+                max_model_len: this.engine.contextSize,
+                permission: [],
+              },
+            ],
           },
         };
       case "/metrics":
@@ -201,28 +242,63 @@ class RequestHandler {
   }
 
   private checkModel(model: string | undefined): void {
-    if (model !== undefined && model !== this.modelName) throw new ApiError(404, `The model \`${model}\` does not exist.`, "NotFoundError", "model");
+    if (model !== undefined && model !== this.modelName)
+      throw new ApiError(404, `The model \`${model}\` does not exist.`, "NotFoundError", "model");
   }
 
   private checkTokens(tokens: readonly number[], field: string): void {
     const vocabulary = this.engine.vocabularySize;
     const bad = tokens.findIndex((token) => token >= vocabulary);
-    if (bad >= 0) throw new ApiError(400, `${field}[${bad}]: token id ${tokens[bad]} is out of vocabulary (size ${vocabulary})`, "BadRequestError", field);
+    if (bad >= 0)
+      throw new ApiError(
+        400,
+        `${field}[${bad}]: token id ${tokens[bad]} is out of vocabulary (size ${vocabulary})`,
+        "BadRequestError",
+        field,
+      );
   }
 
   private tokenize(body: z.infer<typeof tokenizeRequestSchema>): unknown {
     this.checkModel(body.model);
-    const request = body as { prompt?: string; messages?: ChatCompletionRequest["messages"]; tools?: FunctionTool[] | null; tool_choice?: ToolChoice | null; add_generation_prompt?: boolean; add_special_tokens: boolean };
+    const request = body as {
+      prompt?: string;
+      messages?: ChatCompletionRequest["messages"];
+      tools?: FunctionTool[] | null;
+      tool_choice?: ToolChoice | null;
+      add_generation_prompt?: boolean;
+      add_special_tokens: boolean;
+    };
     const tokens =
       typeof request.prompt === "string"
         ? this.engine.tokenize(request.prompt, request.add_special_tokens)
-        : this.engine.tokenize(this.chatText(request.messages!, request.tools ?? [], request.tool_choice ?? ((request.tools ?? []).length > 0 ? "auto" : "none"), request.add_generation_prompt), request.add_special_tokens);
+        : this.engine.tokenize(
+            this.chatText(
+              request.messages!,
+              request.tools ?? [],
+              request.tool_choice ?? ((request.tools ?? []).length > 0 ? "auto" : "none"),
+              request.add_generation_prompt,
+            ),
+            request.add_special_tokens,
+          );
     return { count: tokens.length, max_model_len: this.engine.contextSize, tokens, token_strs: null };
   }
 
-  private chatText(messages: ChatCompletionRequest["messages"], tools: readonly FunctionTool[], choice: ToolChoice, addGenerationPrompt = true): string {
+  private chatText(
+    messages: ChatCompletionRequest["messages"],
+    tools: readonly FunctionTool[],
+    choice: ToolChoice,
+    addGenerationPrompt = true,
+  ): string {
     const special = this.engine.specialTokens;
-    return renderChatPrompt({ template: this.engine.chatTemplate, bosToken: special.bos, eosToken: special.eos, messages, tools, toolChoice: choice, addGenerationPrompt });
+    return renderChatPrompt({
+      template: this.engine.chatTemplate,
+      bosToken: special.bos,
+      eosToken: special.eos,
+      messages,
+      tools,
+      toolChoice: choice,
+      addGenerationPrompt,
+    });
   }
 
   /** The generation budget: `max_tokens` if given (checked against the window), else what the window leaves. */
@@ -238,23 +314,41 @@ class RequestHandler {
     const started = performance.now();
     this.checkModel(body.model);
     const tools = (body.tools ?? []) as FunctionTool[];
-    const choice: ToolChoice = (body.tool_choice as ToolChoice | null | undefined) ?? (tools.length > 0 ? "auto" : "none");
+    const choice: ToolChoice =
+      (body.tool_choice as ToolChoice | null | undefined) ?? (tools.length > 0 ? "auto" : "none");
     if (typeof choice === "object" && !tools.some((tool) => tool.function.name === choice.function.name)) {
-      throw new ApiError(400, `tool_choice names the function ${JSON.stringify(choice.function.name)}, which is not among the tools`, "BadRequestError", "tool_choice");
+      throw new ApiError(
+        400,
+        `tool_choice names the function ${JSON.stringify(choice.function.name)}, which is not among the tools`,
+        "BadRequestError",
+        "tool_choice",
+      );
     }
-    if (choice === "required" && tools.length === 0) throw new ApiError(400, `tool_choice "required" needs tools`, "BadRequestError", "tool_choice");
+    if (choice === "required" && tools.length === 0)
+      throw new ApiError(400, `tool_choice "required" needs tools`, "BadRequestError", "tool_choice");
     const withTools = tools.length > 0 && choice !== "none";
     const prompt = this.engine.tokenize(this.chatText(body.messages, tools, choice), false);
     const maxTokens = this.budget(prompt.length, body.max_completion_tokens ?? body.max_tokens);
     const grammar = withTools ? await this.engine.jsonGrammar(toolAnswerSchema(tools, choice)) : undefined;
     const seed = body.seed ?? randomInt(2 ** 31);
     const { generated, finish, stoppedBy, positions } = await this.generate(prompt, signal, {
-      sampling: { ...this.sampling(body, maxTokens), seed, grammar, ...(grammar ? { complete: isCompleteJsonObject } : {}) },
-      logprobs: (tokens) => (body.logprobs && tokens.length > 0 ? { from: prompt.length, topN: body.top_logprobs ?? 0 } : undefined),
+      sampling: {
+        ...this.sampling(body, maxTokens),
+        seed,
+        grammar,
+        ...(grammar ? { complete: isCompleteJsonObject } : {}),
+      },
+      logprobs: (tokens) =>
+        body.logprobs && tokens.length > 0 ? { from: prompt.length, topN: body.top_logprobs ?? 0 } : undefined,
     });
     let text = this.engine.detokenize(generated);
     if (stoppedBy !== undefined) text = text.slice(0, text.indexOf(stoppedBy));
-    let message: Record<string, unknown> = { role: "assistant", content: text, tool_calls: [], reasoning_content: null };
+    let message: Record<string, unknown> = {
+      role: "assistant",
+      content: text,
+      tool_calls: [],
+      reasoning_content: null,
+    };
     let finishReason: FinishedReason = finish;
     if (withTools) {
       const answer = parseToolAnswer(text, tools);
@@ -262,7 +356,13 @@ class RequestHandler {
         message = {
           role: "assistant",
           content: null,
-          tool_calls: [{ id: toolCallId(seed, prompt, generated), type: "function", function: { name: answer.name, arguments: JSON.stringify(answer.arguments) } }],
+          tool_calls: [
+            {
+              id: toolCallId(seed, prompt, generated),
+              type: "function",
+              function: { name: answer.name, arguments: JSON.stringify(answer.arguments) },
+            },
+          ],
           reasoning_content: null,
         };
         finishReason = finish === "length" ? "length" : "tool_calls";
@@ -270,7 +370,12 @@ class RequestHandler {
         message = { ...message, content: answer.content };
       }
     }
-    this.metrics.finished({ promptTokens: prompt.length, generationTokens: generated.length, seconds: (performance.now() - started) / 1000, reason: finishReason });
+    this.metrics.finished({
+      promptTokens: prompt.length,
+      generationTokens: generated.length,
+      seconds: (performance.now() - started) / 1000,
+      reason: finishReason,
+    });
     return {
       id: `chatcmpl-${randomBytes(16).toString("hex")}`,
       object: "chat.completion",
@@ -291,8 +396,17 @@ class RequestHandler {
   }
 
   /** The sampling fields chat and completions share, with vLLM's defaults. */
-  private sampling(body: ChatCompletionRequest | CompletionRequest, maxTokens: number): Omit<SampleOptions, "seed" | "signal"> {
-    return { temperature: body.temperature ?? 1, topP: body.top_p ?? 1, maxTokens, stop: stops(body.stop), ignoreEos: body.ignore_eos ?? false };
+  private sampling(
+    body: ChatCompletionRequest | CompletionRequest,
+    maxTokens: number,
+  ): Omit<SampleOptions, "seed" | "signal"> {
+    return {
+      temperature: body.temperature ?? 1,
+      topP: body.top_p ?? 1,
+      maxTokens,
+      stop: stops(body.stop),
+      ignoreEos: body.ignore_eos ?? false,
+    };
   }
 
   /**
@@ -303,7 +417,10 @@ class RequestHandler {
   private async generate(
     prompt: readonly number[],
     signal: AbortSignal,
-    work: { sampling: Omit<SampleOptions, "signal"> | undefined; logprobs: (generated: readonly number[]) => { from: number; topN: number } | undefined },
+    work: {
+      sampling: Omit<SampleOptions, "signal"> | undefined;
+      logprobs: (generated: readonly number[]) => { from: number; topN: number } | undefined;
+    },
   ): Promise<{ generated: number[]; finish: "stop" | "length"; stoppedBy?: string; positions: PositionLogprobs[] }> {
     const started = performance.now();
     const lease = await this.engine.acquire(prompt, signal);
@@ -312,16 +429,27 @@ class RequestHandler {
     try {
       if (work.sampling) result = await this.engine.sample(lease.item, prompt, { ...work.sampling, signal });
       const wanted = result.finishReason === "abort" ? undefined : work.logprobs(result.tokens);
-      if (wanted) positions = await this.engine.logprobs(lease.item, [...prompt, ...result.tokens], wanted.from, wanted.topN);
+      if (wanted)
+        positions = await this.engine.logprobs(lease.item, [...prompt, ...result.tokens], wanted.from, wanted.topN);
     } finally {
       lease.release();
     }
     if (result.finishReason === "abort") {
       // As vLLM counts prefill tokens processed: an abort during the prompt's evaluation counts only what was evaluated.
-      this.metrics.finished({ promptTokens: result.promptTokensEvaluated ?? prompt.length, generationTokens: result.tokens.length, seconds: (performance.now() - started) / 1000, reason: "abort" });
+      this.metrics.finished({
+        promptTokens: result.promptTokensEvaluated ?? prompt.length,
+        generationTokens: result.tokens.length,
+        seconds: (performance.now() - started) / 1000,
+        reason: "abort",
+      });
       throw Object.assign(new Error("aborted"), { name: "AbortError" });
     }
-    return { generated: result.tokens, finish: result.finishReason, ...(result.stoppedBy !== undefined ? { stoppedBy: result.stoppedBy } : {}), positions };
+    return {
+      generated: result.tokens,
+      finish: result.finishReason,
+      ...(result.stoppedBy !== undefined ? { stoppedBy: result.stoppedBy } : {}),
+      positions,
+    };
   }
 
   private chatLogprob(position: PositionLogprobs): unknown {
@@ -329,13 +457,21 @@ class RequestHandler {
       const text = this.engine.tokenText(token);
       return { token: text, logprob, bytes: [...Buffer.from(text, "utf8")] };
     };
-    return { ...entry(position.token, position.logprob), top_logprobs: position.top.map((top) => entry(top.token, top.logprob)) };
+    return {
+      ...entry(position.token, position.logprob),
+      top_logprobs: position.top.map((top) => entry(top.token, top.logprob)),
+    };
   }
 
   private async complete(body: CompletionRequest, signal: AbortSignal): Promise<unknown> {
     const started = performance.now();
     this.checkModel(body.model);
-    const prompt = typeof body.prompt === "string" ? this.engine.tokenize(body.prompt, true) : typeof body.prompt[0] === "string" ? this.engine.tokenize(body.prompt[0], true) : (body.prompt as number[]);
+    const prompt =
+      typeof body.prompt === "string"
+        ? this.engine.tokenize(body.prompt, true)
+        : typeof body.prompt[0] === "string"
+          ? this.engine.tokenize(body.prompt[0], true)
+          : (body.prompt as number[]);
     if (typeof body.prompt !== "string" && typeof body.prompt[0] === "number") this.checkTokens(prompt, "prompt");
     const maxTokens = this.budget(prompt.length, body.max_tokens ?? 16);
     const echo = body.echo ?? false;
@@ -343,7 +479,8 @@ class RequestHandler {
     const wantPromptLogprobs = body.prompt_logprobs !== null && body.prompt_logprobs !== undefined;
     const topN = Math.max(body.logprobs ?? 0, body.prompt_logprobs ?? 0);
     const { generated, finish, stoppedBy, positions } = await this.generate(prompt, signal, {
-      sampling: maxTokens > 0 ? { ...this.sampling(body, maxTokens), seed: body.seed ?? randomInt(2 ** 31) } : undefined,
+      sampling:
+        maxTokens > 0 ? { ...this.sampling(body, maxTokens), seed: body.seed ?? randomInt(2 ** 31) } : undefined,
       logprobs: (tokens) => {
         const needPrompt = wantPromptLogprobs || (wantLogprobs && echo);
         if (!needPrompt && !(wantLogprobs && tokens.length > 0)) return undefined;
@@ -380,20 +517,42 @@ class RequestHandler {
           const position = at(index);
           if (!position) return null;
           const entries: Record<string, { logprob: number; rank: number; decoded_token: string }> = {};
-          entries[String(token)] = { logprob: position.logprob, rank: position.rank, decoded_token: this.engine.tokenText(token) };
+          entries[String(token)] = {
+            logprob: position.logprob,
+            rank: position.rank,
+            decoded_token: this.engine.tokenText(token),
+          };
           position.top.forEach((alternative, rank) => {
-            entries[String(alternative.token)] ??= { logprob: alternative.logprob, rank: rank + 1, decoded_token: this.engine.tokenText(alternative.token) };
+            entries[String(alternative.token)] ??= {
+              logprob: alternative.logprob,
+              rank: rank + 1,
+              decoded_token: this.engine.tokenText(alternative.token),
+            };
           });
           return entries;
         })
       : null;
-    this.metrics.finished({ promptTokens: prompt.length, generationTokens: generated.length, seconds: (performance.now() - started) / 1000, reason: finish });
+    this.metrics.finished({
+      promptTokens: prompt.length,
+      generationTokens: generated.length,
+      seconds: (performance.now() - started) / 1000,
+      reason: finish,
+    });
     return {
       id: `cmpl-${randomBytes(16).toString("hex")}`,
       object: "text_completion",
       created: Math.floor(Date.now() / 1000),
       model: this.modelName,
-      choices: [{ index: 0, text, logprobs, finish_reason: finish, stop_reason: stoppedBy ?? null, prompt_logprobs: promptLogprobs }],
+      choices: [
+        {
+          index: 0,
+          text,
+          logprobs,
+          finish_reason: finish,
+          stop_reason: stoppedBy ?? null,
+          prompt_logprobs: promptLogprobs,
+        },
+      ],
       usage: usage(prompt, generated),
     };
   }
@@ -405,12 +564,19 @@ class RequestHandler {
  * goes back into the next prompt as `tool_call_id`). vLLM draws it at random; same shape.
  */
 function toolCallId(seed: number, prompt: readonly number[], generated: readonly number[]): string {
-  const digest = createHash("sha256").update(JSON.stringify([seed, prompt, generated])).digest("hex");
+  const digest = createHash("sha256")
+    .update(JSON.stringify([seed, prompt, generated]))
+    .digest("hex");
   return `chatcmpl-tool-${digest.slice(0, 32)}`;
 }
 
 function usage(prompt: readonly number[], generated: readonly number[]) {
-  return { prompt_tokens: prompt.length, total_tokens: prompt.length + generated.length, completion_tokens: generated.length, prompt_tokens_details: null };
+  return {
+    prompt_tokens: prompt.length,
+    total_tokens: prompt.length + generated.length,
+    completion_tokens: generated.length,
+    prompt_tokens_details: null,
+  };
 }
 
 function isCompleteJsonObject(text: string): boolean {

@@ -20,7 +20,12 @@ export interface Lease<T> {
  */
 export class SequencePool<T> {
   private readonly free: T[];
-  private readonly waiters: Array<{ grant: (item: T) => void; reject: (error: Error) => void; signal?: AbortSignal; onAbort?: () => void }> = [];
+  private readonly waiters: Array<{
+    grant: (item: T) => void;
+    reject: (error: Error) => void;
+    signal?: AbortSignal;
+    onAbort?: () => void;
+  }> = [];
   private leased = 0;
 
   constructor(

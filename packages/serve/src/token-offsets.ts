@@ -20,7 +20,10 @@ export interface TokenPieces {
  * checked against the whole; if the windowed pieces do not reassemble the whole text, the exact
  * quadratic construction from growing prefixes is used instead.
  */
-export function tokenPieces(tokens: readonly number[], detokenize: (tokens: readonly number[], lastTokens?: readonly number[]) => string): TokenPieces {
+export function tokenPieces(
+  tokens: readonly number[],
+  detokenize: (tokens: readonly number[], lastTokens?: readonly number[]) => string,
+): TokenPieces {
   const text = detokenize(tokens);
   const ends = windowedEnds(tokens, text, detokenize) ?? exactEnds(tokens, text, detokenize);
   const pieces: string[] = [];
@@ -34,7 +37,11 @@ export function tokenPieces(tokens: readonly number[], detokenize: (tokens: read
   return { pieces, offsets, text };
 }
 
-function windowedEnds(tokens: readonly number[], text: string, detokenize: (tokens: readonly number[], lastTokens?: readonly number[]) => string): number[] | undefined {
+function windowedEnds(
+  tokens: readonly number[],
+  text: string,
+  detokenize: (tokens: readonly number[], lastTokens?: readonly number[]) => string,
+): number[] | undefined {
   const ends: number[] = [];
   let windowStart = 0;
   let windowChar = 0;
@@ -56,7 +63,11 @@ function windowedEnds(tokens: readonly number[], text: string, detokenize: (toke
   return ends;
 }
 
-function exactEnds(tokens: readonly number[], text: string, detokenize: (tokens: readonly number[]) => string): number[] {
+function exactEnds(
+  tokens: readonly number[],
+  text: string,
+  detokenize: (tokens: readonly number[]) => string,
+): number[] {
   const ends: number[] = [];
   let last = 0;
   for (let i = 0; i < tokens.length; i++) {

@@ -17,7 +17,11 @@ export type ToolChoice = "auto" | "required" | "none" | { type: "function"; func
  * {@link dropNullOptionals} removes the nulls afterwards: the model may leave it out in effect.
  */
 export function toGrammarSchema(schema: unknown, where = "parameters"): GbnfJsonSchema {
-  if (schema === undefined || schema === true || (typeof schema === "object" && schema !== null && Object.keys(schema).length === 0)) {
+  if (
+    schema === undefined ||
+    schema === true ||
+    (typeof schema === "object" && schema !== null && Object.keys(schema).length === 0)
+  ) {
     return { type: "object", additionalProperties: false, properties: {} } as GbnfJsonSchema;
   }
   if (typeof schema !== "object" || schema === null) throw new Error(`${where}: not a JSON Schema object`);
@@ -26,9 +30,14 @@ export function toGrammarSchema(schema: unknown, where = "parameters"): GbnfJson
   if ("const" in node) return { const: node.const as string, ...description } as GbnfJsonSchema;
   if (Array.isArray(node.enum)) return { enum: node.enum as string[], ...description } as GbnfJsonSchema;
   const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined;
-  if (Array.isArray(union)) return { oneOf: union.map((item, i) => toGrammarSchema(item, `${where}.anyOf[${i}]`)), ...description } as GbnfJsonSchema;
+  if (Array.isArray(union))
+    return {
+      oneOf: union.map((item, i) => toGrammarSchema(item, `${where}.anyOf[${i}]`)),
+      ...description,
+    } as GbnfJsonSchema;
   const type = node.type;
-  if (Array.isArray(type)) return { oneOf: type.map((t) => toGrammarSchema({ ...node, type: t }, where)), ...description } as GbnfJsonSchema;
+  if (Array.isArray(type))
+    return { oneOf: type.map((t) => toGrammarSchema({ ...node, type: t }, where)), ...description } as GbnfJsonSchema;
   switch (type) {
     case "string":
     case "number":
@@ -37,7 +46,11 @@ export function toGrammarSchema(schema: unknown, where = "parameters"): GbnfJson
     case "null":
       return { type, ...description } as GbnfJsonSchema;
     case "array":
-      return { type: "array", items: toGrammarSchema(node.items ?? {}, `${where}.items`), ...description } as GbnfJsonSchema;
+      return {
+        type: "array",
+        items: toGrammarSchema(node.items ?? {}, `${where}.items`),
+        ...description,
+      } as GbnfJsonSchema;
     case "object":
     case undefined: {
       const properties = (node.properties ?? {}) as Record<string, unknown>;
@@ -56,7 +69,14 @@ export function toGrammarSchema(schema: unknown, where = "parameters"): GbnfJson
 
 /** Removes the properties the model set to null where the tool's schema does not require them (see {@link toGrammarSchema}). */
 export function dropNullOptionals(value: unknown, schema: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value) || typeof schema !== "object" || schema === null) return value;
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    Array.isArray(value) ||
+    typeof schema !== "object" ||
+    schema === null
+  )
+    return value;
   const node = schema as Record<string, unknown>;
   const properties = (node.properties ?? {}) as Record<string, unknown>;
   const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
@@ -74,16 +94,24 @@ export function dropNullOptionals(value: unknown, schema: unknown): unknown {
  * choice allows text, `{"content": "…"}`. One call per turn (no parallel tool calls).
  */
 export function toolAnswerSchema(tools: readonly FunctionTool[], choice: ToolChoice): GbnfJsonSchema {
-  const chosen = typeof choice === "object" ? tools.filter((tool) => tool.function.name === choice.function.name) : tools;
+  const chosen =
+    typeof choice === "object" ? tools.filter((tool) => tool.function.name === choice.function.name) : tools;
   const calls = chosen.map(
     (tool) =>
       ({
         type: "object",
-        properties: { name: { const: tool.function.name }, arguments: toGrammarSchema(tool.function.parameters, `tools[${tool.function.name}].parameters`) },
+        properties: {
+          name: { const: tool.function.name },
+          arguments: toGrammarSchema(tool.function.parameters, `tools[${tool.function.name}].parameters`),
+        },
         additionalProperties: false,
       }) as GbnfJsonSchema,
   );
-  const text = { type: "object", properties: { content: { type: "string" } }, additionalProperties: false } as GbnfJsonSchema;
+  const text = {
+    type: "object",
+    properties: { content: { type: "string" } },
+    additionalProperties: false,
+  } as GbnfJsonSchema;
   const options = choice === "auto" ? [...calls, text] : calls;
   return (options.length === 1 ? options[0] : { oneOf: options }) as GbnfJsonSchema;
 }
@@ -91,7 +119,10 @@ export function toolAnswerSchema(tools: readonly FunctionTool[], choice: ToolCho
 /** The instructions that tell the model about the tools and the answer format, for the system message. */
 export function toolInstructions(tools: readonly FunctionTool[], choice: ToolChoice): string {
   const list = tools
-    .map((tool) => `- ${tool.function.name}: ${tool.function.description ?? ""}\n  arguments (JSON Schema): ${JSON.stringify(tool.function.parameters ?? {})}`)
+    .map(
+      (tool) =>
+        `- ${tool.function.name}: ${tool.function.description ?? ""}\n  arguments (JSON Schema): ${JSON.stringify(tool.function.parameters ?? {})}`,
+    )
     .join("\n");
   const how =
     choice === "auto"
@@ -100,7 +131,10 @@ export function toolInstructions(tools: readonly FunctionTool[], choice: ToolCho
   return `You can call these tools:\n${list}\n${how}`;
 }
 
-export type ParsedAnswer = { kind: "call"; name: string; arguments: unknown } | { kind: "text"; content: string } | { kind: "unparsed"; text: string };
+export type ParsedAnswer =
+  | { kind: "call"; name: string; arguments: unknown }
+  | { kind: "text"; content: string }
+  | { kind: "unparsed"; text: string };
 
 /** Reads the grammar-constrained answer; an answer cut short (max tokens) does not parse and stays text. */
 export function parseToolAnswer(text: string, tools: readonly FunctionTool[]): ParsedAnswer {
@@ -114,7 +148,11 @@ export function parseToolAnswer(text: string, tools: readonly FunctionTool[]): P
     const object = value as Record<string, unknown>;
     if (typeof object.name === "string" && "arguments" in object) {
       const tool = tools.find((candidate) => candidate.function.name === object.name);
-      return { kind: "call", name: object.name, arguments: dropNullOptionals(object.arguments, tool?.function.parameters) };
+      return {
+        kind: "call",
+        name: object.name,
+        arguments: dropNullOptionals(object.arguments, tool?.function.parameters),
+      };
     }
     if (typeof object.content === "string") return { kind: "text", content: object.content };
   }

@@ -17,7 +17,11 @@ afterAll(async () => {
 });
 
 const post = async (path: string, body: unknown) => {
-  const response = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const response = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
 };
 
@@ -27,12 +31,25 @@ const TOOLS = [
     function: {
       name: "search_code",
       description: "Find a literal string in the repository.",
-      parameters: { type: "object", properties: { query: { type: "string" }, glob: { type: "string" } }, required: ["query"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { query: { type: "string" }, glob: { type: "string" } },
+        required: ["query"],
+        additionalProperties: false,
+      },
     },
   },
   {
     type: "function" as const,
-    function: { name: "view_file", description: "Show a file.", parameters: { type: "object", properties: { path: { type: "string" }, start: { type: "integer" } }, required: ["path"] } },
+    function: {
+      name: "view_file",
+      description: "Show a file.",
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string" }, start: { type: "integer" } },
+        required: ["path"],
+      },
+    },
   },
 ];
 
@@ -40,22 +57,44 @@ describe("loclab serve: the routes a runner probes", () => {
   it("/health is 200, /v1/models lists the served name with max_model_len, /version fingerprints the model", async () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     const models = await client.models.list();
-    expect(models.data).toEqual([expect.objectContaining({ id: "smol", object: "model", owned_by: "loclab", max_model_len: 1024 })]);
+    expect(models.data).toEqual([
+      expect.objectContaining({ id: "smol", object: "model", owned_by: "loclab", max_model_len: 1024 }),
+    ]);
     const version = (await (await fetch(`${server.url}/version`)).json()) as Record<string, any>;
-    expect(version).toMatchObject({ server: "loclab-serve", model: { name: "smol", sha256: expect.stringMatching(/^[0-9a-f]{64}$/), max_model_len: 1024, vocab_size: 49152 } });
+    expect(version).toMatchObject({
+      server: "loclab-serve",
+      model: { name: "smol", sha256: expect.stringMatching(/^[0-9a-f]{64}$/), max_model_len: 1024, vocab_size: 49152 },
+    });
     expect(version.engine).toMatch(/node-llama-cpp 3\.21\.1/);
   });
 
   it("unknown routes, wrong methods, bad JSON, an unknown model and unsupported options get vLLM's error shape", async () => {
     const unknown = await fetch(`${server.url}/v1/embeddings`, { method: "POST", body: "{}" });
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ error: { message: expect.stringContaining("no route POST /v1/embeddings"), type: "NotFoundError", param: null, code: 404 } });
+    expect(await unknown.json()).toEqual({
+      error: {
+        message: expect.stringContaining("no route POST /v1/embeddings"),
+        type: "NotFoundError",
+        param: null,
+        code: 404,
+      },
+    });
     expect((await fetch(`${server.url}/v1/chat/completions`)).status).toBe(405);
     const badJson = await post("/v1/completions", "{not json");
-    expect(badJson).toMatchObject({ status: 400, body: { error: { type: "BadRequestError", code: 400, message: expect.stringContaining("not valid JSON") } } });
+    expect(badJson).toMatchObject({
+      status: 400,
+      body: { error: { type: "BadRequestError", code: 400, message: expect.stringContaining("not valid JSON") } },
+    });
     const wrongModel = await post("/v1/completions", { model: "gpt-4", prompt: "hi", max_tokens: 1 });
-    expect(wrongModel).toMatchObject({ status: 404, body: { error: { message: "The model `gpt-4` does not exist.", type: "NotFoundError", param: "model" } } });
-    const stream = await post("/v1/chat/completions", { model: "smol", messages: [{ role: "user", content: "hi" }], stream: true });
+    expect(wrongModel).toMatchObject({
+      status: 404,
+      body: { error: { message: "The model `gpt-4` does not exist.", type: "NotFoundError", param: "model" } },
+    });
+    const stream = await post("/v1/chat/completions", {
+      model: "smol",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+    });
     expect(stream.status).toBe(400);
     expect(stream.body.error.message).toMatch(/^stream: /);
     const noMessages = await post("/v1/chat/completions", { model: "smol", messages: [] });
@@ -78,7 +117,11 @@ describe("loclab serve: chat completions", () => {
       temperature: 0,
       max_tokens: 80,
     });
-    expect(completion).toMatchObject({ object: "chat.completion", model: "smol", id: expect.stringMatching(/^chatcmpl-[0-9a-f]{32}$/) });
+    expect(completion).toMatchObject({
+      object: "chat.completion",
+      model: "smol",
+      id: expect.stringMatching(/^chatcmpl-[0-9a-f]{32}$/),
+    });
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe("tool_calls");
     expect(choice.message.content).toBeNull();
@@ -92,8 +135,19 @@ describe("loclab serve: chat completions", () => {
     // Optional properties are absent or of their type, never null (the grammar's null is dropped).
     expect(Object.values(args).every((value) => value !== null)).toBe(true);
     // usage.prompt_tokens is exactly what /tokenize counts for the same messages and tools.
-    const counted = await post("/tokenize", { model: "smol", messages: [{ role: "system", content: "You find code." }, { role: "user", content: "Find the text 'def parse_date' in the repository." }], tools: TOOLS, tool_choice: "required" });
-    expect(completion.usage).toMatchObject({ prompt_tokens: counted.body.count, total_tokens: counted.body.count + completion.usage!.completion_tokens });
+    const counted = await post("/tokenize", {
+      model: "smol",
+      messages: [
+        { role: "system", content: "You find code." },
+        { role: "user", content: "Find the text 'def parse_date' in the repository." },
+      ],
+      tools: TOOLS,
+      tool_choice: "required",
+    });
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: counted.body.count,
+      total_tokens: counted.body.count + completion.usage!.completion_tokens,
+    });
   });
 
   it("an earlier tool call and its result go back into the prompt; tool_choice none gives text", async () => {
@@ -101,7 +155,17 @@ describe("loclab serve: chat completions", () => {
       model: "smol",
       messages: [
         { role: "user", content: "Find parse_date." },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "search_code", arguments: '{"query":"def parse_date"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_1",
+              type: "function",
+              function: { name: "search_code", arguments: '{"query":"def parse_date"}' },
+            },
+          ],
+        },
         { role: "tool", tool_call_id: "call_1", content: "src/dates.py:10:def parse_date(text):" },
       ],
       tools: TOOLS,
@@ -114,19 +178,39 @@ describe("loclab serve: chat completions", () => {
   });
 
   it("max_tokens cuts with finish_reason length; a stop string ends it with stop and is not returned", async () => {
-    const cut = await client.chat.completions.create({ model: "smol", messages: [{ role: "user", content: "Count from 1 to 50." }], temperature: 0, max_tokens: 5 });
+    const cut = await client.chat.completions.create({
+      model: "smol",
+      messages: [{ role: "user", content: "Count from 1 to 50." }],
+      temperature: 0,
+      max_tokens: 5,
+    });
     expect(cut.choices[0]!.finish_reason).toBe("length");
     expect(cut.usage!.completion_tokens).toBe(5);
     const full = cut.choices[0]!.message.content!;
     const word = full.trim().split(/\s+/)[1] ?? full.trim().slice(1, 2);
-    const stopped = await client.chat.completions.create({ model: "smol", messages: [{ role: "user", content: "Count from 1 to 50." }], temperature: 0, max_tokens: 5, stop: [word] });
+    const stopped = await client.chat.completions.create({
+      model: "smol",
+      messages: [{ role: "user", content: "Count from 1 to 50." }],
+      temperature: 0,
+      max_tokens: 5,
+      stop: [word],
+    });
     expect(stopped.choices[0]!.finish_reason).toBe("stop");
     expect(stopped.choices[0]!.message.content).toBe(full.slice(0, full.indexOf(word)));
   });
 
   it("the same seed and temperature give the same answer; logprobs come in OpenAI's chat shape", async () => {
     const ask = (seed: number) =>
-      client.chat.completions.create({ model: "smol", messages: [{ role: "user", content: "Write one sentence about rivers." }], temperature: 0.9, top_p: 0.95, seed, max_tokens: 24, logprobs: true, top_logprobs: 3 });
+      client.chat.completions.create({
+        model: "smol",
+        messages: [{ role: "user", content: "Write one sentence about rivers." }],
+        temperature: 0.9,
+        top_p: 0.95,
+        seed,
+        max_tokens: 24,
+        logprobs: true,
+        top_logprobs: 3,
+      });
     const [a, b] = [await ask(11), await ask(11)];
     expect(b.choices[0]!.message.content).toBe(a.choices[0]!.message.content);
     expect(b.choices[0]!.logprobs).toEqual(a.choices[0]!.logprobs);
@@ -140,33 +224,53 @@ describe("loclab serve: chat completions", () => {
       expect(entry.top_logprobs).toHaveLength(3);
       expect(entry.bytes).toEqual([...Buffer.from(entry.token, "utf8")]);
       // top_logprobs are the most likely tokens, in order.
-      expect(entry.top_logprobs.map((top) => top.logprob)).toEqual([...entry.top_logprobs.map((top) => top.logprob)].sort((x, y) => y - x));
+      expect(entry.top_logprobs.map((top) => top.logprob)).toEqual(
+        [...entry.top_logprobs.map((top) => top.logprob)].sort((x, y) => y - x),
+      );
     }
   });
 
   it("a prompt longer than the window and a max_tokens past it get vLLM's 400 messages", async () => {
-    const long = await post("/v1/chat/completions", { model: "smol", messages: [{ role: "user", content: "word ".repeat(1100) }] });
+    const long = await post("/v1/chat/completions", {
+      model: "smol",
+      messages: [{ role: "user", content: "word ".repeat(1100) }],
+    });
     expect(long.status).toBe(400);
-    expect(long.body.error.message).toMatch(/^This model's maximum context length is 1024 tokens\. However, your request has \d+ input tokens\. Please reduce the length of the input messages\.$/);
+    expect(long.body.error.message).toMatch(
+      /^This model's maximum context length is 1024 tokens\. However, your request has \d+ input tokens\. Please reduce the length of the input messages\.$/,
+    );
     const tooMany = await post("/v1/completions", { model: "smol", prompt: "Hello there", max_tokens: 2000 });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.error.message).toMatch(/^'max_tokens' or 'max_completion_tokens' is too large: 2000\. This model's maximum context length is 1024 tokens and your request has \d+ input tokens \(2000 > 1024 - \d+\)\.$/);
+    expect(tooMany.body.error.message).toMatch(
+      /^'max_tokens' or 'max_completion_tokens' is too large: 2000\. This model's maximum context length is 1024 tokens and your request has \d+ input tokens \(2000 > 1024 - \d+\)\.$/,
+    );
     // The openai client surfaces it as a BadRequestError with the same message.
-    await expect(client.completions.create({ model: "smol", prompt: "Hello there", max_tokens: 2000 })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("maximum context length is 1024") });
+    await expect(
+      client.completions.create({ model: "smol", prompt: "Hello there", max_tokens: 2000 }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining("maximum context length is 1024") });
   });
 });
 
 describe("loclab serve: completions with echo and logprobs (what FGL scoring sends)", () => {
-  const TEXT = "def parse_date(text):\n    # ISO 8601 → datetime, e.g. “2024-01-31”\n    return datetime.strptime(text, '%Y-%m-%d')\n";
+  const TEXT =
+    "def parse_date(text):\n    # ISO 8601 → datetime, e.g. “2024-01-31”\n    return datetime.strptime(text, '%Y-%m-%d')\n";
 
   it("echo + logprobs with max_tokens 0: tokens and offsets reconstruct the prompt; numbers equal the engine's own token-by-token evaluation to 1e-6", async () => {
-    const response = await client.completions.create({ model: "smol", prompt: TEXT, echo: true, logprobs: 2, max_tokens: 0 });
+    const response = await client.completions.create({
+      model: "smol",
+      prompt: TEXT,
+      echo: true,
+      logprobs: 2,
+      max_tokens: 0,
+    });
     const choice = response.choices[0]!;
     expect(choice.text).toBe(TEXT);
     expect(choice.finish_reason).toBe("length");
     const logprobs = choice.logprobs!;
     expect(logprobs.tokens!.join("")).toBe(TEXT);
-    logprobs.tokens!.forEach((token, index) => expect(TEXT.slice(logprobs.text_offset![index], logprobs.text_offset![index]! + token.length)).toBe(token));
+    logprobs.tokens!.forEach((token, index) =>
+      expect(TEXT.slice(logprobs.text_offset![index], logprobs.text_offset![index]! + token.length)).toBe(token),
+    );
     expect(logprobs.token_logprobs![0]).toBeNull();
     expect(logprobs.top_logprobs![0]).toBeNull();
     expect(response.usage).toMatchObject({ prompt_tokens: logprobs.tokens!.length, completion_tokens: 0 });
@@ -181,7 +285,9 @@ describe("loclab serve: completions with echo and logprobs (what FGL scoring sen
     const sequence = context.getSequence();
     const direct: number[] = [];
     for (let index = 0; index < tokens.length - 1; index++) {
-      const [result] = await sequence.controlledEvaluate([[tokens[index] as Token, { generateNext: { probabilities: true } }]]);
+      const [result] = await sequence.controlledEvaluate([
+        [tokens[index] as Token, { generateNext: { probabilities: true } }],
+      ]);
       direct.push(Math.log(result!.next!.probabilities!.get(tokens[index + 1] as Token)!));
     }
     await context.dispose();
@@ -193,17 +299,31 @@ describe("loclab serve: completions with echo and logprobs (what FGL scoring sen
     expect(worst).toBeLessThan(1e-6);
 
     // The same request twice: the same numbers, bit for bit.
-    const again = await client.completions.create({ model: "smol", prompt: TEXT, echo: true, logprobs: 2, max_tokens: 0 });
+    const again = await client.completions.create({
+      model: "smol",
+      prompt: TEXT,
+      echo: true,
+      logprobs: 2,
+      max_tokens: 0,
+    });
     expect(again.choices[0]!.logprobs).toEqual(logprobs);
   });
 
   it("prompt_logprobs in vLLM's shape agree with echo logprobs; token ids are accepted as the prompt", async () => {
     const tokens: number[] = (await post("/tokenize", { model: "smol", prompt: TEXT })).body.tokens;
-    const byIds = await post("/v1/completions", { model: "smol", prompt: tokens, max_tokens: 0, prompt_logprobs: 1, echo: true, logprobs: 0 });
+    const byIds = await post("/v1/completions", {
+      model: "smol",
+      prompt: tokens,
+      max_tokens: 0,
+      prompt_logprobs: 1,
+      echo: true,
+      logprobs: 0,
+    });
     expect(byIds.status).toBe(200);
     const choice = byIds.body.choices[0];
     expect(choice.text).toBe(TEXT);
-    const promptLogprobs: Array<Record<string, { logprob: number; rank: number; decoded_token: string }> | null> = choice.prompt_logprobs;
+    const promptLogprobs: Array<Record<string, { logprob: number; rank: number; decoded_token: string }> | null> =
+      choice.prompt_logprobs;
     expect(promptLogprobs).toHaveLength(tokens.length);
     expect(promptLogprobs[0]).toBeNull();
     promptLogprobs.slice(1).forEach((entry, index) => {
@@ -217,7 +337,14 @@ describe("loclab serve: completions with echo and logprobs (what FGL scoring sen
   });
 
   it("a generated continuation gets logprobs too, offsets continuing past the prompt", async () => {
-    const response = await client.completions.create({ model: "smol", prompt: "The capital of France is", max_tokens: 4, temperature: 0, echo: true, logprobs: 1 });
+    const response = await client.completions.create({
+      model: "smol",
+      prompt: "The capital of France is",
+      max_tokens: 4,
+      temperature: 0,
+      echo: true,
+      logprobs: 1,
+    });
     const choice = response.choices[0]!;
     const logprobs = choice.logprobs!;
     expect(logprobs.tokens!.join("")).toBe(choice.text);
@@ -236,17 +363,33 @@ describe("loclab serve: tokenizer, metrics, queue, model file", () => {
     const tokenized = await post("/tokenize", { model: "smol", prompt: text });
     expect(tokenized.body).toMatchObject({ count: tokenized.body.tokens.length, max_model_len: 1024 });
     expect(tokenized.body.tokens[0]).toBe(1);
-    expect((await post("/detokenize", { model: "smol", tokens: tokenized.body.tokens })).body).toEqual({ prompt: text });
-    expect((await post("/detokenize", { model: "smol", tokens: [49152] })).body.error.message).toMatch(/tokens\[0\]: token id 49152 is out of vocabulary/);
+    expect((await post("/detokenize", { model: "smol", tokens: tokenized.body.tokens })).body).toEqual({
+      prompt: text,
+    });
+    expect((await post("/detokenize", { model: "smol", tokens: [49152] })).body.error.message).toMatch(
+      /tokens\[0\]: token id 49152 is out of vocabulary/,
+    );
   });
 
   it("/metrics counts under vLLM's names what the responses reported", async () => {
     const before = await metricValues();
-    const one = await client.completions.create({ model: "smol", prompt: "One two three", max_tokens: 3, temperature: 0 });
-    const two = await client.chat.completions.create({ model: "smol", messages: [{ role: "user", content: "Hi" }], max_tokens: 2, temperature: 0 });
+    const one = await client.completions.create({
+      model: "smol",
+      prompt: "One two three",
+      max_tokens: 3,
+      temperature: 0,
+    });
+    const two = await client.chat.completions.create({
+      model: "smol",
+      messages: [{ role: "user", content: "Hi" }],
+      max_tokens: 2,
+      temperature: 0,
+    });
     const after = await metricValues();
     const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
-    expect(delta('vllm:prompt_tokens_total{model_name="smol"}')).toBe(one.usage!.prompt_tokens + two.usage!.prompt_tokens);
+    expect(delta('vllm:prompt_tokens_total{model_name="smol"}')).toBe(
+      one.usage!.prompt_tokens + two.usage!.prompt_tokens,
+    );
     expect(delta('vllm:generation_tokens_total{model_name="smol"}')).toBe(3 + 2);
     expect(delta('vllm:request_success_total{model_name="smol",finished_reason="length"}')).toBe(2);
     expect(delta('vllm:e2e_request_latency_seconds_count{model_name="smol"}')).toBe(2);
@@ -258,13 +401,20 @@ describe("loclab serve: tokenizer, metrics, queue, model file", () => {
     const small = await startModelServer({ modelPath, port: 0, parallel: 1, maxWaiting: 1, contextSize: 512 });
     try {
       const request = () =>
-        fetch(`${small.baseURL}/completions`, { method: "POST", body: JSON.stringify({ model: small.modelName, prompt: "Once upon a time", max_tokens: 24, temperature: 0 }) });
+        fetch(`${small.baseURL}/completions`, {
+          method: "POST",
+          body: JSON.stringify({ model: small.modelName, prompt: "Once upon a time", max_tokens: 24, temperature: 0 }),
+        });
       const responses = await Promise.all([request(), request(), request()]);
       const statuses = responses.map((response) => response.status).sort();
       expect(statuses).toEqual([200, 200, 503]);
       const refused = responses.find((response) => response.status === 503)!;
       expect(refused.headers.get("retry-after")).toBe("1");
-      expect(((await refused.json()) as any).error).toMatchObject({ type: "ServiceUnavailableError", code: 503, message: expect.stringContaining("queue is full") });
+      expect(((await refused.json()) as any).error).toMatchObject({
+        type: "ServiceUnavailableError",
+        code: 503,
+        message: expect.stringContaining("queue is full"),
+      });
     } finally {
       await small.close();
     }
@@ -283,8 +433,13 @@ describe("loclab serve: tokenizer, metrics, queue, model file", () => {
     expect(count).toBeLessThan(1024 - 50);
     const before = await metricValues();
     const abort = new AbortController();
-    const request = fetch(`${server.baseURL}/completions`, { method: "POST", body: JSON.stringify({ model: "smol", prompt, max_tokens: 50, temperature: 0 }), signal: abort.signal }).catch((error: Error) => error);
-    while (((await metricValues()).get('vllm:num_requests_running{model_name="smol"}') ?? 0) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const request = fetch(`${server.baseURL}/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "smol", prompt, max_tokens: 50, temperature: 0 }),
+      signal: abort.signal,
+    }).catch((error: Error) => error);
+    while (((await metricValues()).get('vllm:num_requests_running{model_name="smol"}') ?? 0) < 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     abort.abort();
     expect(await request).toBeInstanceOf(Error);
     const aborted = 'vllm:request_success_total{model_name="smol",finished_reason="abort"}';
@@ -293,15 +448,24 @@ describe("loclab serve: tokenizer, metrics, queue, model file", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       after = await metricValues();
     }
-    const prefill = (after.get('vllm:prompt_tokens_total{model_name="smol"}') ?? 0) - (before.get('vllm:prompt_tokens_total{model_name="smol"}') ?? 0);
+    const prefill =
+      (after.get('vllm:prompt_tokens_total{model_name="smol"}') ?? 0) -
+      (before.get('vllm:prompt_tokens_total{model_name="smol"}') ?? 0);
     expect(prefill).toBeLessThan(count);
-    expect((after.get('vllm:generation_tokens_total{model_name="smol"}') ?? 0) - (before.get('vllm:generation_tokens_total{model_name="smol"}') ?? 0)).toBe(0);
+    expect(
+      (after.get('vllm:generation_tokens_total{model_name="smol"}') ?? 0) -
+        (before.get('vllm:generation_tokens_total{model_name="smol"}') ?? 0),
+    ).toBe(0);
     expect(after.get('vllm:num_requests_running{model_name="smol"}')).toBe(0);
   });
 
   it("a missing or non-GGUF model file fails at start with its name", async () => {
-    await expect(startModelServer({ modelPath: "/nonexistent/model.gguf", port: 0 })).rejects.toThrow(new ModelFileError("/nonexistent/model.gguf", "no such file"));
-    await expect(startModelServer({ modelPath: new URL(import.meta.url).pathname, port: 0 })).rejects.toThrow(/not a GGUF model/);
+    await expect(startModelServer({ modelPath: "/nonexistent/model.gguf", port: 0 })).rejects.toThrow(
+      new ModelFileError("/nonexistent/model.gguf", "no such file"),
+    );
+    await expect(startModelServer({ modelPath: new URL(import.meta.url).pathname, port: 0 })).rejects.toThrow(
+      /not a GGUF model/,
+    );
   });
 });
 

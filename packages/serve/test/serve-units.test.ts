@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { dropNullOptionals, parseToolAnswer, QueueFullError, SequencePool, toGrammarSchema, tokenPieces, toolAnswerSchema } from "../src/index.js";
+import {
+  dropNullOptionals,
+  parseToolAnswer,
+  QueueFullError,
+  SequencePool,
+  toGrammarSchema,
+  tokenPieces,
+  toolAnswerSchema,
+} from "../src/index.js";
 
 describe("toGrammarSchema: a tool's JSON Schema for node-llama-cpp's JSON grammar", () => {
   it("keeps types, enums and descriptions; makes optional properties nullable (the grammar requires every key)", () => {
@@ -24,18 +32,45 @@ describe("toGrammarSchema: a tool's JSON Schema for node-llama-cpp's JSON gramma
         include: { oneOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] },
       },
     });
-    expect(() => toGrammarSchema({ type: "object", properties: { x: { type: "date" } } })).toThrow('parameters.properties.x: JSON Schema type "date" is not supported');
+    expect(() => toGrammarSchema({ type: "object", properties: { x: { type: "date" } } })).toThrow(
+      'parameters.properties.x: JSON Schema type "date" is not supported',
+    );
   });
 
   it("an answer is a call to one of the tools or, with auto, text; nulls of optional arguments are dropped", () => {
-    const tools = [{ type: "function" as const, function: { name: "view_file", parameters: { type: "object", properties: { path: { type: "string" }, start: { type: "integer" } }, required: ["path"] } } }];
+    const tools = [
+      {
+        type: "function" as const,
+        function: {
+          name: "view_file",
+          parameters: {
+            type: "object",
+            properties: { path: { type: "string" }, start: { type: "integer" } },
+            required: ["path"],
+          },
+        },
+      },
+    ];
     const auto = toolAnswerSchema(tools, "auto") as { oneOf: unknown[] };
     expect(auto.oneOf).toHaveLength(2);
-    expect(toolAnswerSchema(tools, "required")).toMatchObject({ type: "object", properties: { name: { const: "view_file" } } });
-    expect(parseToolAnswer('{"name": "view_file", "arguments": {"path": "a.py", "start": null}}', tools)).toEqual({ kind: "call", name: "view_file", arguments: { path: "a.py" } });
+    expect(toolAnswerSchema(tools, "required")).toMatchObject({
+      type: "object",
+      properties: { name: { const: "view_file" } },
+    });
+    expect(parseToolAnswer('{"name": "view_file", "arguments": {"path": "a.py", "start": null}}', tools)).toEqual({
+      kind: "call",
+      name: "view_file",
+      arguments: { path: "a.py" },
+    });
     expect(parseToolAnswer('{"content": "done"}', tools)).toEqual({ kind: "text", content: "done" });
-    expect(parseToolAnswer('{"name": "view_file", "argu', tools)).toEqual({ kind: "unparsed", text: '{"name": "view_file", "argu' });
-    expect(dropNullOptionals({ a: null, b: 1 }, { properties: { a: {}, b: {} }, required: ["a"] })).toEqual({ a: null, b: 1 });
+    expect(parseToolAnswer('{"name": "view_file", "argu', tools)).toEqual({
+      kind: "unparsed",
+      text: '{"name": "view_file", "argu',
+    });
+    expect(dropNullOptionals({ a: null, b: 1 }, { properties: { a: {}, b: {} }, required: ["a"] })).toEqual({
+      a: null,
+      b: 1,
+    });
   });
 });
 
@@ -71,8 +106,16 @@ describe("SequencePool: N sequences, a bounded FIFO of waiters", () => {
 describe("tokenPieces: one piece per token, concatenating to the text exactly", () => {
   // A byte-level tokenizer: each token is a run of UTF-8 bytes; a prefix that ends inside a
   // character decodes to U+FFFD, as real detokenizers do.
-  const vocabulary = [..."ab c"].map((char) => Buffer.from(char)).concat([Buffer.from("€").subarray(0, 2), Buffer.from("€").subarray(2), Buffer.from("😀").subarray(0, 1), Buffer.from("😀").subarray(1)]);
-  const detokenize = (tokens: readonly number[]) => new TextDecoder().decode(Buffer.concat(tokens.map((token) => vocabulary[token]!)));
+  const vocabulary = [..."ab c"]
+    .map((char) => Buffer.from(char))
+    .concat([
+      Buffer.from("€").subarray(0, 2),
+      Buffer.from("€").subarray(2),
+      Buffer.from("😀").subarray(0, 1),
+      Buffer.from("😀").subarray(1),
+    ]);
+  const detokenize = (tokens: readonly number[]) =>
+    new TextDecoder().decode(Buffer.concat(tokens.map((token) => vocabulary[token]!)));
   it("a character split across tokens goes whole to the token that completes it", () => {
     const tokens = [0, 4, 5, 2, 6, 7, 1];
     const result = tokenPieces(tokens, detokenize);
@@ -82,7 +125,9 @@ describe("tokenPieces: one piece per token, concatenating to the text exactly", 
     expect(result.pieces.join("")).toBe(result.text);
   });
   it("long inputs (windows restart every 32 tokens) still reassemble exactly", () => {
-    const tokens = Array.from({ length: 500 }, (_, i) => (i % 7 === 3 ? [4, 5] : i % 11 === 0 ? [6, 7] : [i % 4])).flat();
+    const tokens = Array.from({ length: 500 }, (_, i) =>
+      i % 7 === 3 ? [4, 5] : i % 11 === 0 ? [6, 7] : [i % 4],
+    ).flat();
     const result = tokenPieces(tokens, detokenize);
     expect(result.pieces).toHaveLength(tokens.length);
     expect(result.pieces.join("")).toBe(detokenize(tokens));

@@ -19,7 +19,8 @@ export interface ProportionInterval {
 function lowerBound(x: number, n: number, tail: number): { p: number; q: number } {
   const logTail = Math.log(tail);
   let u: number;
-  if (x === n) u = logTail / n; // P(X ≥ n) = p^n
+  if (x === n)
+    u = logTail / n; // P(X ≥ n) = p^n
   else if (x === 1) {
     // P(X ≥ 1) = 1 − q^n: ln q = log1p(−tail)/n, and p = −expm1(ln q).
     const logQ = Math.log1p(-tail) / n;
@@ -62,7 +63,11 @@ function lowerBound(x: number, n: number, tail: number): { p: number; q: number 
  *
  * @example clopperPearsonInterval({ successes: 8, n: 300 }) // { lower: 0.011582…, upper: 0.051866… }
  */
-export function clopperPearsonInterval(options: { successes: number; n: number; confidence?: number }): ProportionInterval {
+export function clopperPearsonInterval(options: {
+  successes: number;
+  n: number;
+  confidence?: number;
+}): ProportionInterval {
   const n = requirePositiveInteger("clopperPearsonInterval", "n", options.n);
   const x = requireNonNegativeInteger("clopperPearsonInterval", "successes", options.successes);
   if (x > n) throw new RangeError(`clopperPearsonInterval requires successes ≤ n, got successes = ${x}, n = ${n}`);

@@ -43,14 +43,18 @@ export function clusteredStandardError(options: {
   const n = values.length;
   if (n === 0) throw new RangeError("clusteredStandardError requires at least one value");
   values.forEach((value, i) => {
-    if (!Number.isFinite(value)) throw new RangeError(`clusteredStandardError requires finite values, got ${value} at index ${i}`);
+    if (!Number.isFinite(value))
+      throw new RangeError(`clusteredStandardError requires finite values, got ${value} at index ${i}`);
   });
   let labels: readonly string[];
   if (options.clusters) labels = options.clusters;
   else if (options.instanceIds) labels = options.instanceIds.map(clusterOfInstanceId);
   else throw new Error("clusteredStandardError requires clusters or instanceIds");
   const labelName = options.clusters ? "clusters" : "instanceIds";
-  if (labels.length !== n) throw new RangeError(`clusteredStandardError requires ${labelName} to have one entry per value: ${labels.length} for ${n} values`);
+  if (labels.length !== n)
+    throw new RangeError(
+      `clusteredStandardError requires ${labelName} to have one entry per value: ${labels.length} for ${n} values`,
+    );
   const average = mean(values);
   const residuals = new Map<string, number[]>();
   labels.forEach((label, i) => {

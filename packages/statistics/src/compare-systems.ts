@@ -44,7 +44,10 @@ export interface SystemComparison {
  *
  * @example compareSystems(parseResolvedMatrix(text, { source: "lite.csv" })).pairs[0]
  */
-export function compareSystems(matrix: ResolvedMatrix, options: { holm?: boolean; confidence?: number } = {}): SystemComparison {
+export function compareSystems(
+  matrix: ResolvedMatrix,
+  options: { holm?: boolean; confidence?: number } = {},
+): SystemComparison {
   const { instanceIds, systems: names, outcomes } = matrix;
   const n = instanceIds.length;
   // An id not shaped "owner__repo-N" is its own cluster, so a user's matrix still compares.
@@ -54,7 +57,11 @@ export function compareSystems(matrix: ResolvedMatrix, options: { holm?: boolean
     const outcome = outcomes[s] as Uint8Array;
     let resolved = 0;
     for (let i = 0; i < n; i += 1) resolved += outcome[i] as number;
-    const wilson = wilsonInterval({ successes: resolved, n, ...(options.confidence === undefined ? {} : { confidence: options.confidence }) });
+    const wilson = wilsonInterval({
+      successes: resolved,
+      n,
+      ...(options.confidence === undefined ? {} : { confidence: options.confidence }),
+    });
     return {
       name,
       resolved,
@@ -79,7 +86,14 @@ export function compareSystems(matrix: ResolvedMatrix, options: { holm?: boolean
       return { aOnly, bOnly };
     },
     { holm: options.holm ?? true },
-  ).map((pair) => ({ a: names[pair.a] as string, b: names[pair.b] as string, aOnly: pair.aOnly, bOnly: pair.bOnly, p: pair.p, pHolm: pair.pHolm }));
+  ).map((pair) => ({
+    a: names[pair.a] as string,
+    b: names[pair.b] as string,
+    aOnly: pair.aOnly,
+    bOnly: pair.bOnly,
+    p: pair.p,
+    pHolm: pair.pHolm,
+  }));
   return { systems, pairs };
 }
 
@@ -101,14 +115,29 @@ export interface NeighbourPair {
 export function neighbourSignificance(comparison: SystemComparison, options: { alpha?: number } = {}): NeighbourPair[] {
   const alpha = options.alpha ?? 0.05;
   const ranked = [...comparison.systems].sort((x, y) => y.rate - x.rate || x.name.localeCompare(y.name));
-  const pairOf = new Map(comparison.pairs.flatMap((pair) => [[`${pair.a}\u0000${pair.b}`, pair], [`${pair.b}\u0000${pair.a}`, pair]] as const));
+  const pairOf = new Map(
+    comparison.pairs.flatMap(
+      (pair) =>
+        [
+          [`${pair.a}\u0000${pair.b}`, pair],
+          [`${pair.b}\u0000${pair.a}`, pair],
+        ] as const,
+    ),
+  );
   const neighbours: NeighbourPair[] = [];
   for (let i = 0; i + 1 < ranked.length; i += 1) {
     const upper = ranked[i] as SystemSummary;
     const lower = ranked[i + 1] as SystemSummary;
     const pair = pairOf.get(`${upper.name}\u0000${lower.name}`);
     if (!pair) throw new Error(`neighbourSignificance: no comparison for ${upper.name} vs ${lower.name}`);
-    neighbours.push({ upper: upper.name, lower: lower.name, upperRate: upper.rate, lowerRate: lower.rate, pHolm: pair.pHolm, significant: pair.pHolm < alpha });
+    neighbours.push({
+      upper: upper.name,
+      lower: lower.name,
+      upperRate: upper.rate,
+      lowerRate: lower.rate,
+      pHolm: pair.pHolm,
+      significant: pair.pHolm < alpha,
+    });
   }
   return neighbours;
 }
@@ -117,8 +146,13 @@ export function neighbourSignificance(comparison: SystemComparison, options: { a
  * The pairwise comparison as a full symmetric matrix in long form (one row per ordered pair,
  * the diagonal null), with systems ordered by resolve rate, best first: ready for a heatmap.
  */
-export function pairwiseMatrixRows(comparison: SystemComparison): { order: string[]; rows: { a: string; b: string; pHolm: number | null; p: number | null }[] } {
-  const order = [...comparison.systems].sort((x, y) => y.rate - x.rate || x.name.localeCompare(y.name)).map((system) => system.name);
+export function pairwiseMatrixRows(comparison: SystemComparison): {
+  order: string[];
+  rows: { a: string; b: string; pHolm: number | null; p: number | null }[];
+} {
+  const order = [...comparison.systems]
+    .sort((x, y) => y.rate - x.rate || x.name.localeCompare(y.name))
+    .map((system) => system.name);
   const byPair = new Map<string, SystemPair>();
   for (const pair of comparison.pairs) {
     byPair.set(`${pair.a}\u0000${pair.b}`, pair);

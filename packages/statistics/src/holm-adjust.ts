@@ -19,7 +19,8 @@
 export function holmAdjust(pValues: readonly number[]): number[] {
   const m = pValues.length;
   pValues.forEach((p, i) => {
-    if (typeof p !== "number" || !(p >= 0 && p <= 1)) throw new RangeError(`holmAdjust requires p-values in [0, 1], got ${String(p)} at index ${i}`);
+    if (typeof p !== "number" || !(p >= 0 && p <= 1))
+      throw new RangeError(`holmAdjust requires p-values in [0, 1], got ${String(p)} at index ${i}`);
   });
   const order = pValues.map((_, i) => i).sort((x, y) => (pValues[x] as number) - (pValues[y] as number) || x - y);
   const adjusted = new Array<number>(m);

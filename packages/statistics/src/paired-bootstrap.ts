@@ -22,7 +22,9 @@ export interface PairedBootstrapResult {
 function toNumber(fn: string, name: string, value: unknown, index: number): number {
   if (typeof value === "boolean") return value ? 1 : 0;
   if (typeof value === "number" && Number.isFinite(value)) return value;
-  throw new RangeError(`${fn} requires ${name} to hold finite numbers or booleans, got ${String(value)} at index ${index}`);
+  throw new RangeError(
+    `${fn} requires ${name} to hold finite numbers or booleans, got ${String(value)} at index ${index}`,
+  );
 }
 
 /**
@@ -61,9 +63,11 @@ export function pairedBootstrap(options: {
   const fn = "pairedBootstrap";
   const n = options.a.length;
   if (n === 0) throw new RangeError(`${fn} requires at least one task`);
-  if (options.b.length !== n) throw new RangeError(`${fn} requires a and b to have the same length, got ${n} and ${options.b.length}`);
+  if (options.b.length !== n)
+    throw new RangeError(`${fn} requires a and b to have the same length, got ${n} and ${options.b.length}`);
   const resamples = requirePositiveInteger(fn, "resamples", options.resamples);
-  if (!Number.isSafeInteger(options.seed)) throw new RangeError(`${fn} requires seed to be a safe integer, got ${String(options.seed)}`);
+  if (!Number.isSafeInteger(options.seed))
+    throw new RangeError(`${fn} requires seed to be a safe integer, got ${String(options.seed)}`);
   const confidence = options.confidence ?? 0.95;
   const alpha = alphaOf(fn, confidence);
   const differences = new Float64Array(n);
@@ -79,7 +83,10 @@ export function pairedBootstrap(options: {
   let unit: "task" | "cluster" = "task";
   if (options.clusters) {
     unit = "cluster";
-    if (options.clusters.length !== n) throw new RangeError(`${fn} requires clusters to have one label per task: ${options.clusters.length} for ${n} tasks`);
+    if (options.clusters.length !== n)
+      throw new RangeError(
+        `${fn} requires clusters to have one label per task: ${options.clusters.length} for ${n} tasks`,
+      );
     // Per cluster (in order of first appearance): the sum of differences and the task count.
     const index = new Map<string, number>();
     const sums: number[] = [];

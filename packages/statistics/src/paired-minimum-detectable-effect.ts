@@ -22,7 +22,12 @@ import type { PairedDesign } from "./paired-sample-size.js";
  *
  * @example pairedMinimumDetectableEffect({ psi: 0.2, n: 300 }).delta // 0.072053…
  */
-export function pairedMinimumDetectableEffect(options: { psi: number; n: number; alpha?: number; power?: number }): PairedDesign {
+export function pairedMinimumDetectableEffect(options: {
+  psi: number;
+  n: number;
+  alpha?: number;
+  power?: number;
+}): PairedDesign {
   const fn = "pairedMinimumDetectableEffect";
   const psi = checkPsi(fn, options.psi);
   const n = checkN(fn, options.n);
@@ -41,7 +46,9 @@ export function pairedMinimumDetectableEffect(options: { psi: number; n: number;
     // At δ = ψ the formula needs n = [A + B·√(ψ − ψ²)]² / ψ².
     const root = A + B * Math.sqrt(psi - psi * psi);
     const smallest = Math.ceil((root * root) / (psi * psi));
-    throw new RangeError(`${fn}: no difference δ ≤ psi = ${psi} reaches power ${power} at alpha ${alpha} with n = ${n}; n must be at least ${smallest}`);
+    throw new RangeError(
+      `${fn}: no difference δ ≤ psi = ${psi} reaches power ${power} at alpha ${alpha} with n = ${n}; n must be at least ${smallest}`,
+    );
   }
   return { psi, delta, alpha, power, n, nExact: n };
 }

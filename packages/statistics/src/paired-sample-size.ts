@@ -35,7 +35,12 @@ export interface PairedDesign {
  *
  * @example pairedSampleSize({ psi: 0.2, delta: 0.05 }) // { n: 626, nExact: 625.547…, … }
  */
-export function pairedSampleSize(options: { psi: number; delta: number; alpha?: number; power?: number }): PairedDesign {
+export function pairedSampleSize(options: {
+  psi: number;
+  delta: number;
+  alpha?: number;
+  power?: number;
+}): PairedDesign {
   const fn = "pairedSampleSize";
   const psi = checkPsi(fn, options.psi);
   const delta = checkDelta(fn, options.delta, psi);

@@ -22,7 +22,9 @@ const EXAMPLES = 3;
 function solved(value: unknown, side: string, id: string): boolean {
   if (value === true || value === 1) return true;
   if (value === false || value === 0) return false;
-  throw new RangeError(`pairedTable requires outcomes true/false or 1/0, got ${String(value)} for ${JSON.stringify(id)} in ${side}`);
+  throw new RangeError(
+    `pairedTable requires outcomes true/false or 1/0, got ${String(value)} for ${JSON.stringify(id)} in ${side}`,
+  );
 }
 
 function describe(ids: string[]): string {
@@ -60,7 +62,9 @@ export function pairedTable(options: {
     const parts: string[] = [];
     if (onlyInA.length > 0) parts.push(`${onlyInA.length} only in a (${describe(onlyInA)})`);
     if (onlyInB.length > 0) parts.push(`${onlyInB.length} only in b (${describe(onlyInB)})`);
-    throw new Error(`pairedTable requires both sides to cover the same instances: ${parts.join(", ")}; pass intersect: true to compare the ${a.size - onlyInA.length} shared ids`);
+    throw new Error(
+      `pairedTable requires both sides to cover the same instances: ${parts.join(", ")}; pass intersect: true to compare the ${a.size - onlyInA.length} shared ids`,
+    );
   }
   let bothSolved = 0;
   let aOnly = 0;

@@ -21,8 +21,13 @@ export type McNemarPair<Table extends DiscordantCounts> = Table & { a: number; b
  *
  * @example pairwiseMcNemar(3, (a, b) => ({ aOnly: a, bOnly: b + 4 }))[0] // { aOnly: 0, bOnly: 5, a: 0, b: 1, p: 0.0625, pHolm: 0.125 }
  */
-export function pairwiseMcNemar<Table extends DiscordantCounts>(count: number, tableOf: (a: number, b: number) => Table, options: { holm?: boolean } = {}): McNemarPair<Table>[] {
-  if (!Number.isInteger(count) || count < 0) throw new RangeError(`pairwiseMcNemar requires a non-negative integer count, got ${count}`);
+export function pairwiseMcNemar<Table extends DiscordantCounts>(
+  count: number,
+  tableOf: (a: number, b: number) => Table,
+  options: { holm?: boolean } = {},
+): McNemarPair<Table>[] {
+  if (!Number.isInteger(count) || count < 0)
+    throw new RangeError(`pairwiseMcNemar requires a non-negative integer count, got ${count}`);
   const pairs: McNemarPair<Table>[] = [];
   for (let a = 0; a < count; a += 1) {
     for (let b = a + 1; b < count; b += 1) {

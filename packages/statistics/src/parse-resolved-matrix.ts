@@ -36,7 +36,9 @@ function csvProblem(error: { code?: string; message: string }): string {
       return "a double quote inside an unquoted field";
     case "CSV_INVALID_CLOSING_QUOTE": {
       const got = /got "(.*)" at line/.exec(error.message)?.[1];
-      return got === undefined ? "unexpected text after a closing quote" : `unexpected ${JSON.stringify(got)} after a closing quote`;
+      return got === undefined
+        ? "unexpected text after a closing quote"
+        : `unexpected ${JSON.stringify(got)} after a closing quote`;
     }
     default:
       return error.message;
@@ -53,7 +55,14 @@ function readRecords(text: string, source: string): CsvRecord[] {
   let parsed: { record: string[]; info: { lines: number }; raw: string }[];
   try {
     // With `info` and `raw`, csv-parse returns records wrapped with their line info and raw text (its types do not say so).
-    parsed = parse(text, { bom: true, info: true, raw: true, relax_column_count: true, record_delimiter: ["\r\n", "\n"], skip_empty_lines: false }) as unknown as typeof parsed;
+    parsed = parse(text, {
+      bom: true,
+      info: true,
+      raw: true,
+      relax_column_count: true,
+      record_delimiter: ["\r\n", "\n"],
+      skip_empty_lines: false,
+    }) as unknown as typeof parsed;
   } catch (error) {
     const csvError = error as { code?: string; lines?: number; message: string };
     throw new ResolvedMatrixError(source, csvError.lines ?? 1, undefined, csvProblem(csvError));
@@ -62,7 +71,8 @@ function readRecords(text: string, source: string): CsvRecord[] {
     const inner = raw.replace(/\r?\n$|\r$/, "");
     // csv-parse counts a line at the record's end; line breaks inside it (LF, CRLF, a bare CR) move the start back.
     const line = info.lines - (inner.match(/\r\n|\r|\n/g)?.length ?? 0);
-    if (record.some((field) => field.includes("\r"))) throw new ResolvedMatrixError(source, line, undefined, "a carriage return that does not end a line");
+    if (record.some((field) => field.includes("\r")))
+      throw new ResolvedMatrixError(source, line, undefined, "a carriage return that does not end a line");
     return { fields: record, line };
   });
   // Blank lines at the very end are padding, not rows.
@@ -98,16 +108,24 @@ export function parseResolvedMatrix(csvText: string, options: { source: string }
   const header = records[0];
   if (!header) throw new ResolvedMatrixError(source, 1, undefined, "no header: the text is empty");
   const names = header.fields;
-  if (names[0] !== "instance_id") throw new ResolvedMatrixError(source, header.line, names[0], 'the first column must be named "instance_id"');
+  if (names[0] !== "instance_id")
+    throw new ResolvedMatrixError(source, header.line, names[0], 'the first column must be named "instance_id"');
   const seenNames = new Map<string, number>();
   names.forEach((name, index) => {
     if (name === "") throw new ResolvedMatrixError(source, header.line, "", `column ${index + 1} has an empty name`);
     const earlier = seenNames.get(name);
-    if (earlier !== undefined) throw new ResolvedMatrixError(source, header.line, name, `duplicate column name (columns ${earlier + 1} and ${index + 1})`);
+    if (earlier !== undefined)
+      throw new ResolvedMatrixError(
+        source,
+        header.line,
+        name,
+        `duplicate column name (columns ${earlier + 1} and ${index + 1})`,
+      );
     seenNames.set(name, index);
   });
   const systems = names.slice(1);
-  if (systems.length === 0) throw new ResolvedMatrixError(source, header.line, undefined, "no system columns after instance_id");
+  if (systems.length === 0)
+    throw new ResolvedMatrixError(source, header.line, undefined, "no system columns after instance_id");
   const rows = records.slice(1);
   const instanceIds: string[] = [];
   const idLines = new Map<string, number>();
@@ -115,18 +133,30 @@ export function parseResolvedMatrix(csvText: string, options: { source: string }
   rows.forEach((record, r) => {
     const { fields, line } = record;
     if (fields.length !== names.length) {
-      throw new ResolvedMatrixError(source, line, undefined, `expected ${names.length} fields like the header, got ${fields.length}`);
+      throw new ResolvedMatrixError(
+        source,
+        line,
+        undefined,
+        `expected ${names.length} fields like the header, got ${fields.length}`,
+      );
     }
     const id = fields[0] as string;
     if (id === "") throw new ResolvedMatrixError(source, line, "instance_id", "empty instance id");
     const earlier = idLines.get(id);
-    if (earlier !== undefined) throw new ResolvedMatrixError(source, line, "instance_id", `duplicate instance id ${JSON.stringify(id)} (first on line ${earlier})`);
+    if (earlier !== undefined)
+      throw new ResolvedMatrixError(
+        source,
+        line,
+        "instance_id",
+        `duplicate instance id ${JSON.stringify(id)} (first on line ${earlier})`,
+      );
     idLines.set(id, line);
     instanceIds.push(id);
     for (let s = 0; s < systems.length; s += 1) {
       const cell = fields[s + 1] as string;
       if (cell === "1") (outcomes[s] as Uint8Array)[r] = 1;
-      else if (cell !== "0") throw new ResolvedMatrixError(source, line, systems[s], `expected 0 or 1, got ${JSON.stringify(cell)}`);
+      else if (cell !== "0")
+        throw new ResolvedMatrixError(source, line, systems[s], `expected 0 or 1, got ${JSON.stringify(cell)}`);
     }
   });
   return { instanceIds, systems, outcomes };

@@ -31,7 +31,8 @@ export function wilsonInterval(options: { successes: number; n: number; confiden
   const z = -normalQuantile(alpha / 2);
   const z2 = z * z;
   const denominator = n + z2;
-  const upper = x === n ? 1 : Math.min(1, (x + z2 / 2) / denominator + (z / denominator) * Math.sqrt((x * (n - x)) / n + z2 / 4));
+  const upper =
+    x === n ? 1 : Math.min(1, (x + z2 / 2) / denominator + (z / denominator) * Math.sqrt((x * (n - x)) / n + z2 / 4));
   const lower = x === 0 ? 0 : (x * x) / (n * denominator * upper);
   return { lower, upper };
 }

@@ -11,7 +11,9 @@ describe("clusterOfInstanceId", () => {
   });
 
   it("refuses an id without an issue number", () => {
-    expect(() => clusterOfInstanceId("django__django")).toThrow('clusterOfInstanceId requires an id like "owner__repo-123", got "django__django"');
+    expect(() => clusterOfInstanceId("django__django")).toThrow(
+      'clusterOfInstanceId requires an id like "owner__repo-123", got "django__django"',
+    );
     expect(() => clusterOfInstanceId("-12")).toThrow(Error);
   });
 });
@@ -19,31 +21,53 @@ describe("clusterOfInstanceId", () => {
 describe("clusteredStandardError (docs/definitions.md §7)", () => {
   it("hand value: SE = (1/n)·√(C/(C−1)·Σ_c (Σ_{i∈c}(s_i − s̄))²)", () => {
     // s̄ = 0.75; cluster sums: a −0.5, b 0.25, c 0.25 → √(3/2 · 0.375)/4 = 0.1875.
-    expect(clusteredStandardError({ values: [1, 0, 1, 1], clusters: ["a", "a", "b", "c"] })).toEqual({ mean: 0.75, standardError: 0.1875, n: 4, clusterCount: 3 });
+    expect(clusteredStandardError({ values: [1, 0, 1, 1], clusters: ["a", "a", "b", "c"] })).toEqual({
+      mean: 0.75,
+      standardError: 0.1875,
+      n: 4,
+      clusterCount: 3,
+    });
   });
 
   it("clusters by repository from instance ids by default", () => {
     const instanceIds = ["django__django-1", "django__django-2", "sympy__sympy-3", "astropy__astropy-4"];
-    expect(clusteredStandardError({ values: [1, 0, 1, 1], instanceIds })).toEqual(clusteredStandardError({ values: [1, 0, 1, 1], clusters: ["d", "d", "s", "a"] }));
+    expect(clusteredStandardError({ values: [1, 0, 1, 1], instanceIds })).toEqual(
+      clusteredStandardError({ values: [1, 0, 1, 1], clusters: ["d", "d", "s", "a"] }),
+    );
   });
 
   it("one instance per cluster gives the textbook SD/√n", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 2, maxLength: 60 }), (values) => {
-        const clusters = values.map((_, i) => `c${i}`);
-        const expected = sampleStandardDeviation(values) / Math.sqrt(values.length);
-        expect(clusteredStandardError({ values, clusters }).standardError).toBeCloseTo(expected, 10);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 2, maxLength: 60 }),
+        (values) => {
+          const clusters = values.map((_, i) => `c${i}`);
+          const expected = sampleStandardDeviation(values) / Math.sqrt(values.length);
+          expect(clusteredStandardError({ values, clusters }).standardError).toBeCloseTo(expected, 10);
+        },
+      ),
     );
   });
 
   it("accepts typed arrays and names what it refuses", () => {
-    expect(clusteredStandardError({ values: Uint8Array.from([1, 0, 1, 1]), clusters: ["a", "a", "b", "c"] }).standardError).toBe(0.1875);
-    expect(() => clusteredStandardError({ values: [], clusters: [] })).toThrow("clusteredStandardError requires at least one value");
-    expect(() => clusteredStandardError({ values: [1, 0], clusters: ["a", "a"] })).toThrow("clusteredStandardError requires at least 2 clusters, got 1");
-    expect(() => clusteredStandardError({ values: [1, 0], clusters: ["a"] })).toThrow("clusteredStandardError requires clusters to have one entry per value: 1 for 2 values");
-    expect(() => clusteredStandardError({ values: [1, Number.NaN], clusters: ["a", "b"] })).toThrow("clusteredStandardError requires finite values, got NaN at index 1");
-    expect(() => clusteredStandardError({ values: [1, 0] })).toThrow("clusteredStandardError requires clusters or instanceIds");
+    expect(
+      clusteredStandardError({ values: Uint8Array.from([1, 0, 1, 1]), clusters: ["a", "a", "b", "c"] }).standardError,
+    ).toBe(0.1875);
+    expect(() => clusteredStandardError({ values: [], clusters: [] })).toThrow(
+      "clusteredStandardError requires at least one value",
+    );
+    expect(() => clusteredStandardError({ values: [1, 0], clusters: ["a", "a"] })).toThrow(
+      "clusteredStandardError requires at least 2 clusters, got 1",
+    );
+    expect(() => clusteredStandardError({ values: [1, 0], clusters: ["a"] })).toThrow(
+      "clusteredStandardError requires clusters to have one entry per value: 1 for 2 values",
+    );
+    expect(() => clusteredStandardError({ values: [1, Number.NaN], clusters: ["a", "b"] })).toThrow(
+      "clusteredStandardError requires finite values, got NaN at index 1",
+    );
+    expect(() => clusteredStandardError({ values: [1, 0] })).toThrow(
+      "clusteredStandardError requires clusters or instanceIds",
+    );
   });
 });
 
@@ -80,9 +104,14 @@ describe("seededRandom (xoshiro128**)", () => {
   });
 });
 
-const arbPaired = fc.integer({ min: 1, max: 60 }).chain((n) =>
-  fc.record({ a: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }), b: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }) }),
-);
+const arbPaired = fc
+  .integer({ min: 1, max: 60 })
+  .chain((n) =>
+    fc.record({
+      a: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
+      b: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
+    }),
+  );
 
 describe("pairedBootstrap", () => {
   it("is determined by its seed (same seed ⇒ same result, bit for bit)", () => {
@@ -92,7 +121,9 @@ describe("pairedBootstrap", () => {
         const two = pairedBootstrap({ a, b, resamples: 200, seed, keepDistribution: true });
         expect(two).toEqual(one);
         const clusters = a.map((_, i) => `r${i % 4}`);
-        expect(pairedBootstrap({ a, b, resamples: 100, seed, clusters })).toEqual(pairedBootstrap({ a, b, resamples: 100, seed, clusters }));
+        expect(pairedBootstrap({ a, b, resamples: 100, seed, clusters })).toEqual(
+          pairedBootstrap({ a, b, resamples: 100, seed, clusters }),
+        );
       }),
       { numRuns: 100 },
     );
@@ -140,12 +171,26 @@ describe("pairedBootstrap", () => {
   });
 
   it("accepts booleans and typed arrays, and names what it refuses", () => {
-    expect(pairedBootstrap({ a: [true, false], b: Uint8Array.from([0, 0]), resamples: 10, seed: 1 }).estimate).toBe(0.5);
-    expect(() => pairedBootstrap({ a: [1], b: [1, 0], resamples: 10, seed: 1 })).toThrow("pairedBootstrap requires a and b to have the same length, got 1 and 2");
-    expect(() => pairedBootstrap({ a: [1], b: [0], resamples: 0, seed: 1 })).toThrow("pairedBootstrap requires resamples to be a positive integer, got 0");
-    expect(() => pairedBootstrap({ a: [1], b: [0], resamples: 10, seed: 0.5 })).toThrow("pairedBootstrap requires seed to be a safe integer, got 0.5");
-    expect(() => pairedBootstrap({ a: [], b: [], resamples: 10, seed: 1 })).toThrow("pairedBootstrap requires at least one task");
-    expect(() => pairedBootstrap({ a: [1, Number.NaN], b: [0, 0], resamples: 10, seed: 1 })).toThrow("pairedBootstrap requires a to hold finite numbers or booleans, got NaN at index 1");
-    expect(() => pairedBootstrap({ a: [1, 0], b: [0, 0], resamples: 10, seed: 1, clusters: ["x"] })).toThrow("pairedBootstrap requires clusters to have one label per task: 1 for 2 tasks");
+    expect(pairedBootstrap({ a: [true, false], b: Uint8Array.from([0, 0]), resamples: 10, seed: 1 }).estimate).toBe(
+      0.5,
+    );
+    expect(() => pairedBootstrap({ a: [1], b: [1, 0], resamples: 10, seed: 1 })).toThrow(
+      "pairedBootstrap requires a and b to have the same length, got 1 and 2",
+    );
+    expect(() => pairedBootstrap({ a: [1], b: [0], resamples: 0, seed: 1 })).toThrow(
+      "pairedBootstrap requires resamples to be a positive integer, got 0",
+    );
+    expect(() => pairedBootstrap({ a: [1], b: [0], resamples: 10, seed: 0.5 })).toThrow(
+      "pairedBootstrap requires seed to be a safe integer, got 0.5",
+    );
+    expect(() => pairedBootstrap({ a: [], b: [], resamples: 10, seed: 1 })).toThrow(
+      "pairedBootstrap requires at least one task",
+    );
+    expect(() => pairedBootstrap({ a: [1, Number.NaN], b: [0, 0], resamples: 10, seed: 1 })).toThrow(
+      "pairedBootstrap requires a to hold finite numbers or booleans, got NaN at index 1",
+    );
+    expect(() => pairedBootstrap({ a: [1, 0], b: [0, 0], resamples: 10, seed: 1, clusters: ["x"] })).toThrow(
+      "pairedBootstrap requires clusters to have one label per task: 1 for 2 tasks",
+    );
   });
 });

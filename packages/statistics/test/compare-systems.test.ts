@@ -64,7 +64,8 @@ describe("compareSystems on the SWE-bench Lite leaderboard matrix", () => {
   it("has 42 systems and 861 pairs, each equal to the paired table built from id-keyed maps", () => {
     expect(comparison.systems).toHaveLength(42);
     expect(comparison.pairs).toHaveLength(861);
-    const byName = (name: string) => new Map(matrix.instanceIds.map((id, i) => [id, matrix.outcomes[matrix.systems.indexOf(name)]?.[i] === 1]));
+    const byName = (name: string) =>
+      new Map(matrix.instanceIds.map((id, i) => [id, matrix.outcomes[matrix.systems.indexOf(name)]?.[i] === 1]));
     for (const pair of comparison.pairs.filter((_, i) => i % 97 === 0)) {
       const table = pairedTable({ a: byName(pair.a), b: byName(pair.b) });
       expect([pair.aOnly, pair.bOnly]).toEqual([table.aOnly, table.bOnly]);
@@ -82,24 +83,34 @@ describe("compareSystems on the SWE-bench Lite leaderboard matrix", () => {
 
 describe("leaderboardSignificance", () => {
   it("counts significant neighbours and sizes a paired study from the neighbours' discordance", () => {
-    const matrix = parseResolvedMatrix(readFileSync(join(resolveDataDir(), "resolved", "lite.csv"), "utf8"), { source: "lite.csv" });
+    const matrix = parseResolvedMatrix(readFileSync(join(resolveDataDir(), "resolved", "lite.csv"), "utf8"), {
+      source: "lite.csv",
+    });
     const result = leaderboardSignificance(matrix);
     expect(result.neighbours).toHaveLength(41);
     expect(result.significantNeighbours).toBe(result.neighbours.filter((pair) => pair.pHolm < 0.05).length);
     // ψ is the median of (A only + B only) / n over the 41 neighbouring pairs.
     const psis = result.neighbours
-      .map(({ upper, lower }) => result.comparison.pairs.find((p) => (p.a === upper && p.b === lower) || (p.a === lower && p.b === upper)))
+      .map(({ upper, lower }) =>
+        result.comparison.pairs.find((p) => (p.a === upper && p.b === lower) || (p.a === lower && p.b === upper)),
+      )
       .map((pair) => ((pair?.aOnly ?? 0) + (pair?.bOnly ?? 0)) / 300)
       .sort((a, b) => a - b);
     expect(result.medianNeighbourPsi).toBe(psis[20]);
     expect(result.tasksNeeded).toBe(pairedSampleSize({ psi: result.medianNeighbourPsi, delta: 0.0595 }).n);
-    expect(result.minimumDetectableEffect).toBeCloseTo(pairedMinimumDetectableEffect({ psi: result.medianNeighbourPsi, n: 300 }).delta, 15);
+    expect(result.minimumDetectableEffect).toBeCloseTo(
+      pairedMinimumDetectableEffect({ psi: result.medianNeighbourPsi, n: 300 }).delta,
+      15,
+    );
   });
 });
 
 describe("pairwiseMatrixRows", () => {
   it("is symmetric with a null diagonal, ordered by rate", () => {
-    const matrix = parseResolvedMatrix(["instance_id,A,B,C", "x__x-1,1,0,1", "y__y-1,1,1,0", "z__z-1,0,0,1"].join("\n"), { source: "m.csv" });
+    const matrix = parseResolvedMatrix(
+      ["instance_id,A,B,C", "x__x-1,1,0,1", "y__y-1,1,1,0", "z__z-1,0,0,1"].join("\n"),
+      { source: "m.csv" },
+    );
     const { order, rows } = pairwiseMatrixRows(compareSystems(matrix));
     expect(order).toEqual(["A", "C", "B"]);
     expect(rows).toHaveLength(9);
@@ -112,7 +123,9 @@ describe("pairwiseMatrixRows", () => {
 
 describe("compareSystems on small or unusual matrices (issue 12 sweep)", () => {
   it("one repository: no clustered SE (null), but rates, intervals and pairs as usual", () => {
-    const matrix = parseResolvedMatrix("instance_id,a,b\ndjango__django-1,1,0\ndjango__django-2,1,1\n", { source: "one-repo.csv" });
+    const matrix = parseResolvedMatrix("instance_id,a,b\ndjango__django-1,1,0\ndjango__django-2,1,1\n", {
+      source: "one-repo.csv",
+    });
     const comparison = compareSystems(matrix);
     expect(comparison.systems.map((system) => system.clusteredSE)).toEqual([null, null]);
     expect(comparison.pairs[0]).toMatchObject({ aOnly: 1, bOnly: 0, p: 1 });

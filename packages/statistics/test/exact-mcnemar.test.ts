@@ -70,7 +70,9 @@ describe("exactMcNemar, hand-computed", () => {
 
   it("names the argument it refuses", () => {
     expect(() => exactMcNemar({ b: -1, c: 2 })).toThrow("exactMcNemar requires b to be a non-negative integer, got -1");
-    expect(() => exactMcNemar({ b: 1, c: 2.5 })).toThrow("exactMcNemar requires c to be a non-negative integer, got 2.5");
+    expect(() => exactMcNemar({ b: 1, c: 2.5 })).toThrow(
+      "exactMcNemar requires c to be a non-negative integer, got 2.5",
+    );
     expect(() => exactMcNemar({ b: Number.NaN, c: 2 })).toThrow(RangeError);
     expect(() => exactMcNemar({ b: "3" as unknown as number, c: 2 })).toThrow('got "3"');
   });
@@ -111,7 +113,9 @@ describe("exactMcNemar, properties", () => {
   it("moving one discordant pair toward balance never lowers p", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 2, max: 5000 }), (m, gap) => {
-        expect(exactMcNemar({ b: m + 1, c: m + gap - 1 }).p).toBeGreaterThanOrEqual(exactMcNemar({ b: m, c: m + gap }).p);
+        expect(exactMcNemar({ b: m + 1, c: m + gap - 1 }).p).toBeGreaterThanOrEqual(
+          exactMcNemar({ b: m, c: m + gap }).p,
+        );
       }),
     );
   });

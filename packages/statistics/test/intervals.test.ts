@@ -24,21 +24,33 @@ describe("normal quantile and CDF", () => {
   // where ½ + ½·erf cancels by up to 7×).
   it("Φ(Φ⁻¹(p)) = p within 4e-15·(1 + z²) relative, and Φ⁻¹ is increasing", () => {
     fc.assert(
-      fc.property(fc.double({ min: -690, max: 0, noNaN: true }), fc.double({ min: -690, max: 0, noNaN: true }), (logP, logQ) => {
-        const p = Math.exp(logP);
-        fc.pre(p > 0 && p < 1);
-        const z = normalQuantile(p);
-        expect(Math.abs(normalCdf(z) - p) / p).toBeLessThan(4e-15 * (1 + z * z));
-        const q = Math.exp(logQ);
-        if (p < q) expect(z).toBeLessThanOrEqual(normalQuantile(q));
-        expect(normalQuantile(1 - p)).toBeCloseTo(-normalQuantile(1 - (1 - p)), 12);
-      }),
+      fc.property(
+        fc.double({ min: -690, max: 0, noNaN: true }),
+        fc.double({ min: -690, max: 0, noNaN: true }),
+        (logP, logQ) => {
+          const p = Math.exp(logP);
+          fc.pre(p > 0 && p < 1);
+          const z = normalQuantile(p);
+          expect(Math.abs(normalCdf(z) - p) / p).toBeLessThan(4e-15 * (1 + z * z));
+          const q = Math.exp(logQ);
+          if (p < q) expect(z).toBeLessThanOrEqual(normalQuantile(q));
+          expect(normalQuantile(1 - p)).toBeCloseTo(-normalQuantile(1 - (1 - p)), 12);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 });
 
-const arbProportion = fc.integer({ min: 1, max: 5000 }).chain((n) => fc.record({ n: fc.constant(n), successes: fc.integer({ min: 0, max: n }), confidence: fc.constantFrom(0.5, 0.8, 0.9, 0.95, 0.99, 0.999) }));
+const arbProportion = fc
+  .integer({ min: 1, max: 5000 })
+  .chain((n) =>
+    fc.record({
+      n: fc.constant(n),
+      successes: fc.integer({ min: 0, max: n }),
+      confidence: fc.constantFrom(0.5, 0.8, 0.9, 0.95, 0.99, 0.999),
+    }),
+  );
 
 describe("Wilson interval", () => {
   it("hand value: 8 of 300 at 95 %", () => {
@@ -73,15 +85,24 @@ describe("Wilson interval", () => {
   });
 
   it("names the argument it refuses", () => {
-    expect(() => wilsonInterval({ successes: 3, n: 0 })).toThrow("wilsonInterval requires n to be a positive integer, got 0");
-    expect(() => wilsonInterval({ successes: 11, n: 10 })).toThrow("wilsonInterval requires successes ≤ n, got successes = 11, n = 10");
-    expect(() => wilsonInterval({ successes: 1, n: 10, confidence: 95 })).toThrow("wilsonInterval requires confidence to be a number strictly between 0 and 1, got 95");
+    expect(() => wilsonInterval({ successes: 3, n: 0 })).toThrow(
+      "wilsonInterval requires n to be a positive integer, got 0",
+    );
+    expect(() => wilsonInterval({ successes: 11, n: 10 })).toThrow(
+      "wilsonInterval requires successes ≤ n, got successes = 11, n = 10",
+    );
+    expect(() => wilsonInterval({ successes: 1, n: 10, confidence: 95 })).toThrow(
+      "wilsonInterval requires confidence to be a number strictly between 0 and 1, got 95",
+    );
   });
 });
 
 describe("Clopper–Pearson interval", () => {
   it("closed forms at the ends: x = 0 gives [0, 1 − (α/2)^(1/n)], x = n gives [(α/2)^(1/n), 1]", () => {
-    expect(clopperPearsonInterval({ successes: 0, n: 10 })).toEqual({ lower: 0, upper: expect.closeTo(1 - 0.025 ** (1 / 10), 14) as unknown as number });
+    expect(clopperPearsonInterval({ successes: 0, n: 10 })).toEqual({
+      lower: 0,
+      upper: expect.closeTo(1 - 0.025 ** (1 / 10), 14) as unknown as number,
+    });
     expect(clopperPearsonInterval({ successes: 10, n: 10 }).lower).toBeCloseTo(0.025 ** (1 / 10), 14);
     expect(clopperPearsonInterval({ successes: 10, n: 10 }).upper).toBe(1);
   });
@@ -113,7 +134,9 @@ describe("Clopper–Pearson interval", () => {
   });
 
   it("names the argument it refuses", () => {
-    expect(() => clopperPearsonInterval({ successes: -1, n: 10 })).toThrow("clopperPearsonInterval requires successes to be a non-negative integer, got -1");
+    expect(() => clopperPearsonInterval({ successes: -1, n: 10 })).toThrow(
+      "clopperPearsonInterval requires successes to be a non-negative integer, got -1",
+    );
     expect(() => clopperPearsonInterval({ successes: 1, n: 10, confidence: 1 })).toThrow(RangeError);
   });
 });

@@ -3,7 +3,13 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type BinaryOutcome, ResolvedMatrixError, exactMcNemar, pairedTable, parseResolvedMatrix } from "../src/index.js";
+import {
+  type BinaryOutcome,
+  ResolvedMatrixError,
+  exactMcNemar,
+  pairedTable,
+  parseResolvedMatrix,
+} from "../src/index.js";
 
 describe("pairedTable", () => {
   const a = new Map<string, BinaryOutcome>([
@@ -22,7 +28,15 @@ describe("pairedTable", () => {
   ]);
 
   it("counts the four cells over the shared ids, in a's order", () => {
-    expect(pairedTable({ a, b })).toEqual({ n: 5, bothSolved: 1, aOnly: 2, bOnly: 1, neither: 1, ids: ["r__r-1", "r__r-2", "r__r-3", "r__r-4", "r__r-5"], dropped: { onlyInA: [], onlyInB: [] } });
+    expect(pairedTable({ a, b })).toEqual({
+      n: 5,
+      bothSolved: 1,
+      aOnly: 2,
+      bOnly: 1,
+      neither: 1,
+      ids: ["r__r-1", "r__r-2", "r__r-3", "r__r-4", "r__r-5"],
+      dropped: { onlyInA: [], onlyInB: [] },
+    });
   });
 
   it("throws on different id sets, with counts and examples; intersect: true reports the dropped ids", () => {
@@ -38,7 +52,9 @@ describe("pairedTable", () => {
 
   it("refuses outcomes other than true/false/1/0", () => {
     const bad = new Map<string, BinaryOutcome>([["r__r-1", 2 as unknown as BinaryOutcome]]);
-    expect(() => pairedTable({ a: bad, b: new Map([["r__r-1", 0]]) })).toThrow('pairedTable requires outcomes true/false or 1/0, got 2 for "r__r-1" in a');
+    expect(() => pairedTable({ a: bad, b: new Map([["r__r-1", 0]]) })).toThrow(
+      'pairedTable requires outcomes true/false or 1/0, got 2 for "r__r-1" in a',
+    );
   });
 
   it("its cells add up to n and feed exactMcNemar; swapping sides swaps b and c", () => {
@@ -50,7 +66,9 @@ describe("pairedTable", () => {
         expect(table.bothSolved + table.aOnly + table.bOnly + table.neither).toBe(pairs.length);
         const swapped = pairedTable({ a: right, b: left });
         expect([swapped.aOnly, swapped.bOnly]).toEqual([table.bOnly, table.aOnly]);
-        expect(exactMcNemar({ b: table.aOnly, c: table.bOnly }).p).toBe(exactMcNemar({ b: swapped.aOnly, c: swapped.bOnly }).p);
+        expect(exactMcNemar({ b: table.aOnly, c: table.bOnly }).p).toBe(
+          exactMcNemar({ b: swapped.aOnly, c: swapped.bOnly }).p,
+        );
       }),
     );
   });
@@ -74,14 +92,24 @@ describe("parseResolvedMatrix", () => {
     const matrix = parseResolvedMatrix('\uFEFFinstance_id,"say ""hi"""\nx__x-1,1\n\n\n', { source: "t.csv" });
     expect(matrix.systems).toEqual(['say "hi"']);
     expect(parseResolvedMatrix("instance_id,s\nx__x-1,1", { source: "t.csv" }).instanceIds).toEqual(["x__x-1"]);
-    expect(parseResolvedMatrix("instance_id,s\n", { source: "t.csv" })).toEqual({ instanceIds: [], systems: ["s"], outcomes: [new Uint8Array(0)] });
+    expect(parseResolvedMatrix("instance_id,s\n", { source: "t.csv" })).toEqual({
+      instanceIds: [],
+      systems: ["s"],
+      outcomes: [new Uint8Array(0)],
+    });
   });
 
   const cases: [string, string, number, string | undefined, string][] = [
     ["a cell that is not 0/1", "instance_id,a,b\nx__x-1,1,0\nx__x-2,1,yes\n", 3, "b", 'expected 0 or 1, got "yes"'],
     ["a cell with spaces", "instance_id,a\nx__x-1, 1\n", 2, "a", 'expected 0 or 1, got " 1"'],
     ["an empty cell", "instance_id,a,b\nx__x-1,,1\n", 2, "a", 'expected 0 or 1, got ""'],
-    ["a duplicate instance id", "instance_id,a\nx__x-1,1\nx__x-2,0\nx__x-1,0\n", 4, "instance_id", 'duplicate instance id "x__x-1" (first on line 2)'],
+    [
+      "a duplicate instance id",
+      "instance_id,a\nx__x-1,1\nx__x-2,0\nx__x-1,0\n",
+      4,
+      "instance_id",
+      'duplicate instance id "x__x-1" (first on line 2)',
+    ],
     ["a short row", "instance_id,a,b\nx__x-1,1\n", 2, undefined, "expected 3 fields like the header, got 2"],
     ["a long row", "instance_id,a\nx__x-1,1,0\n", 2, undefined, "expected 2 fields like the header, got 3"],
     ["a blank line inside", "instance_id,a\n\nx__x-1,1\n", 2, undefined, "expected 2 fields like the header, got 1"],
@@ -106,12 +134,21 @@ describe("parseResolvedMatrix", () => {
     }
     expect(caught).toBeInstanceOf(ResolvedMatrixError);
     const error = caught as ResolvedMatrixError;
-    expect({ source: error.source, line: error.line, column: error.column, problem: error.problem }).toEqual({ source: "lite.csv", line, column, problem });
-    expect(error.message).toBe(`lite.csv: line ${line}${column === undefined ? "" : `, column ${JSON.stringify(column)}`}: ${problem}`);
+    expect({ source: error.source, line: error.line, column: error.column, problem: error.problem }).toEqual({
+      source: "lite.csv",
+      line,
+      column,
+      problem,
+    });
+    expect(error.message).toBe(
+      `lite.csv: line ${line}${column === undefined ? "" : `, column ${JSON.stringify(column)}`}: ${problem}`,
+    );
   });
 
   it("counts lines inside quoted fields when reporting a later row", () => {
-    expect(() => parseResolvedMatrix('instance_id,"two\nlines"\nx__x-1,2\n', { source: "q.csv" })).toThrow('q.csv: line 3, column "two\\nlines": expected 0 or 1, got "2"');
+    expect(() => parseResolvedMatrix('instance_id,"two\nlines"\nx__x-1,2\n', { source: "q.csv" })).toThrow(
+      'q.csv: line 3, column "two\\nlines": expected 0 or 1, got "2"',
+    );
   });
 });
 
@@ -134,14 +171,18 @@ describe.skipIf(!dataDir)("parseResolvedMatrix on the shared resolved matrices",
     ["verified.csv", 500, 36],
     ["verified-bash-only.csv", 500, 28],
   ] as const)("%s: %i instances × %i systems", (file, instances, systems) => {
-    const matrix = parseResolvedMatrix(readFileSync(join(dataDir as string, "resolved", file), "utf8"), { source: file });
+    const matrix = parseResolvedMatrix(readFileSync(join(dataDir as string, "resolved", file), "utf8"), {
+      source: file,
+    });
     expect(matrix.instanceIds).toHaveLength(instances);
     expect(matrix.systems).toHaveLength(systems);
     expect(matrix.outcomes.every((o) => o.length === instances)).toBe(true);
   });
 
   it("lite.csv: the first row and one known system total", () => {
-    const matrix = parseResolvedMatrix(readFileSync(join(dataDir as string, "resolved", "lite.csv"), "utf8"), { source: "lite.csv" });
+    const matrix = parseResolvedMatrix(readFileSync(join(dataDir as string, "resolved", "lite.csv"), "utf8"), {
+      source: "lite.csv",
+    });
     expect(matrix.instanceIds[0]).toBe("astropy__astropy-12907");
     expect(matrix.systems[0]).toBe("20231010_rag_claude2");
     const total = matrix.outcomes.reduce((sum, o) => sum + o.reduce((s, x) => s + x, 0), 0);

@@ -46,11 +46,19 @@ describe("Connor (1987) sample size, power and minimum detectable effect (docs/d
   });
 
   it("names what it refuses", () => {
-    expect(() => pairedSampleSize({ psi: 0.2, delta: 0.3 })).toThrow("pairedSampleSize requires delta to satisfy 0 < delta ≤ psi = 0.2, got 0.3");
-    expect(() => pairedSampleSize({ psi: 0, delta: 0.1 })).toThrow("pairedSampleSize requires psi (the discordant-pair rate) to be in (0, 1], got 0");
+    expect(() => pairedSampleSize({ psi: 0.2, delta: 0.3 })).toThrow(
+      "pairedSampleSize requires delta to satisfy 0 < delta ≤ psi = 0.2, got 0.3",
+    );
+    expect(() => pairedSampleSize({ psi: 0, delta: 0.1 })).toThrow(
+      "pairedSampleSize requires psi (the discordant-pair rate) to be in (0, 1], got 0",
+    );
     expect(() => pairedSampleSize({ psi: 0.2, delta: -0.1 })).toThrow(RangeError);
-    expect(() => pairedSampleSize({ psi: 0.2, delta: 0.1, power: 1 })).toThrow("pairedSampleSize requires power to be a number strictly between 0 and 1, got 1");
-    expect(() => pairedPower({ psi: 0.2, delta: 0.1, n: 0 })).toThrow("pairedPower requires n to be a finite number greater than 0, got 0");
+    expect(() => pairedSampleSize({ psi: 0.2, delta: 0.1, power: 1 })).toThrow(
+      "pairedSampleSize requires power to be a number strictly between 0 and 1, got 1",
+    );
+    expect(() => pairedPower({ psi: 0.2, delta: 0.1, n: 0 })).toThrow(
+      "pairedPower requires n to be a finite number greater than 0, got 0",
+    );
     expect(() => pairedMinimumDetectableEffect({ psi: 0.2, n: 3 })).toThrow(
       "pairedMinimumDetectableEffect: no difference δ ≤ psi = 0.2 reaches power 0.8 at alpha 0.05 with n = 3; n must be at least 37",
     );
@@ -73,17 +81,22 @@ describe("holmAdjust", () => {
 
   it("adjusted ≥ raw, ≤ 1, and monotone in the raw values (input order kept)", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 0.01, 0.05, 1)), { maxLength: 60 }), (p) => {
-        const adjusted = holmAdjust(p);
-        expect(adjusted).toHaveLength(p.length);
-        p.forEach((raw, i) => {
-          expect(adjusted[i]).toBeGreaterThanOrEqual(raw);
-          expect(adjusted[i]).toBeLessThanOrEqual(1);
-          p.forEach((other, j) => {
-            if (raw <= other) expect(adjusted[i]).toBeLessThanOrEqual(adjusted[j] as number);
+      fc.property(
+        fc.array(fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 0.01, 0.05, 1)), {
+          maxLength: 60,
+        }),
+        (p) => {
+          const adjusted = holmAdjust(p);
+          expect(adjusted).toHaveLength(p.length);
+          p.forEach((raw, i) => {
+            expect(adjusted[i]).toBeGreaterThanOrEqual(raw);
+            expect(adjusted[i]).toBeLessThanOrEqual(1);
+            p.forEach((other, j) => {
+              if (raw <= other) expect(adjusted[i]).toBeLessThanOrEqual(adjusted[j] as number);
+            });
           });
-        });
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });

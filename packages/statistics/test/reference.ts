@@ -3,11 +3,27 @@ import { readFileSync } from "node:fs";
 /** The committed scipy / mpmath reference values (fixtures/generate.py). */
 export interface Reference {
   versions: Record<string, string>;
-  mcnemar: { b: number; c: number; p: number; midP: number; logP?: number; pMp?: number; midPMp?: number; logPMp?: number }[];
+  mcnemar: {
+    b: number;
+    c: number;
+    p: number;
+    midP: number;
+    logP?: number;
+    pMp?: number;
+    midPMp?: number;
+    logPMp?: number;
+  }[];
   binomialTails: { k: number; n: number; p: number; cdf: number; sf: number; logPmfMp: number }[];
   normalQuantile: { p: number; z: number; zMp: number }[];
   normalCdf: { z: number; p: number; pMp: number }[];
-  intervals: { successes: number; n: number; confidence: number; wilson: [number, number]; clopperPearson: [number, number]; clopperPearsonMp?: [number, number] }[];
+  intervals: {
+    successes: number;
+    n: number;
+    confidence: number;
+    wilson: [number, number];
+    clopperPearson: [number, number];
+    clopperPearsonMp?: [number, number];
+  }[];
   pairedSampleSize: { psi: number; delta: number; alpha: number; power: number; nExact: number; n: number }[];
   pairedPower: { psi: number; delta: number; n: number; alpha: number; power: number }[];
   pairedMinimumDetectableEffect: { psi: number; n: number; alpha: number; power: number; delta: number }[];
@@ -15,7 +31,9 @@ export interface Reference {
   clusteredStandardError: { values: number[]; clusters: string[]; mean: number; standardError: number }[];
 }
 
-export const reference = JSON.parse(readFileSync(new URL("../fixtures/scipy-reference.json", import.meta.url), "utf8")) as Reference;
+export const reference = JSON.parse(
+  readFileSync(new URL("../fixtures/scipy-reference.json", import.meta.url), "utf8"),
+) as Reference;
 
 /** |actual − expected| / |expected|; 0 when both are 0, Infinity when only expected is 0. */
 export function relativeError(actual: number, expected: number): number {

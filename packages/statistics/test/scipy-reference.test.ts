@@ -25,7 +25,11 @@ describe("exact McNemar against scipy.stats.binom / binomtest (1e-10 relative)",
   it(`p, midP and log p for ${reference.mcnemar.length} tables, b + c from 0 to 10^7`, () => {
     const { error, row } = worst(reference.mcnemar, (r) => {
       const result = exactMcNemar({ b: r.b, c: r.c });
-      return [relativeError(result.p, r.p), relativeError(result.midP, r.midP), r.logP === undefined ? 0 : logError(result.logP, r.logP)];
+      return [
+        relativeError(result.p, r.p),
+        relativeError(result.midP, r.midP),
+        r.logP === undefined ? 0 : logError(result.logP, r.logP),
+      ];
     });
     expect(error, JSON.stringify(row)).toBeLessThan(TOLERANCE);
   });
@@ -42,7 +46,11 @@ describe("exact McNemar against scipy.stats.binom / binomtest (1e-10 relative)",
     const rows = reference.mcnemar.filter((r) => r.pMp !== undefined);
     const { error, row } = worst(rows, (r) => {
       const result = exactMcNemar({ b: r.b, c: r.c });
-      return [relativeError(result.p, r.pMp as number), relativeError(result.midP, r.midPMp as number), logError(result.logP, r.logPMp as number)];
+      return [
+        relativeError(result.p, r.pMp as number),
+        relativeError(result.midP, r.midPMp as number),
+        logError(result.logP, r.logPMp as number),
+      ];
     });
     expect(error, JSON.stringify(row)).toBeLessThan(1e-12);
   });
@@ -52,14 +60,21 @@ describe("binomial tails and log pmf against scipy.stats.binom (1e-10 relative)"
   it(`cdf and sf at ${reference.binomialTails.length} points, n up to 10^7, p from 1e-6 to 1 − 1e-6`, () => {
     const { error, row } = worst(reference.binomialTails, (r) => {
       const tails = binomialTails({ k: r.k, n: r.n, p: r.p });
-      return [relativeError(tails.cdf, r.cdf), relativeError(tails.sf, r.sf), logError(tails.logCdf, Math.log(r.cdf)), logError(tails.logSf, Math.log(r.sf))];
+      return [
+        relativeError(tails.cdf, r.cdf),
+        relativeError(tails.sf, r.sf),
+        logError(tails.logCdf, Math.log(r.cdf)),
+        logError(tails.logSf, Math.log(r.sf)),
+      ];
     });
     expect(error, JSON.stringify(row)).toBeLessThan(TOLERANCE);
   });
 
   // scipy's binom.logpmf is ~5e-9 off at n = 10^7, p = 1e-6, so mpmath is the reference here.
   it("log pmf against 40-digit mpmath (1e-14)", () => {
-    const { error, row } = worst(reference.binomialTails, (r) => [logError(binomialLogPmf({ k: r.k, n: r.n, p: r.p }), r.logPmfMp)]);
+    const { error, row } = worst(reference.binomialTails, (r) => [
+      logError(binomialLogPmf({ k: r.k, n: r.n, p: r.p }), r.logPmfMp),
+    ]);
     expect(error, JSON.stringify(row)).toBeLessThan(1e-14);
   });
 });
@@ -74,8 +89,16 @@ describe("normal distribution against scipy.stats.norm and mpmath", () => {
 
   it("cdf: 1e-10 relative to scipy.stats.norm.cdf (where scipy does not underflow) and 1e-14 to mpmath", () => {
     const rows = reference.normalCdf;
-    expect(worst(rows.filter((r) => r.p > 0), (r) => [relativeError(normalCdf(r.z), r.p)]).error).toBeLessThan(TOLERANCE);
-    const { error, row } = worst(rows.filter((r) => r.pMp > 1e-300), (r) => [relativeError(normalCdf(r.z), r.pMp)]);
+    expect(
+      worst(
+        rows.filter((r) => r.p > 0),
+        (r) => [relativeError(normalCdf(r.z), r.p)],
+      ).error,
+    ).toBeLessThan(TOLERANCE);
+    const { error, row } = worst(
+      rows.filter((r) => r.pMp > 1e-300),
+      (r) => [relativeError(normalCdf(r.z), r.pMp)],
+    );
     expect(error, JSON.stringify(row)).toBeLessThan(1e-14);
   });
 });
@@ -125,7 +148,10 @@ describe("Connor (1987) paired power against scipy (1e-10 relative)", () => {
 
   it("minimum detectable effect (closed form here, scipy.optimize.brentq there)", () => {
     const { error, row } = worst(reference.pairedMinimumDetectableEffect, (r) => [
-      relativeError(pairedMinimumDetectableEffect({ psi: r.psi, n: r.n, alpha: r.alpha, power: r.power }).delta, r.delta),
+      relativeError(
+        pairedMinimumDetectableEffect({ psi: r.psi, n: r.n, alpha: r.alpha, power: r.power }).delta,
+        r.delta,
+      ),
     ]);
     expect(error, JSON.stringify(row)).toBeLessThan(TOLERANCE);
   });

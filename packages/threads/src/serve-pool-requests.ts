@@ -8,7 +8,10 @@ import type { PoolReply, PoolRequest } from "./pool-protocol.js";
  * fails, every request is answered as `failed`, and the pool stops the thread. Does nothing
  * outside a worker thread.
  */
-export function servePoolRequests<Request, Answer, Context>(setup: () => Promise<Context>, handle: (request: Request, context: Context) => Answer | Promise<Answer>): void {
+export function servePoolRequests<Request, Answer, Context>(
+  setup: () => Promise<Context>,
+  handle: (request: Request, context: Context) => Answer | Promise<Answer>,
+): void {
   const port = parentPort;
   if (!port) return;
   const ready = setup();

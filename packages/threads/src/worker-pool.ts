@@ -63,14 +63,19 @@ export class WorkerPool<Request, Answer> {
   /** Stops every thread; requests still queued or in flight fail with the `lost` error. */
   async close(): Promise<void> {
     const slots = this.slots.splice(0);
-    for (const job of [...this.queue.splice(0), ...slots.flatMap((slot) => slot.inFlight.splice(0))]) job.reject(this.options.lost(job.request, "the pool was closed"));
+    for (const job of [...this.queue.splice(0), ...slots.flatMap((slot) => slot.inFlight.splice(0))])
+      job.reject(this.options.lost(job.request, "the pool was closed"));
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   private dispatch(): void {
     while (this.queue.length > 0) {
       // The least loaded thread; a new one while fewer than `threads` run and all are busy.
-      let slot = this.slots.reduce<Slot<Request, Answer> | undefined>((best, candidate) => (best === undefined || candidate.inFlight.length < best.inFlight.length ? candidate : best), undefined);
+      let slot = this.slots.reduce<Slot<Request, Answer> | undefined>(
+        (best, candidate) =>
+          best === undefined || candidate.inFlight.length < best.inFlight.length ? candidate : best,
+        undefined,
+      );
       if ((slot === undefined || slot.inFlight.length > 0) && this.slots.length < this.threads) slot = this.start();
       if (slot === undefined || slot.inFlight.length >= this.inFlightPerThread) return;
       const job = this.queue.shift() as Job<Request, Answer>;
@@ -81,7 +86,10 @@ export class WorkerPool<Request, Answer> {
   }
 
   private start(): Slot<Request, Answer> {
-    const worker = new Worker(this.options.file, this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {});
+    const worker = new Worker(
+      this.options.file,
+      this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {},
+    );
     const slot: Slot<Request, Answer> = { worker, inFlight: [] };
     const lost = (reason: string) => {
       const index = this.slots.indexOf(slot);

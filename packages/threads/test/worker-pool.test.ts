@@ -8,7 +8,11 @@ const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, im
 class Lost extends Error {}
 const pools: WorkerPool<string, string>[] = [];
 const poolOf = (file: string, threads = 1) => {
-  const pool = new WorkerPool<string, string>({ file: fixture(file), threads, lost: (text, reason) => new Lost(`${text}: ${reason}`) });
+  const pool = new WorkerPool<string, string>({
+    file: fixture(file),
+    threads,
+    lost: (text, reason) => new Lost(`${text}: ${reason}`),
+  });
   pools.push(pool);
   return pool;
 };
@@ -21,7 +25,9 @@ describe("WorkerPool", () => {
     const pool = poolOf("echo-worker.mjs", 2);
     expect(pool.started).toBe(false);
     const words = Array.from({ length: 9 }, (_, i) => `word${i}`);
-    expect(await Promise.all(words.map((word) => pool.run(word)))).toEqual(words.map((word) => `${word.toUpperCase()} (ready)`));
+    expect(await Promise.all(words.map((word) => pool.run(word)))).toEqual(
+      words.map((word) => `${word.toUpperCase()} (ready)`),
+    );
     expect(pool.started).toBe(true);
   });
 
@@ -50,7 +56,8 @@ describe("WorkerPool", () => {
     const pool = poolOf("echo-worker.mjs");
     const requests = ["a", "b", "c"].map((text) => pool.run(text).catch((error: unknown) => error));
     await pool.close();
-    for (const [i, text] of ["a", "b", "c"].entries()) expect(await requests[i]).toEqual(new Lost(`${text}: the pool was closed`));
+    for (const [i, text] of ["a", "b", "c"].entries())
+      expect(await requests[i]).toEqual(new Lost(`${text}: the pool was closed`));
   });
 
   it("refuses a thread count that is not a whole number ≥ 1, naming the option", () => {

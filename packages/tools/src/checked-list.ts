@@ -9,7 +9,10 @@ import { z } from "zod";
  */
 export function checkedList<T>(isItem: (value: unknown) => value is T, what: string) {
   return z.custom<T[]>((value) => Array.isArray(value) && firstBadItem(value, isItem) === -1, {
-    error: (issue) => (Array.isArray(issue.input) ? `item ${firstBadItem(issue.input, isItem)} is not ${what}` : `expected a list of ${what}`),
+    error: (issue) =>
+      Array.isArray(issue.input)
+        ? `item ${firstBadItem(issue.input, isItem)} is not ${what}`
+        : `expected a list of ${what}`,
   });
 }
 

@@ -59,7 +59,12 @@ export async function walkCheckout(repo: string, options: WalkCheckoutOptions): 
   return walk;
 }
 
-async function resolveLink(repo: string, folder: string, path: string, skip: ReadonlySet<string>): Promise<TreeSymlink | SkippedEntry> {
+async function resolveLink(
+  repo: string,
+  folder: string,
+  path: string,
+  skip: ReadonlySet<string>,
+): Promise<TreeSymlink | SkippedEntry> {
   let real: string;
   try {
     real = await realpath(join(repo, path));
@@ -70,10 +75,12 @@ async function resolveLink(repo: string, folder: string, path: string, skip: Rea
     throw error;
   }
   const inside = relative(repo, real);
-  if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return { path, reason: "symlink-outside" };
+  if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+    return { path, reason: "symlink-outside" };
   const target = inside.split(sep).join("/");
   if (target.split("/").some((segment) => skip.has(segment))) return { path, reason: "symlink-to-skipped" };
   const kind = (await stat(real)).isDirectory() ? "directory" : "file";
-  if (kind === "directory" && (target === "" || folder === target || folder.startsWith(`${target}/`))) return { path, reason: "symlink-loop" };
+  if (kind === "directory" && (target === "" || folder === target || folder.startsWith(`${target}/`)))
+    return { path, reason: "symlink-loop" };
   return { path, target, targetKind: kind };
 }

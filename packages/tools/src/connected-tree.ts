@@ -47,16 +47,22 @@ const MAX_DEPTH = 5;
  */
 export async function connectedTree(workspace: Workspace, input: ConnectedTreeInput): Promise<ConnectedTreeResult> {
   const depth = input.depth ?? 1;
-  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) throw new ToolError("invalid-input", `depth must be an integer from 1 to ${MAX_DEPTH}, got ${String(input.depth)}`);
+  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH)
+    throw new ToolError("invalid-input", `depth must be an integer from 1 to ${MAX_DEPTH}, got ${String(input.depth)}`);
   const direction = input.direction ?? "both";
   const match = await locateFile(workspace, input.path, { tool: "connected_tree" });
   if (match.status !== "found") return match;
   const index = await workspace.importIndex();
   if (!index.has(match.path)) {
-    throw new ToolError("not-python", `${match.path} is not a Python module (.py, .pyi, .pyx): connected_tree follows Python imports only`);
+    throw new ToolError(
+      "not-python",
+      `${match.path} is not a Python module (.py, .pyi, .pyx): connected_tree follows Python imports only`,
+    );
   }
   const graph = index.graphIfBuilt;
-  const forward = graph ? async (path: string) => graph.importsOf(path) : async (path: string) => (await index.importsOf(path)).targets;
+  const forward = graph
+    ? async (path: string) => graph.importsOf(path)
+    : async (path: string) => (await index.importsOf(path)).targets;
   const backward = graph ? async (path: string) => graph.importersOf(path) : (path: string) => index.importersOf(path);
   const cap = workspace.limits.connectedMaxFiles;
   const none = { files: [], cut: 0 };
@@ -93,7 +99,8 @@ async function breadthFirst(
         if (seen.has(child)) continue;
         seen.add(child);
         reached.push(child);
-        if (files.length < cap) files.push(d === 1 ? { path: child, depth: d } : { path: child, depth: d, via: parent });
+        if (files.length < cap)
+          files.push(d === 1 ? { path: child, depth: d } : { path: child, depth: d, via: parent });
         else cut += 1;
       }
     }
@@ -132,6 +139,9 @@ export function renderConnectedTree(result: ConnectedTreeResult): string {
   };
   if (result.direction !== "importedBy") side("imports", result.imports, result.truncated.imports);
   if (result.direction !== "imports") side("imported by", result.importedBy, result.truncated.importedBy);
-  if (result.direction !== "importedBy") out.push(result.external.length > 0 ? `external (not in the repository): ${result.external.join(", ")}` : "external: none");
+  if (result.direction !== "importedBy")
+    out.push(
+      result.external.length > 0 ? `external (not in the repository): ${result.external.join(", ")}` : "external: none",
+    );
   return `${out.join("\n")}\n`;
 }

@@ -102,7 +102,10 @@ function readFully(fd: number, into: Buffer, position: number, file: string): vo
   let done = 0;
   while (done < into.length) {
     const read = readSync(fd, into, done, into.length - done, position + done);
-    if (read === 0) throw new Error(`${file}: truncated content pack (ends before byte ${position + into.length}); remove it to rebuild it`);
+    if (read === 0)
+      throw new Error(
+        `${file}: truncated content pack (ends before byte ${position + into.length}); remove it to rebuild it`,
+      );
     done += read;
   }
 }
@@ -147,10 +150,22 @@ export function packFilesHolding(pack: ContentPack, haystack: Buffer, needle: Bu
  * it is there already. Files that cannot be read (gone, not regular) are left out: a read
  * then goes to the tree and reports them as the tree does. Returns the pack's path.
  */
-export function writeContentPack(options: { folder: string; root: string; files: readonly FileEntry[]; maxFileBytes: number }): string {
+export function writeContentPack(options: {
+  folder: string;
+  root: string;
+  files: readonly FileEntry[];
+  maxFileBytes: number;
+}): string {
   const target = join(options.folder, CONTENT_PACK_FILE);
   if (existsSync(target)) return target;
-  const header: ContentPackHeader = { format: "loclab-content-pack", version: 2, signatureBytes: SIGNATURE_BYTES, maxFileBytes: options.maxFileBytes, paths: [], kinds: "" };
+  const header: ContentPackHeader = {
+    format: "loclab-content-pack",
+    version: 2,
+    signatureBytes: SIGNATURE_BYTES,
+    maxFileBytes: options.maxFileBytes,
+    paths: [],
+    kinds: "",
+  };
   const kinds: string[] = [];
   const table: number[] = [];
   const chunks: Buffer[] = [];
@@ -158,7 +173,9 @@ export function writeContentPack(options: { folder: string; root: string; files:
   for (const entry of options.files) {
     if (entry.kind !== "file") continue;
     // No link is followed: a materialized tree's regular files are real files in real folders.
-    const read = readFileClassified(entry.path, join(options.root, entry.path), options.maxFileBytes, { noFollow: true });
+    const read = readFileClassified(entry.path, join(options.root, entry.path), options.maxFileBytes, {
+      noFollow: true,
+    });
     if (!read || read.kind === "missing") continue;
     header.paths.push(entry.path);
     if (read.kind === "text") {
@@ -178,7 +195,9 @@ export function writeContentPack(options: { folder: string; root: string; files:
   const tableBytes = Buffer.alloc(8 * table.length);
   table.forEach((value, i) => tableBytes.writeDoubleLE(value, 8 * i));
   const signatures = Buffer.alloc(SIGNATURE_BYTES * chunks.length);
-  chunks.forEach((chunk, i) => fillSignature(chunk, signatures.subarray(SIGNATURE_BYTES * i, SIGNATURE_BYTES * (i + 1))));
+  chunks.forEach((chunk, i) =>
+    fillSignature(chunk, signatures.subarray(SIGNATURE_BYTES * i, SIGNATURE_BYTES * (i + 1))),
+  );
   const temporary = `${target}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`;
   try {
     writeFileSync(temporary, Buffer.concat([MAGIC, length, headerBytes, tableBytes, signatures, ...chunks]));
@@ -207,20 +226,33 @@ export function loadContentPack(file: string): ContentPack | undefined {
     const prefix = Buffer.alloc(12);
     if (fileSize < 12) throw new Error(`${file}: not a loclab content pack (bad magic); remove it to rebuild it`);
     readFully(fd, prefix, 0, file);
-    if (!prefix.subarray(0, 8).equals(MAGIC)) throw new Error(`${file}: not a loclab content pack (bad magic); remove it to rebuild it`);
+    if (!prefix.subarray(0, 8).equals(MAGIC))
+      throw new Error(`${file}: not a loclab content pack (bad magic); remove it to rebuild it`);
     const headerLength = prefix.readUInt32LE(8);
-    if (12 + headerLength > fileSize) throw new Error(`${file}: truncated content pack (header of ${headerLength} bytes, file of ${fileSize}); remove it to rebuild it`);
+    if (12 + headerLength > fileSize)
+      throw new Error(
+        `${file}: truncated content pack (header of ${headerLength} bytes, file of ${fileSize}); remove it to rebuild it`,
+      );
     const headerBytes = Buffer.allocUnsafe(headerLength);
     readFully(fd, headerBytes, 12, file);
     const parsed = contentPackHeaderSchema.safeParse(JSON.parse(headerBytes.toString("utf8")));
-    if (!parsed.success) throw new Error(`${file}: invalid content pack header (${parsed.error.issues[0]?.message ?? "schema"} at ${parsed.error.issues[0]?.path.join(".")}); remove it to rebuild it`);
+    if (!parsed.success)
+      throw new Error(
+        `${file}: invalid content pack header (${parsed.error.issues[0]?.message ?? "schema"} at ${parsed.error.issues[0]?.path.join(".")}); remove it to rebuild it`,
+      );
     const { paths, kinds } = parsed.data;
-    if (kinds.length !== paths.length) throw new Error(`${file}: invalid content pack header (${paths.length} paths, ${kinds.length} kinds); remove it to rebuild it`);
+    if (kinds.length !== paths.length)
+      throw new Error(
+        `${file}: invalid content pack header (${paths.length} paths, ${kinds.length} kinds); remove it to rebuild it`,
+      );
     const tableStart = 12 + headerLength;
     const textCount = kinds.split("t").length - 1;
     const tableBytes = 16 * paths.length;
     const dataStart = tableStart + tableBytes + SIGNATURE_BYTES * textCount;
-    if (dataStart > fileSize) throw new Error(`${file}: truncated content pack (table and signatures of ${paths.length} files past the end); remove it to rebuild it`);
+    if (dataStart > fileSize)
+      throw new Error(
+        `${file}: truncated content pack (table and signatures of ${paths.length} files past the end); remove it to rebuild it`,
+      );
     // The table and the signatures, in one read.
     const indexBytes = Buffer.allocUnsafe(dataStart - tableStart);
     readFully(fd, indexBytes, tableStart, file);
@@ -235,10 +267,19 @@ export function loadContentPack(file: string): ContentPack | undefined {
       const kind = kinds[i] as PackedFile["kind"];
       const offset = indexBytes.readDoubleLE(16 * i);
       const size = indexBytes.readDoubleLE(16 * i + 8);
-      if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(size) || offset < 0 || size < 0) throw new Error(`${file}: invalid content pack (${path}: offset ${offset}, size ${size}); remove it to rebuild it`);
+      if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(size) || offset < 0 || size < 0)
+        throw new Error(
+          `${file}: invalid content pack (${path}: offset ${offset}, size ${size}); remove it to rebuild it`,
+        );
       if (kind === "t") {
-        if (offset + size > dataLength) throw new Error(`${file}: truncated content pack (${path} ends at byte ${offset + size} of ${dataLength}); remove it to rebuild it`);
-        if (offset < previousEnd) throw new Error(`${file}: invalid content pack (${path} starts at byte ${offset}, inside the file before it); remove it to rebuild it`);
+        if (offset + size > dataLength)
+          throw new Error(
+            `${file}: truncated content pack (${path} ends at byte ${offset + size} of ${dataLength}); remove it to rebuild it`,
+          );
+        if (offset < previousEnd)
+          throw new Error(
+            `${file}: invalid content pack (${path} starts at byte ${offset}, inside the file before it); remove it to rebuild it`,
+          );
         previousEnd = offset + size;
         files.set(path, { kind, offset, size, text: starts.length });
         starts.push(offset);

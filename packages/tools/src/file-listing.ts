@@ -30,7 +30,10 @@ export async function walkFiles(root: string): Promise<FileEntry[]> {
     const folder = pending.pop() as string;
     const at = folder === "" ? root : join(root, folder);
     const entries = await readdir(at, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-      throw new WorkspaceError("not-a-directory", `cannot list ${at} (${error.code ?? error.message}) while walking ${root}: is it a repository checkout?`);
+      throw new WorkspaceError(
+        "not-a-directory",
+        `cannot list ${at} (${error.code ?? error.message}) while walking ${root}: is it a repository checkout?`,
+      );
     });
     for (const entry of entries) {
       if (entry.name === ".git") continue;
@@ -47,7 +50,10 @@ export async function walkFiles(root: string): Promise<FileEntry[]> {
  * The files git tracks in the index of a working tree (`git ls-files --stage -z`): regular
  * files and symbolic links; submodules (mode 160000) are left out. Sorted by `comparePaths`.
  */
-export async function gitIndexFiles(root: string, options: { env?: Record<string, string>; safeDirectory?: string } = {}): Promise<FileEntry[]> {
+export async function gitIndexFiles(
+  root: string,
+  options: { env?: Record<string, string>; safeDirectory?: string } = {},
+): Promise<FileEntry[]> {
   const { stdout } = await runGit(["ls-files", "--stage", "-z"], { cwd: root, ...options });
   return parseLsFilesStage(stdout);
 }

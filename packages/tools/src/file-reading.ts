@@ -15,7 +15,12 @@ const BINARY_PROBE_BYTES = 8192;
  * regular file is refused right after, from the open descriptor (no check-then-open race).
  * The head is read first: most binary files show a NUL byte there, and are then not read on.
  */
-export function readFileClassified(path: string, absolute: string, maxFileBytes: number, options: { noFollow?: boolean } = {}): FileRead | undefined {
+export function readFileClassified(
+  path: string,
+  absolute: string,
+  maxFileBytes: number,
+  options: { noFollow?: boolean } = {},
+): FileRead | undefined {
   let fd: number;
   try {
     fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0));

@@ -80,7 +80,12 @@ function closestBasename(files: readonly string[], requested: string): PathMatch
     }
     if (distance > limit) continue;
     let agree = 0;
-    while (agree < folders.length && agree < fileSegments.length - 1 && folders[folders.length - 1 - agree] === fileSegments[fileSegments.length - 2 - agree]) agree += 1;
+    while (
+      agree < folders.length &&
+      agree < fileSegments.length - 1 &&
+      folders[folders.length - 1 - agree] === fileSegments[fileSegments.length - 2 - agree]
+    )
+      agree += 1;
     scored.push({ file, distance, folders: agree });
   }
   if (scored.length === 0) return { status: "not-found", candidates: [] };
@@ -89,10 +94,20 @@ function closestBasename(files: readonly string[], requested: string): PathMatch
   const tied = scored.filter((entry) => entry.distance === best.distance && entry.folders === best.folders);
   if (tied.length > 1) {
     const candidates = tied.map((entry) => entry.file).sort(comparePaths);
-    return { status: "ambiguous", rule: "basename", candidates: candidates.slice(0, MAX_CANDIDATES), total: candidates.length };
+    return {
+      status: "ambiguous",
+      rule: "basename",
+      candidates: candidates.slice(0, MAX_CANDIDATES),
+      total: candidates.length,
+    };
   }
   const alternatives = scored.slice(1).filter((entry) => entry.distance <= best.distance + 1);
-  return { status: "found", path: best.file, rule: "basename", alternatives: alternatives.slice(0, ALTERNATIVES).map((entry) => entry.file) };
+  return {
+    status: "found",
+    path: best.file,
+    rule: "basename",
+    alternatives: alternatives.slice(0, ALTERNATIVES).map((entry) => entry.file),
+  };
 }
 
 /**
@@ -109,7 +124,11 @@ export function boundedLevenshtein(a: string, b: string, limit: number): number 
     let rowMin = i;
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      const value = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
       current.push(value);
       if (value < rowMin) rowMin = value;
     }

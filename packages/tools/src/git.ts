@@ -8,7 +8,8 @@ import { WorkspaceError } from "./tool-error.js";
  */
 export function gitEnvironment(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_") && value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!key.startsWith("GIT_") && value !== undefined) env[key] = value;
   return {
     ...env,
     GIT_CONFIG_NOSYSTEM: "1",
@@ -51,7 +52,10 @@ export async function runGit(
     return { stdout: result.stdout, exitCode: result.exitCode ?? 0 };
   } catch (error) {
     if (error instanceof ExecaError) {
-      const message = String(error.stderr ?? "").trim().split("\n")[0] || error.shortMessage;
+      const message =
+        String(error.stderr ?? "")
+          .trim()
+          .split("\n")[0] || error.shortMessage;
       throw new WorkspaceError("git-failed", `git ${args.join(" ")} failed in ${options.cwd}: ${message}`);
     }
     throw error;

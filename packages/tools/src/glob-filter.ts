@@ -44,7 +44,8 @@ const compiled = new Map<string, PathFilter>();
 function compileGlobFilter(glob: string, options: { maxLength: number; what?: string }): PathFilter {
   const what = options.what ?? "glob";
   if (typeof glob !== "string") throw new ToolError("refused", `${what} must be a string`);
-  if (glob.length > options.maxLength) throw new ToolError("refused", `${what} is ${glob.length} characters long; the limit is ${options.maxLength}`);
+  if (glob.length > options.maxLength)
+    throw new ToolError("refused", `${what} is ${glob.length} characters long; the limit is ${options.maxLength}`);
   if (glob.includes("\0")) throw new ToolError("refused", `${what} contains a NUL byte`);
   let pattern = glob.trim();
   let negated = false;
@@ -58,16 +59,29 @@ function compileGlobFilter(glob: string, options: { maxLength: number; what?: st
   const foldersOnly = pattern.endsWith("/");
   pattern = pattern.replace(/\/+$/, "");
   if (pattern === "") throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} is empty`);
-  if (pattern.split("/").includes("..")) throw new ToolError("refused", `${what} ${JSON.stringify(clip(glob))} contains "..": globs match paths inside the repository`);
+  if (pattern.split("/").includes(".."))
+    throw new ToolError(
+      "refused",
+      `${what} ${JSON.stringify(clip(glob))} contains "..": globs match paths inside the repository`,
+    );
   const unbalanced = unbalancedBracket(pattern);
-  if (unbalanced) throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} has an unclosed "${unbalanced}" (it would match nothing); write \\${unbalanced} for a literal one`);
+  if (unbalanced)
+    throw new ToolError(
+      "invalid-input",
+      `${what} ${JSON.stringify(clip(glob))} has an unclosed "${unbalanced}" (it would match nothing); write \\${unbalanced} for a literal one`,
+    );
   let matcher: (path: string) => boolean;
   try {
     // A glob without wildcards is a plain name or path: compared as a string.
     const literal = pattern.replace(/\\(.)/g, "$1");
-    matcher = picomatch.scan(pattern).isGlob ? picomatch(pattern, { dot: true }) : (candidate: string) => candidate === literal;
+    matcher = picomatch.scan(pattern).isGlob
+      ? picomatch(pattern, { dot: true })
+      : (candidate: string) => candidate === literal;
   } catch (error) {
-    throw new ToolError("invalid-input", `${what} ${JSON.stringify(clip(glob))} is not a valid glob: ${(error as Error).message}`);
+    throw new ToolError(
+      "invalid-input",
+      `${what} ${JSON.stringify(clip(glob))} is not a valid glob: ${(error as Error).message}`,
+    );
   }
   // Names and folders repeat across a listing's files (`__init__.py`, `django/db`): each is
   // matched once per compiled filter, and a file costs one look-up for its folder.
@@ -86,7 +100,9 @@ function compileGlobFilter(glob: string, options: { maxLength: number; what?: st
     let selected = folders.get(folder);
     if (selected === undefined) {
       const slash = folder.lastIndexOf("/");
-      selected = (anchored ? matcher(folder) : nameMatch(folder.slice(slash + 1))) || (slash > 0 && folderSelected(folder.slice(0, slash)));
+      selected =
+        (anchored ? matcher(folder) : nameMatch(folder.slice(slash + 1))) ||
+        (slash > 0 && folderSelected(folder.slice(0, slash)));
       folders.set(folder, selected);
     }
     return selected;

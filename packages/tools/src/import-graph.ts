@@ -86,7 +86,15 @@ export class ImportGraph {
     });
     const externals: [number, string[]][] = [];
     for (const [path, names] of this.externals) externals.push([this.index.get(path) as number, [...names]]);
-    return { format: "loclab-import-graph", version: 1, fingerprint: importGraphFingerprint(), files: [...this.files], edges, externals, stats: this.stats };
+    return {
+      format: "loclab-import-graph",
+      version: 1,
+      fingerprint: importGraphFingerprint(),
+      files: [...this.files],
+      edges,
+      externals,
+      stats: this.stats,
+    };
   }
 
   /** A graph from its stored form (indices checked). */
@@ -221,7 +229,10 @@ export class PythonImportIndex {
   importsOf(path: string): Promise<FileImports> {
     let imports = this.parsed.get(path);
     if (!imports && this.builtGraph) {
-      imports = Promise.resolve({ targets: this.builtGraph.importsOf(path), external: [...this.builtGraph.externalOf(path)] });
+      imports = Promise.resolve({
+        targets: this.builtGraph.importsOf(path),
+        external: [...this.builtGraph.externalOf(path)],
+      });
       this.parsed.set(path, imports);
     }
     if (!imports) {
@@ -238,7 +249,11 @@ export class PythonImportIndex {
     const fileName = target.slice(slash + 1);
     const isInit = fileName === "__init__.py" || fileName === "__init__.pyi";
     const folder = slash < 0 ? "" : target.slice(0, slash);
-    const name = isInit ? (folder === "" ? this.rootPackage : folder.slice(folder.lastIndexOf("/") + 1)) : fileName.replace(/\.(py|pyi|pyx)$/, "");
+    const name = isInit
+      ? folder === ""
+        ? this.rootPackage
+        : folder.slice(folder.lastIndexOf("/") + 1)
+      : fileName.replace(/\.(py|pyi|pyx)$/, "");
     const needle = Buffer.from(name, "utf8");
     const importers: string[] = [];
     for (const file of this.moduleFiles) {
@@ -248,7 +263,9 @@ export class PythonImportIndex {
         const read = this.workspace.cached(file) ?? (await this.workspace.read(file).catch(() => undefined));
         if (!read || read.kind !== "text") continue;
         const underFolder = folder === "" || file.startsWith(`${folder}/`);
-        const candidate = read.bytes.indexOf(needle) >= 0 || (isInit && underFolder && DOTS_ONLY_IMPORT.test(read.bytes.toString("latin1")));
+        const candidate =
+          read.bytes.indexOf(needle) >= 0 ||
+          (isInit && underFolder && DOTS_ONLY_IMPORT.test(read.bytes.toString("latin1")));
         if (!candidate) continue;
         imports = await this.importsOf(file);
       }
@@ -280,7 +297,11 @@ export class PythonImportIndex {
     const ahead = new Map<string, Promise<unknown>>();
     const prefetch = (i: number) => {
       const path = sources[i];
-      if (path !== undefined && !this.parsed.has(path)) ahead.set(path, this.workspace.read(path).catch(() => undefined));
+      if (path !== undefined && !this.parsed.has(path))
+        ahead.set(
+          path,
+          this.workspace.read(path).catch(() => undefined),
+        );
     };
     for (let i = 0; i < 16; i += 1) prefetch(i);
     for (let i = 0; i < sources.length; i += 1) {
@@ -343,7 +364,12 @@ export class PythonImportIndex {
           if (batch.lost) lost = true;
           return batch.answers;
         });
-        paths.forEach((path, i) => claim(path, answers.then((list) => list[i] as Promise<FileImports>)));
+        paths.forEach((path, i) =>
+          claim(
+            path,
+            answers.then((list) => list[i] as Promise<FileImports>),
+          ),
+        );
         await answers.catch(() => undefined);
       }
     };
@@ -351,7 +377,10 @@ export class PythonImportIndex {
   }
 
   /** One batch parsed on the pool: each file's answer (sources without an import need no thread); on a lost thread, parsed here. */
-  private async parseBatch(paths: readonly string[], pool: ImportParsePool): Promise<{ answers: Promise<FileImports>[]; lost: boolean }> {
+  private async parseBatch(
+    paths: readonly string[],
+    pool: ImportParsePool,
+  ): Promise<{ answers: Promise<FileImports>[]; lost: boolean }> {
     const sources = await Promise.all(paths.map((path) => this.sourceOf(path)));
     const texts = sources.filter((source): source is string => typeof source === "string");
     let results: ParsedSource[] | undefined;
@@ -458,7 +487,11 @@ let fingerprint: string | undefined;
  * resolution of each file's imports). Any change to either makes stored graphs stale.
  */
 export function importGraphFingerprint(): string {
-  fingerprint ??= createHash("sha256").update(importParserFingerprint()).update(readFileSync(fileURLToPath(import.meta.url))).digest("hex").slice(0, 16);
+  fingerprint ??= createHash("sha256")
+    .update(importParserFingerprint())
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest("hex")
+    .slice(0, 16);
   return fingerprint;
 }
 
@@ -488,7 +521,12 @@ export function loadImportGraph(folder: string, paths: readonly string[]): Impor
     return undefined;
   }
   const modules = moduleFilesOf(paths);
-  if (stored.fingerprint !== importGraphFingerprint() || stored.files.length !== modules.length || stored.files.some((file, i) => file !== modules[i])) return undefined;
+  if (
+    stored.fingerprint !== importGraphFingerprint() ||
+    stored.files.length !== modules.length ||
+    stored.files.some((file, i) => file !== modules[i])
+  )
+    return undefined;
   try {
     return ImportGraph.fromStored(stored);
   } catch {

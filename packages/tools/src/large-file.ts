@@ -49,7 +49,8 @@ export async function streamLineChunks(
       if (lastBreak < 0) {
         if (data.length > maxLineBytes) {
           // One line longer than the cap: hand over its head as a line of its own, read past the rest.
-          if (onChunk(Buffer.concat([data.subarray(0, maxLineBytes), Buffer.from("\n")]), nextLine) === false) return "stopped";
+          if (onChunk(Buffer.concat([data.subarray(0, maxLineBytes), Buffer.from("\n")]), nextLine) === false)
+            return "stopped";
           nextLine += 1;
           carry = Buffer.alloc(0);
           skipping = true;

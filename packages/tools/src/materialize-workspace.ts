@@ -29,8 +29,6 @@ export interface MaterializeWorkspaceOptions {
   limits?: Partial<ToolLimits>;
 }
 
-
-
 const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const COMMIT = /^[0-9a-fA-F]{4,64}$/;
 const FULL_COMMIT = /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
@@ -74,12 +72,24 @@ export async function materializeWorkspace(options: MaterializeWorkspaceOptions)
   if (!REPO.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) {
     throw new WorkspaceError("invalid-instance", `repository ${JSON.stringify(repo)} is not of the form owner/name`);
   }
-  if (!COMMIT.test(commitInput)) throw new WorkspaceError("invalid-instance", `base commit ${JSON.stringify(commitInput)} is not a hexadecimal commit id`);
+  if (!COMMIT.test(commitInput))
+    throw new WorkspaceError(
+      "invalid-instance",
+      `base commit ${JSON.stringify(commitInput)} is not a hexadecimal commit id`,
+    );
   // A full commit id whose tree is in the cache needs no git at all (not even the mirror):
   // the tree is complete once its manifest is there, and a commit id names one tree forever.
-  const cachedFolder = FULL_COMMIT.test(commitInput) ? workspaceCachePath(options.cacheDir, repo, commitInput.toLowerCase()) : undefined;
+  const cachedFolder = FULL_COMMIT.test(commitInput)
+    ? workspaceCachePath(options.cacheDir, repo, commitInput.toLowerCase())
+    : undefined;
   const cachedManifest = cachedFolder ? await readManifest(cachedFolder) : undefined;
-  if (cachedFolder && cachedManifest && cachedManifest.repo === repo && cachedManifest.commit === commitInput.toLowerCase()) return cachedWorkspace(cachedFolder, cachedManifest, options.limits);
+  if (
+    cachedFolder &&
+    cachedManifest &&
+    cachedManifest.repo === repo &&
+    cachedManifest.commit === commitInput.toLowerCase()
+  )
+    return cachedWorkspace(cachedFolder, cachedManifest, options.limits);
   const mirror = await findMirror(options.mirrors, repo);
   const commit = await resolveCommit(mirror, commitInput, repo);
   const folder = workspaceCachePath(options.cacheDir, repo, commit);
@@ -95,7 +105,11 @@ export async function materializeWorkspace(options: MaterializeWorkspaceOptions)
 }
 
 /** The workspace of a complete cache entry; writes its content pack first if it has none. */
-async function cachedWorkspace(folder: string, manifest: WorkspaceManifest, limits: Partial<ToolLimits> | undefined): Promise<Workspace> {
+async function cachedWorkspace(
+  folder: string,
+  manifest: WorkspaceManifest,
+  limits: Partial<ToolLimits> | undefined,
+): Promise<Workspace> {
   const { repo, commit } = manifest;
   const root = await realpath(join(folder, "tree"));
   // The content pack, once per commit (trees cached before packs existed get theirs now).
@@ -105,7 +119,14 @@ async function cachedWorkspace(folder: string, manifest: WorkspaceManifest, limi
   } catch {
     // Reads fall back to the tree.
   }
-  return workspaceFromFiles({ root, files: manifest.files, repo, commit, cacheFolder: folder, ...(limits ? { limits } : {}) });
+  return workspaceFromFiles({
+    root,
+    files: manifest.files,
+    repo,
+    commit,
+    cacheFolder: folder,
+    ...(limits ? { limits } : {}),
+  });
 }
 
 /** The mirror of `repo` under `mirrors`: its folder and git directory. */
@@ -113,23 +134,41 @@ export async function findMirror(mirrors: string, repo: string): Promise<{ path:
   const candidates = mirrorCandidates(mirrors, repo);
   const path = candidates.find((candidate) => existsSync(candidate));
   if (!path) {
-    throw new WorkspaceError("no-mirror", `no mirror of ${repo}: neither ${candidates.join(" nor ")} exists (clone it there, e.g. git clone --mirror https://github.com/${repo} ${candidates[1]})`);
+    throw new WorkspaceError(
+      "no-mirror",
+      `no mirror of ${repo}: neither ${candidates.join(" nor ")} exists (clone it there, e.g. git clone --mirror https://github.com/${repo} ${candidates[1]})`,
+    );
   }
-  if (!(await stat(path)).isDirectory()) throw new WorkspaceError("not-a-git-repository", `${path} (the mirror of ${repo}) is not a git repository: it is not a folder`);
+  if (!(await stat(path)).isDirectory())
+    throw new WorkspaceError(
+      "not-a-git-repository",
+      `${path} (the mirror of ${repo}) is not a git repository: it is not a folder`,
+    );
   const dotGit = join(path, ".git");
   const gitDir = existsSync(dotGit) ? dotGit : path;
-  const probe = await runGit(["--git-dir", gitDir, "rev-parse", "--absolute-git-dir"], { cwd: path, safeDirectory: "*", allowFailure: true });
-  if (probe.exitCode !== 0) throw new WorkspaceError("not-a-git-repository", `${path} (the mirror of ${repo}) is not a git repository`);
+  const probe = await runGit(["--git-dir", gitDir, "rev-parse", "--absolute-git-dir"], {
+    cwd: path,
+    safeDirectory: "*",
+    allowFailure: true,
+  });
+  if (probe.exitCode !== 0)
+    throw new WorkspaceError("not-a-git-repository", `${path} (the mirror of ${repo}) is not a git repository`);
   return { path, gitDir: probe.stdout.trim() };
 }
 
 /** The full id of `commit` when the mirror holds it as a commit, else undefined. */
-export async function resolveCommitIn(mirror: { path: string; gitDir: string }, commit: string): Promise<string | undefined> {
-  const result = await runGit(["--git-dir", mirror.gitDir, "rev-parse", "--verify", "--quiet", "--end-of-options", `${commit}^{commit}`], {
-    cwd: mirror.path,
-    safeDirectory: "*",
-    allowFailure: true,
-  });
+export async function resolveCommitIn(
+  mirror: { path: string; gitDir: string },
+  commit: string,
+): Promise<string | undefined> {
+  const result = await runGit(
+    ["--git-dir", mirror.gitDir, "rev-parse", "--verify", "--quiet", "--end-of-options", `${commit}^{commit}`],
+    {
+      cwd: mirror.path,
+      safeDirectory: "*",
+      allowFailure: true,
+    },
+  );
   const full = result.stdout.trim();
   return result.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(full) ? full : undefined;
 }
@@ -137,12 +176,20 @@ export async function resolveCommitIn(mirror: { path: string; gitDir: string }, 
 async function resolveCommit(mirror: { path: string; gitDir: string }, commit: string, repo: string): Promise<string> {
   const full = await resolveCommitIn(mirror, commit);
   if (full === undefined) {
-    throw new WorkspaceError("unknown-commit", `commit ${commit} of ${repo} is not in the mirror ${mirror.path} (fetch it, or check the instance's base_commit)`);
+    throw new WorkspaceError(
+      "unknown-commit",
+      `commit ${commit} of ${repo} is not in the mirror ${mirror.path} (fetch it, or check the instance's base_commit)`,
+    );
   }
   return full;
 }
 
-async function ensureTree(mirror: { path: string; gitDir: string }, repo: string, commit: string, folder: string): Promise<string> {
+async function ensureTree(
+  mirror: { path: string; gitDir: string },
+  repo: string,
+  commit: string,
+  folder: string,
+): Promise<string> {
   if (await readManifest(folder)) return folder;
   if (existsSync(folder)) await removeTree(folder);
   const parent = join(folder, "..");
@@ -153,14 +200,21 @@ async function ensureTree(mirror: { path: string; gitDir: string }, repo: string
   try {
     const env = { GIT_INDEX_FILE: join(temporary, "index") };
     const git = (args: string[]) =>
-      runGit(["--git-dir", mirror.gitDir, "--work-tree", join(temporary, "tree"), ...args], { cwd: temporary, safeDirectory: "*", env });
+      runGit(["--git-dir", mirror.gitDir, "--work-tree", join(temporary, "tree"), ...args], {
+        cwd: temporary,
+        safeDirectory: "*",
+        env,
+      });
     await git(["read-tree", commit]);
     await git(["checkout-index", "--all", "--force"]).catch((error: unknown) => {
       // A mirror without some of the commit's blobs (a snapshot without its large files, a
       // filtered clone): say so, and how to find every such instance before a run.
       const missing = /unable to read sha1 file of (.+?) \(/.exec(String((error as Error).message))?.[1];
       if (missing === undefined) throw error;
-      throw new WorkspaceError("partial-mirror", `${repo}@${commit.slice(0, 12)}: the mirror ${mirror.path} lacks the contents of ${missing} (a partial mirror; loclab mirrors check --repos <dir> lists every instance it affects)`);
+      throw new WorkspaceError(
+        "partial-mirror",
+        `${repo}@${commit.slice(0, 12)}: the mirror ${mirror.path} lacks the contents of ${missing} (a partial mirror; loclab mirrors check --repos <dir> lists every instance it affects)`,
+      );
     });
     const stage = (await git(["ls-files", "--stage", "-z"])).stdout;
     const files = parseLsFilesStage(stage);
@@ -190,9 +244,12 @@ async function ensureTree(mirror: { path: string; gitDir: string }, repo: string
   }
 }
 
-
 /** Removes one materialized tree (if present). Other sessions using it must be closed first. */
-export async function removeMaterializedWorkspace(options: { cacheDir: string; repo: string; commit: string }): Promise<void> {
+export async function removeMaterializedWorkspace(options: {
+  cacheDir: string;
+  repo: string;
+  commit: string;
+}): Promise<void> {
   await removeTree(workspaceCachePath(options.cacheDir, options.repo, options.commit));
 }
 
@@ -201,7 +258,11 @@ export async function removeMaterializedWorkspace(options: { cacheDir: string; r
  * `olderThanMs` ago; leftovers of interrupted materializations (`.tmp-*`) always go.
  * Returns the folders removed.
  */
-export async function clearWorkspaceCache(options: { cacheDir: string; olderThanMs?: number; now?: Date }): Promise<string[]> {
+export async function clearWorkspaceCache(options: {
+  cacheDir: string;
+  olderThanMs?: number;
+  now?: Date;
+}): Promise<string[]> {
   const cacheDir = resolve(options.cacheDir);
   if (!existsSync(cacheDir)) return [];
   const removed: string[] = [];
@@ -216,7 +277,8 @@ export async function clearWorkspaceCache(options: { cacheDir: string; olderThan
       let remove = entry.name.startsWith(".tmp-");
       if (!remove) {
         const manifest = await readManifest(folder);
-        remove = options.olderThanMs === undefined || !manifest || now - Date.parse(manifest.createdAt) > options.olderThanMs;
+        remove =
+          options.olderThanMs === undefined || !manifest || now - Date.parse(manifest.createdAt) > options.olderThanMs;
       }
       if (remove) {
         await removeTree(folder);
@@ -280,7 +342,8 @@ export async function removeTree(folder: string): Promise<void> {
   if (!existsSync(folder)) return;
   const unlock = async (path: string) => {
     await chmod(path, 0o755);
-    for (const entry of await readdir(path, { withFileTypes: true })) if (entry.isDirectory()) await unlock(join(path, entry.name));
+    for (const entry of await readdir(path, { withFileTypes: true }))
+      if (entry.isDirectory()) await unlock(join(path, entry.name));
   };
   await unlock(folder).catch(() => undefined);
   await rm(folder, { recursive: true, force: true });

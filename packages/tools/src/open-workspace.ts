@@ -42,7 +42,15 @@ export async function openWorkspace(options: OpenWorkspaceOptions): Promise<Work
   if (mode === "auto" && basename(root) === "tree") {
     const folder = dirname(root);
     const manifest = await readManifest(folder);
-    if (manifest) return workspaceFromFiles({ root, files: manifest.files, repo: manifest.repo, commit: manifest.commit, limits, cacheFolder: folder });
+    if (manifest)
+      return workspaceFromFiles({
+        root,
+        files: manifest.files,
+        repo: manifest.repo,
+        commit: manifest.commit,
+        limits,
+        cacheFolder: folder,
+      });
   }
   const useGit = mode === "git" || (mode === "auto" && existsSync(join(root, ".git")));
   const listFiles = useGit ? () => gitIndexFiles(root, { safeDirectory: root }) : () => walkFiles(root);

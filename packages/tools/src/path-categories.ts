@@ -8,11 +8,24 @@ export type PathCategory = "hidden" | "vendored" | "tests" | "docs";
 export const PATH_CATEGORIES: readonly PathCategory[] = ["hidden", "vendored", "tests", "docs"];
 
 const VENDORED_FOLDERS = new Set([
-  "vendor", "vendors", "vendored", "_vendor", "third_party", "third-party", "thirdparty", "3rdparty",
-  "extern", "externals", "external", "node_modules", "bower_components", "site-packages",
+  "vendor",
+  "vendors",
+  "vendored",
+  "_vendor",
+  "third_party",
+  "third-party",
+  "thirdparty",
+  "3rdparty",
+  "extern",
+  "externals",
+  "external",
+  "node_modules",
+  "bower_components",
+  "site-packages",
 ]);
 const TEST_FOLDERS = new Set(["test", "tests", "testing", "__tests__", "testcases", "spec", "specs"]);
-const TEST_FILE = /^(test_.*\.py|.*_tests?\.py|tests?\.py|conftest\.py|.*\.(test|spec)\.[cm]?[jt]sx?|.*_test\.go|.*Tests?\.java)$/;
+const TEST_FILE =
+  /^(test_.*\.py|.*_tests?\.py|tests?\.py|conftest\.py|.*\.(test|spec)\.[cm]?[jt]sx?|.*_test\.go|.*Tests?\.java)$/;
 const DOC_FOLDERS = new Set(["doc", "docs", "documentation", "man"]);
 const DOC_FILE = /\.(rst|md|markdown|adoc|asciidoc|rdoc|texi|txt\.rst)$/i;
 const MINIFIED = /\.min\.(js|css)$/;

@@ -32,7 +32,10 @@ export function checkPathInput(input: string, options: { root: string; maxLength
   }
   const segments = path.split("/").filter((segment) => segment !== "" && segment !== ".");
   if (segments.includes("..")) {
-    throw new ToolError("refused", `${what} ${JSON.stringify(clip(input))} contains "..": give a path relative to the repository root, without ".."`);
+    throw new ToolError(
+      "refused",
+      `${what} ${JSON.stringify(clip(input))} contains "..": give a path relative to the repository root, without ".."`,
+    );
   }
   return segments.join("/");
 }

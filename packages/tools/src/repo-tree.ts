@@ -47,7 +47,14 @@ export interface RepoTreeResult {
   hidden: { notIncluded: number; excluded: number; hidden: number; vendored: number; tests: number; docs: number };
   /** Entries not listed because of `limits.treeMaxEntries`. */
   truncated: number;
-  options: { hideTests: boolean; hideDocs: boolean; hideVendored: boolean; hideHidden: boolean; include: string[]; exclude: string[] };
+  options: {
+    hideTests: boolean;
+    hideDocs: boolean;
+    hideVendored: boolean;
+    hideHidden: boolean;
+    include: string[];
+    exclude: string[];
+  };
 }
 
 interface Folder {
@@ -79,17 +86,25 @@ const MAX_GLOBS = 50;
 export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}): Promise<RepoTreeResult> {
   const folder = checkPathInput(input.path ?? "", { root: workspace.root, maxLength: workspace.limits.maxPathLength });
   const depth = input.depth ?? 2;
-  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) throw new ToolError("invalid-input", `depth must be an integer from 1 to ${MAX_DEPTH}, got ${String(input.depth)}`);
+  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH)
+    throw new ToolError("invalid-input", `depth must be an integer from 1 to ${MAX_DEPTH}, got ${String(input.depth)}`);
   if (!(await workspace.isFolder(folder))) {
-    if (await workspace.entry(folder)) throw new ToolError("invalid-input", `${JSON.stringify(clip(folder))} is a file, not a folder: show it with view_file`);
+    if (await workspace.entry(folder))
+      throw new ToolError(
+        "invalid-input",
+        `${JSON.stringify(clip(folder))} is a file, not a folder: show it with view_file`,
+      );
     throw new ToolError("not-found", `No such folder: ${JSON.stringify(clip(folder))}`);
   }
   const include = input.include ?? [];
   const exclude = input.exclude ?? [];
-  if (include.length > MAX_GLOBS || exclude.length > MAX_GLOBS) throw new ToolError("refused", `at most ${MAX_GLOBS} include and ${MAX_GLOBS} exclude globs`);
+  if (include.length > MAX_GLOBS || exclude.length > MAX_GLOBS)
+    throw new ToolError("refused", `at most ${MAX_GLOBS} include and ${MAX_GLOBS} exclude globs`);
   const globOptions = { maxLength: workspace.limits.maxPathLength };
-  const included: PathFilter | undefined = include.length > 0 ? anyGlobFilter(include, { ...globOptions, what: "include glob" }) : undefined;
-  const excluded: PathFilter | undefined = exclude.length > 0 ? anyGlobFilter(exclude, { ...globOptions, what: "exclude glob" }) : undefined;
+  const included: PathFilter | undefined =
+    include.length > 0 ? anyGlobFilter(include, { ...globOptions, what: "include glob" }) : undefined;
+  const excluded: PathFilter | undefined =
+    exclude.length > 0 ? anyGlobFilter(exclude, { ...globOptions, what: "exclude glob" }) : undefined;
   const options = {
     hideTests: input.hideTests ?? false,
     hideDocs: input.hideDocs ?? false,
@@ -98,7 +113,12 @@ export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}):
     include,
     exclude,
   };
-  const hiding: Record<PathCategory, boolean> = { hidden: options.hideHidden, vendored: options.hideVendored, tests: options.hideTests, docs: options.hideDocs };
+  const hiding: Record<PathCategory, boolean> = {
+    hidden: options.hideHidden,
+    vendored: options.hideVendored,
+    tests: options.hideTests,
+    docs: options.hideDocs,
+  };
 
   const hidden = { notIncluded: 0, excluded: 0, hidden: 0, vendored: 0, tests: 0, docs: 0 };
   const top: Folder = { path: folder, folders: new Map(), files: [], count: 0 };
@@ -117,7 +137,8 @@ export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}):
       continue;
     }
     const categories = knownPathCategories(path);
-    const category = categories.length === 0 ? undefined : PATH_CATEGORIES.find((name) => hiding[name] && categories.includes(name));
+    const category =
+      categories.length === 0 ? undefined : PATH_CATEGORIES.find((name) => hiding[name] && categories.includes(name));
     if (category) {
       hidden[category] += 1;
       continue;
@@ -132,7 +153,12 @@ export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}):
       const segment = segments[level] as string;
       let next = node.folders.get(segment);
       if (!next) {
-        next = { path: node.path === "" ? segment : `${node.path}/${segment}`, folders: new Map(), files: [], count: 0 };
+        next = {
+          path: node.path === "" ? segment : `${node.path}/${segment}`,
+          folders: new Map(),
+          files: [],
+          count: 0,
+        };
         node.folders.set(segment, next);
       }
       next.count += 1;
@@ -151,7 +177,13 @@ export async function repoTree(workspace: Workspace, input: RepoTreeInput = {}):
     for (const name of [...node.folders.keys()].sort(comparePaths)) {
       const child = node.folders.get(name) as Folder;
       const collapsed = level === depth;
-      push({ path: child.path, type: "folder", depth: level, files: child.count, ...(collapsed ? { collapsed: true } : {}) });
+      push({
+        path: child.path,
+        type: "folder",
+        depth: level,
+        files: child.count,
+        ...(collapsed ? { collapsed: true } : {}),
+      });
       if (!collapsed) visit(child, level + 1);
     }
     for (const file of [...node.files].sort(comparePaths)) push({ path: file, type: "file", depth: level });
@@ -175,14 +207,21 @@ export function renderRepoTree(result: RepoTreeResult): string {
     ["tests", "tests", "hideTests=false"],
     ["docs", "docs", "hideDocs=false"],
   ];
-  const hiddenParts = reasons.filter(([key]) => result.hidden[key] > 0).map(([key, label, flag]) => `${result.hidden[key]} ${label}${flag ? ` (${flag} shows them)` : ""}`);
-  const header = `repo_tree ${name} (depth ${result.depth}): ${result.shownFiles} file${result.shownFiles === 1 ? "" : "s"} shown` + (hiddenParts.length > 0 ? `; hidden: ${hiddenParts.join(", ")}` : "");
+  const hiddenParts = reasons
+    .filter(([key]) => result.hidden[key] > 0)
+    .map(([key, label, flag]) => `${result.hidden[key]} ${label}${flag ? ` (${flag} shows them)` : ""}`);
+  const header =
+    `repo_tree ${name} (depth ${result.depth}): ${result.shownFiles} file${result.shownFiles === 1 ? "" : "s"} shown` +
+    (hiddenParts.length > 0 ? `; hidden: ${hiddenParts.join(", ")}` : "");
   const lines = result.entries.map((entry) => {
     const indent = "  ".repeat(entry.depth - 1);
     const base = entry.path.slice(entry.path.lastIndexOf("/") + 1);
     if (entry.type === "file") return `${indent}${base}`;
     return `${indent}${base}/${entry.collapsed ? ` (${entry.files} file${entry.files === 1 ? "" : "s"})` : ""}`;
   });
-  const footer = result.truncated > 0 ? `[${result.truncated} more entries not listed: use a smaller depth, a deeper path or include globs]\n` : "";
+  const footer =
+    result.truncated > 0
+      ? `[${result.truncated} more entries not listed: use a smaller depth, a deeper path or include globs]\n`
+      : "";
   return `${header}\n${lines.length > 0 ? `${lines.join("\n")}\n` : ""}${footer}`;
 }

@@ -38,7 +38,10 @@ export async function runTool(workspace: Workspace, call: ToolCall): Promise<Too
     text: `Error: ${message}\n`,
   });
   if (!(TOOL_NAMES as string[]).includes(call.name)) {
-    return failure("malformed-call", `unknown tool ${JSON.stringify(call.name)}; the tools are ${TOOL_NAMES.join(", ")}`);
+    return failure(
+      "malformed-call",
+      `unknown tool ${JSON.stringify(call.name)}; the tools are ${TOOL_NAMES.join(", ")}`,
+    );
   }
   const name = call.name as ToolName;
   let args: unknown = call.arguments;
@@ -51,7 +54,9 @@ export async function runTool(workspace: Workspace, call: ToolCall): Promise<Too
   }
   const parsed = TOOL_INPUT_SCHEMAS[name].safeParse(args ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "arguments"}: ${issue.message}`,
+    );
     return failure("malformed-call", `the arguments of ${name} do not fit its schema: ${problems.join("; ")}`);
   }
   try {
@@ -62,7 +67,8 @@ export async function runTool(workspace: Workspace, call: ToolCall): Promise<Too
       }
       case "search_code": {
         const input = parsed.data as Parameters<typeof searchCode>[1];
-        const maxHits = input.maxHits === undefined ? undefined : Math.min(input.maxHits, workspace.limits.searchMaxHits);
+        const maxHits =
+          input.maxHits === undefined ? undefined : Math.min(input.maxHits, workspace.limits.searchMaxHits);
         const result = await searchCode(workspace, { ...input, ...(maxHits !== undefined ? { maxHits } : {}) });
         return { ok: true, name, result, text: renderSearchCode(result) };
       }

@@ -59,16 +59,26 @@ export interface SearchCodeResult {
  */
 export async function searchCode(workspace: Workspace, input: SearchCodeInput): Promise<SearchCodeResult> {
   const { query } = input;
-  if (typeof query !== "string" || query.length === 0) throw new ToolError("invalid-input", "query is empty: give the literal text to search for");
+  if (typeof query !== "string" || query.length === 0)
+    throw new ToolError("invalid-input", "query is empty: give the literal text to search for");
   if (query.length > workspace.limits.maxQueryLength) {
-    throw new ToolError("refused", `query is ${query.length} characters long; the limit is ${workspace.limits.maxQueryLength}`);
+    throw new ToolError(
+      "refused",
+      `query is ${query.length} characters long; the limit is ${workspace.limits.maxQueryLength}`,
+    );
   }
   if (query.includes("\0")) throw new ToolError("refused", "query contains a NUL byte");
-  if (/[\r\n]/.test(query)) throw new ToolError("invalid-input", "query holds a line break: search_code matches within one line; search for one line at a time");
+  if (/[\r\n]/.test(query))
+    throw new ToolError(
+      "invalid-input",
+      "query holds a line break: search_code matches within one line; search for one line at a time",
+    );
   const maxHits = input.maxHits ?? workspace.limits.searchDefaultHits;
-  if (!Number.isInteger(maxHits) || maxHits < 1) throw new ToolError("invalid-input", `maxHits must be a positive integer, got ${String(input.maxHits)}`);
+  if (!Number.isInteger(maxHits) || maxHits < 1)
+    throw new ToolError("invalid-input", `maxHits must be a positive integer, got ${String(input.maxHits)}`);
   const ignoreCase = input.ignoreCase ?? false;
-  const filter: PathFilter | undefined = input.glob === undefined ? undefined : globFilter(input.glob, { maxLength: workspace.limits.maxPathLength });
+  const filter: PathFilter | undefined =
+    input.glob === undefined ? undefined : globFilter(input.glob, { maxLength: workspace.limits.maxPathLength });
   const needle = Buffer.from(ignoreCase ? query.toLowerCase() : query, "utf8");
 
   const hits: SearchHit[] = [];
@@ -78,7 +88,8 @@ export async function searchCode(workspace: Workspace, input: SearchCodeInput): 
   const skipped = { binary: 0, unreadable: 0, symlinks: 0 };
   const record = (path: string, line: number, text: () => string) => {
     totalHits += 1;
-    if (hits.length < maxHits) hits.push(clipHit(path, line, text(), query, ignoreCase, workspace.limits.hitTextMaxChars));
+    if (hits.length < maxHits)
+      hits.push(clipHit(path, line, text(), query, ignoreCase, workspace.limits.hitTextMaxChars));
   };
 
   // With a content pack, the trigram signatures rule out most files without reading them.
@@ -189,6 +200,9 @@ export function renderSearchCode(result: SearchCodeResult): string {
     `in ${result.filesWithHits} file${result.filesWithHits === 1 ? "" : "s"}` +
     (result.truncated > 0 ? `; showing the first ${result.hits.length}, ${result.truncated} more not shown` : "");
   const lines = result.hits.map((hit) => `${hit.path}:${hit.line}:${hit.clipped ? `…${hit.text}…` : hit.text}`);
-  const footer = result.truncated > 0 ? `[${result.truncated} more hits not shown: narrow the search with a longer query or a glob]\n` : "";
+  const footer =
+    result.truncated > 0
+      ? `[${result.truncated} more hits not shown: narrow the search with a longer query or a glob]\n`
+      : "";
   return `${header}\n${lines.join("\n")}\n${footer}`;
 }

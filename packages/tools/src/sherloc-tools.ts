@@ -64,7 +64,9 @@ export class SherlocToolbox {
   /** Runs one call given as SHERLOC's parser leaves it: `{tool, ...arguments}`. */
   async run(name: string, args: Record<string, unknown>): Promise<{ text: string; ok: boolean }> {
     let tool = name;
-    if (tool === "") tool = "path" in args ? "view_file" : "query" in args ? "codebase_search" : "file" in args ? "connected_tree" : "";
+    if (tool === "")
+      tool =
+        "path" in args ? "view_file" : "query" in args ? "codebase_search" : "file" in args ? "connected_tree" : "";
     switch (tool) {
       case "view":
       case "view_file":
@@ -76,7 +78,10 @@ export class SherlocToolbox {
       case "connected_tree":
         return this.connectedTree(args.file);
       case "":
-        return { text: "Error: Cannot determine which tool to execute. Please specify 'tool' field in your JSON.", ok: false };
+        return {
+          text: "Error: Cannot determine which tool to execute. Please specify 'tool' field in your JSON.",
+          ok: false,
+        };
       default:
         return { text: `Error: Unknown tool '${tool}'`, ok: false };
     }
@@ -103,8 +108,12 @@ export class SherlocToolbox {
   }
 
   private async viewFile(path: unknown, range: unknown): Promise<{ text: string; ok: boolean }> {
-    if (typeof path !== "string" || path === "") return { text: "Error: No file path provided for the 'view' tool.", ok: false };
-    const requested = path.split("/").filter((part) => part !== "").join("/");
+    if (typeof path !== "string" || path === "")
+      return { text: "Error: No file path provided for the 'view' tool.", ok: false };
+    const requested = path
+      .split("/")
+      .filter((part) => part !== "")
+      .join("/");
     const lines = (await this.visibleSet()).has(requested) ? await this.fileLines(requested) : null;
     if (!lines) return { text: await this.notFound(path), ok: false };
     const max = this.options.maxViewLines ?? 1000;
@@ -112,18 +121,28 @@ export class SherlocToolbox {
     let end = lines.length;
     if (range !== undefined && range !== null) {
       if (!Array.isArray(range) || range.length !== 2 || !range.every((value) => Number.isInteger(value))) {
-        return { text: `Error: Invalid view_range format. Expected [start, end] or [start, -1], got ${JSON.stringify(range)}`, ok: false };
+        return {
+          text: `Error: Invalid view_range format. Expected [start, end] or [start, -1], got ${JSON.stringify(range)}`,
+          ok: false,
+        };
       }
       start = range[0] as number;
       end = range[1] === -1 ? lines.length : (range[1] as number);
     }
     if (start < 1) start = 1;
     if (end > lines.length) end = lines.length;
-    const numbered = (from: number, to: number) => lines.slice(from - 1, to).map((line, i) => `${String(from + i).padStart(4)}: ${line}`).join("\n");
+    const numbered = (from: number, to: number) =>
+      lines
+        .slice(from - 1, to)
+        .map((line, i) => `${String(from + i).padStart(4)}: ${line}`)
+        .join("\n");
     if (start > end) {
       const shown = max > 0 ? Math.min(lines.length, max) : lines.length;
       const more = lines.length > shown ? `\n\n... (${lines.length - shown} more lines truncated)` : "";
-      return { text: `Error: Start line ${start} is greater than end line ${end}\n\nShowing entire file to help you understand the file size:\nFile: ${requested} (total lines: ${lines.length})\n${"=".repeat(80)}\n${numbered(1, shown)}${more}`, ok: false };
+      return {
+        text: `Error: Start line ${start} is greater than end line ${end}\n\nShowing entire file to help you understand the file size:\nFile: ${requested} (total lines: ${lines.length})\n${"=".repeat(80)}\n${numbered(1, shown)}${more}`,
+        ok: false,
+      };
     }
     let header = `File: ${requested} (lines ${start}-${end})`;
     const requestedLines = end - start + 1;
@@ -137,7 +156,12 @@ export class SherlocToolbox {
 
   /** SHERLOC's answer to a path that names no file: up to 3 files by name, equal first, then containing, then contained. */
   private async notFound(path: string): Promise<string> {
-    const target = (path.split("/").filter((part) => part !== "").at(-1) ?? path).toLowerCase();
+    const target = (
+      path
+        .split("/")
+        .filter((part) => part !== "")
+        .at(-1) ?? path
+    ).toLowerCase();
     const scored: { path: string; score: number }[] = [];
     for (const candidate of await this.paths()) {
       const name = (candidate.split("/").at(-1) as string).toLowerCase();
@@ -145,12 +169,14 @@ export class SherlocToolbox {
       if (score >= 0) scored.push({ path: candidate, score });
     }
     const suggestions = scored.sort((a, b) => a.score - b.score).slice(0, SUGGESTIONS);
-    if (suggestions.length === 0) return `Error: File not found at path '${path}'\n\n💡 No similar files found with name '${target}'. Use the repo_tree tool to browse available files.`;
+    if (suggestions.length === 0)
+      return `Error: File not found at path '${path}'\n\n💡 No similar files found with name '${target}'. Use the repo_tree tool to browse available files.`;
     return `Error: File not found at path '${path}'\n\n💡 Did you mean one of these files?\n${suggestions.map((s, i) => `   ${i + 1}. ${s.path}`).join("\n")}\n\nTry using the exact path from the suggestions above.`;
   }
 
   private async codebaseSearch(query: unknown): Promise<{ text: string; ok: boolean }> {
-    if (typeof query !== "string" || query === "") return { text: "Error: No search query provided for codebase_search tool.", ok: false };
+    if (typeof query !== "string" || query === "")
+      return { text: "Error: No search query provided for codebase_search tool.", ok: false };
     const needle = query.toLowerCase();
     const results: { matches: number; text: string }[] = [];
     for (const path of await this.paths()) {
@@ -169,18 +195,25 @@ export class SherlocToolbox {
         const from = Math.max(0, index - SEARCH_CONTEXT);
         const to = Math.min(lines.length, index + SEARCH_CONTEXT + 1);
         const body = [];
-        for (let i = from; i < to; i += 1) body.push(`${i === index ? ">" : " "} ${String(i + 1).padStart(4)}: ${(lines[i] as string).trimEnd()}`);
+        for (let i = from; i < to; i += 1)
+          body.push(`${i === index ? ">" : " "} ${String(i + 1).padStart(4)}: ${(lines[i] as string).trimEnd()}`);
         snippets.push(`--- Snippet ${snippets.length + 1} (match on line ${index + 1}) ---\n${body.join("\n")}`);
         shownUntil = to;
       }
       const rest = matches.length - snippets.length;
-      results.push({ matches: matches.length, text: `File: ${path}\n\n${snippets.join("\n\n")}${rest > 0 ? `\n\n... and ${rest} more match(es) in this file.` : ""}` });
+      results.push({
+        matches: matches.length,
+        text: `File: ${path}\n\n${snippets.join("\n\n")}${rest > 0 ? `\n\n... and ${rest} more match(es) in this file.` : ""}`,
+      });
     }
     if (results.length === 0) return { text: `No results found for query: '${query}'`, ok: true };
     results.sort((a, b) => b.matches - a.matches || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
     const top = results.slice(0, SEARCH_TOP_FILES);
     const rule = "=".repeat(50);
-    return { text: `Search results for: '${query}' (showing top ${top.length} files with most matches)\n${rule}\n\n${top.map((result) => result.text).join(`\n\n${rule}\n\n`)}`, ok: true };
+    return {
+      text: `Search results for: '${query}' (showing top ${top.length} files with most matches)\n${rule}\n\n${top.map((result) => result.text).join(`\n\n${rule}\n\n`)}`,
+      ok: true,
+    };
   }
 
   private async connectedTree(file: unknown): Promise<{ text: string; ok: boolean }> {
@@ -199,7 +232,11 @@ export class SherlocToolbox {
         const more = paths.length > CONNECTED_LIST_MAX ? [`   ... and ${paths.length - CONNECTED_LIST_MAX} more`] : [];
         return [`\n${arrow} ${title} (${paths.length}):`, ...shown, ...more];
       };
-      const text = [`═══ ${file}${lines ? ` [${lines.length}L]` : ""} ═══`, ...list("→", "IMPORTS", imports), ...list("←", "IMPORTED BY", importers)].join("\n");
+      const text = [
+        `═══ ${file}${lines ? ` [${lines.length}L]` : ""} ═══`,
+        ...list("→", "IMPORTS", imports),
+        ...list("←", "IMPORTED BY", importers),
+      ].join("\n");
       return { text, ok: true };
     }
     // The whole repository: the complete graph, built once per workspace (and cached with it).
@@ -211,10 +248,18 @@ export class SherlocToolbox {
       const into = graph.importersOf(path).filter((source) => visible.has(source)).length;
       if (out + into > 0) counted.push({ path, imports: out, importedBy: into });
     }
-    counted.sort((a, b) => b.imports + b.importedBy - (a.imports + a.importedBy) || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0));
+    counted.sort(
+      (a, b) =>
+        b.imports + b.importedBy - (a.imports + a.importedBy) || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0),
+    );
     const top = counted.slice(0, CONNECTED_LIST_MAX);
     const lines = ["═══ REPOSITORY CONNECTION SUMMARY ═══\n", "TOP CONNECTED FILES:"];
-    top.forEach((entry, i) => lines.push(`${String(i + 1).padStart(2)}. ${entry.path}`, `    → imports: ${entry.imports}, ← imported by: ${entry.importedBy}`));
+    top.forEach((entry, i) =>
+      lines.push(
+        `${String(i + 1).padStart(2)}. ${entry.path}`,
+        `    → imports: ${entry.imports}, ← imported by: ${entry.importedBy}`,
+      ),
+    );
     if (counted.length > top.length) lines.push(`\n... and ${counted.length - top.length} more files with connections`);
     lines.push(`\nTOTAL: ${counted.length}/${python.length} files have import connections`);
     return { text: lines.join("\n"), ok: true };

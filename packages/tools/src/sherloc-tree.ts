@@ -7,7 +7,10 @@
  * @example renderSherlocTree(["pkg/__init__.py", "pkg/cache.py", "setup.py"])
  * // ".\n|-- pkg\n|   |-- __init__.py\n|   └── cache.py\n└── setup.py"
  */
-export function renderSherlocTree(paths: readonly string[], options: { lineCounts?: ReadonlyMap<string, number> } = {}): string {
+export function renderSherlocTree(
+  paths: readonly string[],
+  options: { lineCounts?: ReadonlyMap<string, number> } = {},
+): string {
   interface Folder {
     folders: Map<string, Folder>;
     files: Set<string>;
@@ -25,7 +28,10 @@ export function renderSherlocTree(paths: readonly string[], options: { lineCount
   }
   const lines = ["."];
   const walk = (folder: Folder, prefix: string, at: string) => {
-    const entries = [...[...folder.folders.keys()].map((name) => ({ name, folder: true })), ...[...folder.files].map((name) => ({ name, folder: false }))];
+    const entries = [
+      ...[...folder.folders.keys()].map((name) => ({ name, folder: true })),
+      ...[...folder.files].map((name) => ({ name, folder: false })),
+    ];
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     entries.forEach((entry, i) => {
       const last = i === entries.length - 1;
@@ -36,7 +42,11 @@ export function renderSherlocTree(paths: readonly string[], options: { lineCount
         walk(folder.folders.get(entry.name) as Folder, `${prefix}${last ? "    " : "|   "}`, path);
       } else {
         const count = options.lineCounts?.get(path);
-        lines.push(count === undefined ? `${prefix}${connector}${entry.name}` : `${prefix}${connector}${entry.name} (${count} lines)`);
+        lines.push(
+          count === undefined
+            ? `${prefix}${connector}${entry.name}`
+            : `${prefix}${connector}${entry.name} (${count} lines)`,
+        );
       }
     });
   };

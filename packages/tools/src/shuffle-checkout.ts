@@ -118,9 +118,12 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
   // Imported here, not at the top: every user of the tools (a search, a file view) would
   // otherwise load the controls package and its dependencies at start-up.
   const { isPythonSource, planRepositoryShuffle, referencesLeft } = await import("@loclab/controls");
-  if (!Number.isSafeInteger(options.seed)) throw new RangeError(`shuffleRepository requires an integer seed, got ${options.seed}`);
+  if (!Number.isSafeInteger(options.seed))
+    throw new RangeError(`shuffleRepository requires an integer seed, got ${options.seed}`);
   const { repo, out, mappingPath } = await checkedPaths(options);
-  const walk = await walkCheckout(repo, { skipDirectories: new Set(options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES) });
+  const walk = await walkCheckout(repo, {
+    skipDirectories: new Set(options.skipDirectories ?? DEFAULT_SKIP_DIRECTORIES),
+  });
   const concurrency = options.concurrency ?? 16;
 
   // Read the Python sources, then plan everything (pure: controls' planRepositoryShuffle).
@@ -196,24 +199,39 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
 }
 
 /** Resolves and checks `repo`, `out` and `mapping` (see `shuffleRepository`); nothing is written. */
-async function checkedPaths(options: ShuffleRepositoryOptions): Promise<{ repo: string; out: string; mappingPath: string }> {
+async function checkedPaths(
+  options: ShuffleRepositoryOptions,
+): Promise<{ repo: string; out: string; mappingPath: string }> {
   let repo: string;
   try {
     repo = await realpath(resolve(options.repo));
   } catch {
     throw new Error(`shuffleRepository: the checkout ${options.repo} does not exist`);
   }
-  if (!(await stat(repo)).isDirectory()) throw new Error(`shuffleRepository: the checkout ${options.repo} is not a folder`);
+  if (!(await stat(repo)).isDirectory())
+    throw new Error(`shuffleRepository: the checkout ${options.repo} is not a folder`);
   const out = await realFuturePath(resolve(options.out));
   const mappingPath = await realFuturePath(resolve(options.mapping));
-  if (isWithin(out, repo)) throw new Error(`shuffleRepository: out (${out}) is inside the checkout (${repo}); the original tree is never written to`);
+  if (isWithin(out, repo))
+    throw new Error(
+      `shuffleRepository: out (${out}) is inside the checkout (${repo}); the original tree is never written to`,
+    );
   if (isWithin(repo, out)) throw new Error(`shuffleRepository: the checkout (${repo}) is inside out (${out})`);
   const existing = await stat(out).catch(() => undefined);
-  if (existing && !existing.isDirectory()) throw new Error(`shuffleRepository: out (${out}) exists and is not a folder`);
-  if (existing && (await readdir(out)).length > 0) throw new Error(`shuffleRepository: out (${out}) exists and is not empty`);
-  if (isWithin(mappingPath, out)) throw new Error(`shuffleRepository: the mapping (${mappingPath}) must be written outside the shuffled tree (${out})`);
-  if (isWithin(mappingPath, repo)) throw new Error(`shuffleRepository: the mapping (${mappingPath}) must not be written inside the checkout (${repo})`);
-  if (await stat(mappingPath).catch(() => undefined)) throw new Error(`shuffleRepository: the mapping file ${mappingPath} already exists`);
+  if (existing && !existing.isDirectory())
+    throw new Error(`shuffleRepository: out (${out}) exists and is not a folder`);
+  if (existing && (await readdir(out)).length > 0)
+    throw new Error(`shuffleRepository: out (${out}) exists and is not empty`);
+  if (isWithin(mappingPath, out))
+    throw new Error(
+      `shuffleRepository: the mapping (${mappingPath}) must be written outside the shuffled tree (${out})`,
+    );
+  if (isWithin(mappingPath, repo))
+    throw new Error(
+      `shuffleRepository: the mapping (${mappingPath}) must not be written inside the checkout (${repo})`,
+    );
+  if (await stat(mappingPath).catch(() => undefined))
+    throw new Error(`shuffleRepository: the mapping file ${mappingPath} already exists`);
   return { repo, out, mappingPath };
 }
 

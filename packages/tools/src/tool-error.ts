@@ -29,7 +29,14 @@ export class ToolError extends Error {
 export class WorkspaceError extends Error {
   override readonly name = "WorkspaceError";
   constructor(
-    readonly code: "no-mirror" | "not-a-git-repository" | "unknown-commit" | "partial-mirror" | "invalid-instance" | "git-failed" | "not-a-directory",
+    readonly code:
+      | "no-mirror"
+      | "not-a-git-repository"
+      | "unknown-commit"
+      | "partial-mirror"
+      | "invalid-instance"
+      | "git-failed"
+      | "not-a-directory",
     message: string,
   ) {
     super(message);

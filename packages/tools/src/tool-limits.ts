@@ -46,7 +46,8 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
 export function toolLimits(overrides: Partial<ToolLimits> = {}): ToolLimits {
   const limits = { ...DEFAULT_TOOL_LIMITS, ...overrides };
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new Error(`tool limit ${name} must be a positive integer, got ${String(value)}`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`tool limit ${name} must be a positive integer, got ${String(value)}`);
   }
   return limits;
 }

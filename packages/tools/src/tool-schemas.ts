@@ -7,9 +7,21 @@ import { z } from "zod";
  */
 export const viewFileInputSchema = z
   .object({
-    path: z.string().min(1).describe("Path of the file, relative to the repository root. Matched fuzzily: exact, then ignoring case, then a unique path suffix, then the closest file name; the answer says which file was chosen."),
+    path: z
+      .string()
+      .min(1)
+      .describe(
+        "Path of the file, relative to the repository root. Matched fuzzily: exact, then ignoring case, then a unique path suffix, then the closest file name; the answer says which file was chosen.",
+      ),
     start: z.number().int().min(1).optional().describe("First line to show (1-based). Default 1."),
-    end: z.number().int().min(1).optional().describe("Last line to show (1-based, inclusive). Default: as many lines as the caps allow (150 lines / 10,000 characters)."),
+    end: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Last line to show (1-based, inclusive). Default: as many lines as the caps allow (150 lines / 10,000 characters).",
+      ),
   })
   .strict();
 
@@ -17,7 +29,13 @@ export const searchCodeInputSchema = z
   .object({
     query: z.string().min(1).describe("Literal text to find on one line (not a regular expression)."),
     ignoreCase: z.boolean().optional().describe("Ignore case. Default false (case-sensitive)."),
-    glob: z.string().min(1).optional().describe('Only search files this glob selects, e.g. "*.py", "django/db", "tests/**/test_*.py", "!*.min.js". A glob without "/" matches file or folder names at any depth.'),
+    glob: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Only search files this glob selects, e.g. "*.py", "django/db", "tests/**/test_*.py", "!*.min.js". A glob without "/" matches file or folder names at any depth.',
+      ),
     maxHits: z.number().int().min(1).optional().describe("Most matching lines to return. Default 50."),
   })
   .strict();
@@ -25,12 +43,21 @@ export const searchCodeInputSchema = z
 export const repoTreeInputSchema = z
   .object({
     path: z.string().optional().describe("Folder to list, relative to the repository root. Default: the root."),
-    depth: z.number().int().min(1).max(20).optional().describe("Levels to list below the folder. Default 2; deeper folders are summarized by their file count."),
+    depth: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .describe("Levels to list below the folder. Default 2; deeper folders are summarized by their file count."),
     include: z.array(z.string().min(1)).optional().describe("Only list files some of these globs select."),
     exclude: z.array(z.string().min(1)).optional().describe("Leave out files any of these globs selects."),
     hideTests: z.boolean().optional().describe("Hide test files and folders. Default false."),
     hideDocs: z.boolean().optional().describe("Hide documentation (doc/, docs/, .rst, .md). Default false."),
-    hideVendored: z.boolean().optional().describe("Hide vendored code (vendor/, third_party/, node_modules/, *.min.js). Default true."),
+    hideVendored: z
+      .boolean()
+      .optional()
+      .describe("Hide vendored code (vendor/, third_party/, node_modules/, *.min.js). Default true."),
     hideHidden: z.boolean().optional().describe("Hide dot files and folders. Default true."),
   })
   .strict();
@@ -39,7 +66,10 @@ export const connectedTreeInputSchema = z
   .object({
     path: z.string().min(1).describe("A Python file, matched fuzzily like view_file's path."),
     depth: z.number().int().min(1).max(5).optional().describe("Import steps to follow in each direction. Default 1."),
-    direction: z.enum(["both", "imports", "importedBy"]).optional().describe('"imports": what the file imports; "importedBy": what imports it; default both.'),
+    direction: z
+      .enum(["both", "imports", "importedBy"])
+      .optional()
+      .describe('"imports": what the file imports; "importedBy": what imports it; default both.'),
   })
   .strict();
 
@@ -55,10 +85,14 @@ export type ToolName = keyof typeof TOOL_INPUT_SCHEMAS;
 export const TOOL_NAMES = Object.keys(TOOL_INPUT_SCHEMAS) as ToolName[];
 
 export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
-  view_file: "Show a window of one file of the repository, with line numbers. The path is matched fuzzily and the answer names the file chosen, or lists the candidates.",
-  search_code: "Find a literal string in the repository's text files. Returns path:line:text for each matching line, ordered by path then line, capped, with the count of hits cut.",
-  repo_tree: "List the folder hierarchy of the repository or of one folder, to a depth, with filters (globs; hide tests, docs, vendored code, dot files) and counts of what is hidden.",
-  connected_tree: "Show the Python import graph around a file: the repository files it imports and the files that import it, to a depth, plus its imports from outside the repository.",
+  view_file:
+    "Show a window of one file of the repository, with line numbers. The path is matched fuzzily and the answer names the file chosen, or lists the candidates.",
+  search_code:
+    "Find a literal string in the repository's text files. Returns path:line:text for each matching line, ordered by path then line, capped, with the count of hits cut.",
+  repo_tree:
+    "List the folder hierarchy of the repository or of one folder, to a depth, with filters (globs; hide tests, docs, vendored code, dot files) and counts of what is hidden.",
+  connected_tree:
+    "Show the Python import graph around a file: the repository files it imports and the files that import it, to a depth, plus its imports from outside the repository.",
 };
 
 /** A tool in the OpenAI function-calling format (`tools: [...]` of a chat completion request). */
@@ -81,7 +115,10 @@ export function toolParametersSchema(name: ToolName): Record<string, unknown> {
 /** The four tools for an OpenAI-compatible `tools` request field, in a fixed order. */
 export function toolDefinitions(): FunctionToolDefinition[] {
   // Derived once (zod's JSON Schema conversion costs milliseconds, and every attempt asks); copies handed out.
-  definitionsCache ??= TOOL_NAMES.map((name) => ({ type: "function", function: { name, description: TOOL_DESCRIPTIONS[name], parameters: toolParametersSchema(name) } }));
+  definitionsCache ??= TOOL_NAMES.map((name) => ({
+    type: "function",
+    function: { name, description: TOOL_DESCRIPTIONS[name], parameters: toolParametersSchema(name) },
+  }));
   return structuredClone(definitionsCache);
 }
 let definitionsCache: FunctionToolDefinition[] | undefined;

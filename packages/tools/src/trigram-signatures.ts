@@ -38,7 +38,8 @@ export function fillSignature(bytes: Uint8Array, into: Uint8Array): void {
 export function needleBits(needle: Uint8Array): Uint32Array | undefined {
   if (needle.length < 3) return undefined;
   const bits = new Set<number>();
-  for (let i = 2; i < needle.length; i += 1) bits.add(trigramBit(lower(needle[i - 2] as number), lower(needle[i - 1] as number), lower(needle[i] as number)));
+  for (let i = 2; i < needle.length; i += 1)
+    bits.add(trigramBit(lower(needle[i - 2] as number), lower(needle[i - 1] as number), lower(needle[i] as number)));
   return Uint32Array.from(bits);
 }
 

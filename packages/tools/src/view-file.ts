@@ -50,17 +50,24 @@ export async function viewFile(workspace: Workspace, input: ViewFileInput): Prom
   const match = await locateFile(workspace, input.path, { tool: "view_file" });
   if (match.status !== "found") return match;
   const start = input.start ?? 1;
-  if (!Number.isInteger(start) || start < 1) throw new ToolError("invalid-input", `start must be a positive integer, got ${String(input.start)}`);
+  if (!Number.isInteger(start) || start < 1)
+    throw new ToolError("invalid-input", `start must be a positive integer, got ${String(input.start)}`);
   if (input.end !== undefined && (!Number.isInteger(input.end) || input.end < start)) {
     throw new ToolError("invalid-input", `end must be an integer at least start (${start}), got ${String(input.end)}`);
   }
   const { viewMaxLines, viewMaxChars } = workspace.limits;
   const entry = await workspace.entry(match.path);
   const read = await workspace.read(match.path);
-  const symlinkTarget = entry?.kind === "symlink" ? (await workspace.resolveInside(match.path)).slice(workspace.root.length + 1) : null;
+  const symlinkTarget =
+    entry?.kind === "symlink" ? (await workspace.resolveInside(match.path)).slice(workspace.root.length + 1) : null;
   const base = { ...match, status: "shown" as const, symlinkTarget };
-  if (read.kind === "binary") throw new ToolError("binary", `${match.path} is a binary file (it holds NUL bytes); it is not shown`);
-  if (read.kind === "missing") throw new ToolError("not-found", `No such file: ${JSON.stringify(clip(match.path))} is listed but cannot be read (${read.reason})`);
+  if (read.kind === "binary")
+    throw new ToolError("binary", `${match.path} is a binary file (it holds NUL bytes); it is not shown`);
+  if (read.kind === "missing")
+    throw new ToolError(
+      "not-found",
+      `No such file: ${JSON.stringify(clip(match.path))} is listed but cannot be read (${read.reason})`,
+    );
 
   const wanted = Math.min(input.end ?? Number.POSITIVE_INFINITY, start + viewMaxLines - 1);
   const window = new WindowBuilder(start, viewMaxLines, viewMaxChars);
@@ -68,10 +75,24 @@ export async function viewFile(workspace: Workspace, input: ViewFileInput): Prom
     const starts = workspace.lineStarts(match.path, read.bytes);
     const totalLines = starts.length;
     if (totalLines === 0) {
-      if (start > 1) throw new ToolError("invalid-input", `start ${start} is past the end of ${match.path}, which is empty`);
-      return { ...base, totalLines, startLine: 1, endLine: 0, lines: [], cappedBy: null, nextStart: null, cutLine: null };
+      if (start > 1)
+        throw new ToolError("invalid-input", `start ${start} is past the end of ${match.path}, which is empty`);
+      return {
+        ...base,
+        totalLines,
+        startLine: 1,
+        endLine: 0,
+        lines: [],
+        cappedBy: null,
+        nextStart: null,
+        cutLine: null,
+      };
     }
-    if (start > totalLines) throw new ToolError("invalid-input", `start ${start} is past the end of ${match.path}, which has ${totalLines} lines`);
+    if (start > totalLines)
+      throw new ToolError(
+        "invalid-input",
+        `start ${start} is past the end of ${match.path}, which has ${totalLines} lines`,
+      );
     const last = Math.min(wanted, totalLines);
     for (let line = start; line <= last; line += 1) if (!window.add(lineText(read.bytes, starts, line))) break;
     return { ...base, totalLines, ...window.finish({ requestedEnd: input.end ?? totalLines, totalLines }) };
@@ -79,22 +100,30 @@ export async function viewFile(workspace: Workspace, input: ViewFileInput): Prom
 
   // Over maxFileBytes: stream up to the window, never holding the whole file.
   let reachedEnd = true;
-  const outcome = await streamLineChunks(read.absolutePath, (chunk, firstLine) => {
-    const starts = lineStartOffsets(chunk);
-    for (let i = 0; i < starts.length; i += 1) {
-      const line = firstLine + i;
-      if (line < start) continue;
-      if (line > wanted || !window.add(lineText(chunk, starts, i + 1))) {
-        reachedEnd = false;
-        return false;
+  const outcome = await streamLineChunks(
+    read.absolutePath,
+    (chunk, firstLine) => {
+      const starts = lineStartOffsets(chunk);
+      for (let i = 0; i < starts.length; i += 1) {
+        const line = firstLine + i;
+        if (line < start) continue;
+        if (line > wanted || !window.add(lineText(chunk, starts, i + 1))) {
+          reachedEnd = false;
+          return false;
+        }
       }
-    }
-    return true;
-    // A line is shown at most viewMaxChars characters (UTF-8: at most 4 bytes each), so no longer one is held.
-  }, { maxLineBytes: viewMaxChars * 4 + 4 });
-  if (outcome === "binary") throw new ToolError("binary", `${match.path} is a binary file (it holds NUL bytes); it is not shown`);
+      return true;
+      // A line is shown at most viewMaxChars characters (UTF-8: at most 4 bytes each), so no longer one is held.
+    },
+    { maxLineBytes: viewMaxChars * 4 + 4 },
+  );
+  if (outcome === "binary")
+    throw new ToolError("binary", `${match.path} is a binary file (it holds NUL bytes); it is not shown`);
   if (window.count === 0) throw new ToolError("invalid-input", `start ${start} is past the end of ${match.path}`);
-  const finished = window.finish({ requestedEnd: input.end ?? Number.POSITIVE_INFINITY, totalLines: reachedEnd ? start + window.count - 1 : null });
+  const finished = window.finish({
+    requestedEnd: input.end ?? Number.POSITIVE_INFINITY,
+    totalLines: reachedEnd ? start + window.count - 1 : null,
+  });
   return { ...base, totalLines: reachedEnd ? finished.endLine : null, ...finished };
 }
 
@@ -135,12 +164,27 @@ class WindowBuilder {
     return true;
   }
 
-  finish(options: { requestedEnd: number; totalLines: number | null }): Pick<ViewedFile, "startLine" | "endLine" | "lines" | "cappedBy" | "nextStart" | "cutLine"> {
+  finish(options: {
+    requestedEnd: number;
+    totalLines: number | null;
+  }): Pick<ViewedFile, "startLine" | "endLine" | "lines" | "cappedBy" | "nextStart" | "cutLine"> {
     const endLine = this.start + this.lines.length - 1;
     const wantedMore = endLine < options.requestedEnd && (options.totalLines === null || endLine < options.totalLines);
-    const cappedBy = wantedMore && this.capped === null && endLine - this.start + 1 >= this.maxLines ? "lines" : wantedMore ? this.capped : null;
+    const cappedBy =
+      wantedMore && this.capped === null && endLine - this.start + 1 >= this.maxLines
+        ? "lines"
+        : wantedMore
+          ? this.capped
+          : null;
     const more = options.totalLines === null ? true : endLine < options.totalLines;
-    return { startLine: this.start, endLine, lines: this.lines, cappedBy, nextStart: more ? endLine + 1 : null, cutLine: this.cut };
+    return {
+      startLine: this.start,
+      endLine,
+      lines: this.lines,
+      cappedBy,
+      nextStart: more ? endLine + 1 : null,
+      cutLine: this.cut,
+    };
   }
 }
 
@@ -158,7 +202,9 @@ export function renderViewFile(result: ViewFileResult): string {
   const body = result.lines.map((text, i) => `${String(result.startLine + i).padStart(width)}\t${text}`).join("\n");
   const notes: string[] = [];
   if (result.cutLine) {
-    notes.push(`[line ${result.cutLine.line} is ${result.cutLine.totalChars} characters long: cut after ${result.cutLine.shownChars}]`);
+    notes.push(
+      `[line ${result.cutLine.line} is ${result.cutLine.totalChars} characters long: cut after ${result.cutLine.shownChars}]`,
+    );
   }
   if (result.cappedBy) {
     const cap = result.cappedBy === "lines" ? "the line cap" : "the character cap";

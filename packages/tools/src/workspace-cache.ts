@@ -59,7 +59,16 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
         const size = await diskUse(path);
         const createdAt = kind === "tree" ? (await readManifest(path))?.createdAt : undefined;
         const complete = kind === "tree" ? createdAt !== undefined : existsSync(join(path, "mapping.json"));
-        entries.push({ kind, repo, commit: entry.name, ...(seed !== undefined ? { seed } : {}), path, ...(createdAt ? { createdAt } : {}), ...size, complete });
+        entries.push({
+          kind,
+          repo,
+          commit: entry.name,
+          ...(seed !== undefined ? { seed } : {}),
+          path,
+          ...(createdAt ? { createdAt } : {}),
+          ...size,
+          complete,
+        });
       }
     }
   };
@@ -71,7 +80,11 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
       if (seedEntry.isDirectory() && match) await scan(join(shuffled, seedEntry.name), "shuffled", Number(match[1]));
     }
   }
-  return entries.sort((a, b) => (a.repo + a.commit + (a.seed ?? -1)).localeCompare(b.repo + b.commit + (b.seed ?? -1)) || a.kind.localeCompare(b.kind));
+  return entries.sort(
+    (a, b) =>
+      (a.repo + a.commit + (a.seed ?? -1)).localeCompare(b.repo + b.commit + (b.seed ?? -1)) ||
+      a.kind.localeCompare(b.kind),
+  );
 }
 
 /**
@@ -80,15 +93,23 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
  * half-made entries always go. Trees made read-only are unlocked first. Runs that use an entry
  * must be stopped (a running one materializes it again when needed). Returns what was removed.
  */
-export async function clearCachedWorkspaces(cacheDir: string, options: { repo?: string; olderThanMs?: number; now?: Date } = {}): Promise<CachedWorkspace[]> {
+export async function clearCachedWorkspaces(
+  cacheDir: string,
+  options: { repo?: string; olderThanMs?: number; now?: Date } = {},
+): Promise<CachedWorkspace[]> {
   const now = (options.now ?? new Date()).getTime();
   const entries = await listWorkspaceCache(cacheDir);
-  const treeDates = new Map(entries.filter((entry) => entry.kind === "tree").map((entry) => [`${entry.repo}@${entry.commit}`, entry.createdAt]));
+  const treeDates = new Map(
+    entries.filter((entry) => entry.kind === "tree").map((entry) => [`${entry.repo}@${entry.commit}`, entry.createdAt]),
+  );
   const removed: CachedWorkspace[] = [];
   for (const entry of entries) {
     if (options.repo !== undefined && entry.repo !== options.repo) continue;
     if (entry.complete && options.olderThanMs !== undefined) {
-      const made = entry.createdAt ?? treeDates.get(`${entry.repo}@${entry.commit}`) ?? (await lstat(entry.path)).mtime.toISOString();
+      const made =
+        entry.createdAt ??
+        treeDates.get(`${entry.repo}@${entry.commit}`) ??
+        (await lstat(entry.path)).mtime.toISOString();
       if (now - Date.parse(made) <= options.olderThanMs) continue;
     }
     await removeTree(entry.path);

@@ -2,7 +2,14 @@ import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isAscii } from "node:buffer";
 import { filesLowerCasedExactly, asciiLowerCase } from "./case-folding.js";
-import { CONTENT_PACK_FILE, type ContentPack, loadContentPack, packData, packFilesHolding, packedBytes } from "./content-pack.js";
+import {
+  CONTENT_PACK_FILE,
+  type ContentPack,
+  loadContentPack,
+  packData,
+  packFilesHolding,
+  packedBytes,
+} from "./content-pack.js";
 import { SIGNATURE_BYTES, needleBits, signatureHas } from "./trigram-signatures.js";
 import { type FileEntry, comparePaths } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
@@ -175,7 +182,10 @@ export class Workspace {
       }
     }
     if (real !== this.root && !real.startsWith(`${this.root}/`)) {
-      throw new ToolError("refused", `${JSON.stringify(clip(path))} is a symbolic link that points outside the repository, or lies below one; it is not read`);
+      throw new ToolError(
+        "refused",
+        `${JSON.stringify(clip(path))} is a symbolic link that points outside the repository, or lies below one; it is not read`,
+      );
     }
     return rest === "" ? real : join(real, rest);
   }
@@ -200,7 +210,8 @@ export class Workspace {
       read = readFileClassified(path, join(this.root, path), this.limits.maxFileBytes, { noFollow: true });
     }
     read ??= readFileClassified(path, this.resolveInsideNow(path), this.limits.maxFileBytes) as FileRead;
-    if (read.kind === "text") this.remember(path, { bytes: read.bytes, cost: read.bytes.length, lastUsed: ++this.clock });
+    if (read.kind === "text")
+      this.remember(path, { bytes: read.bytes, cost: read.bytes.length, lastUsed: ++this.clock });
     else this.kinds.set(path, read);
     return read;
   }
@@ -259,7 +270,11 @@ export class Workspace {
     // Three bytes or more: the trigram signatures decide, without reading the contents.
     // Shorter: one scan of the whole pack (lower-cased once, for case-insensitive needles).
     if (!bits) {
-      const holds = packFilesHolding(pack, ignoreCase ? (this.packLower ??= asciiLowerCase(packData(pack))) : packData(pack), needle);
+      const holds = packFilesHolding(
+        pack,
+        ignoreCase ? (this.packLower ??= asciiLowerCase(packData(pack))) : packData(pack),
+        needle,
+      );
       return (position) => {
         const text = positions[position] ?? -1;
         if (text < 0 || (exact && exact[text] !== 1)) return undefined;
@@ -323,7 +338,8 @@ export class Workspace {
    */
   lowerCased(path: string, bytes: Buffer): { lower: Buffer; lineStarts: Uint32Array } {
     const cached = this.texts.get(path);
-    if (cached?.bytes === bytes && cached.lower && cached.lowerLineStarts) return { lower: cached.lower, lineStarts: cached.lowerLineStarts };
+    if (cached?.bytes === bytes && cached.lower && cached.lowerLineStarts)
+      return { lower: cached.lower, lineStarts: cached.lowerLineStarts };
     const lower = lowerCaseBytes(bytes);
     const lineStarts = lineStartOffsets(lower);
     if (cached?.bytes === bytes) {
@@ -452,7 +468,9 @@ export class Workspace {
   private evict(keep: string | undefined): void {
     if (this.cachedBytes <= this.limits.maxCacheBytes) return;
     const target = Math.floor(this.limits.maxCacheBytes * 0.9);
-    const byAge = [...this.texts.entries()].filter(([path]) => path !== keep).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    const byAge = [...this.texts.entries()]
+      .filter(([path]) => path !== keep)
+      .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [path, entry] of byAge) {
       if (this.cachedBytes <= target) break;
       this.texts.delete(path);
@@ -474,14 +492,16 @@ interface FileIndex {
 /** Whether no folder on `path`'s way from the root was found untrusted when the listing was made. */
 function foldersTrusted(index: FileIndex, path: string): boolean {
   if (index.untrustedFolders.size === 0) return true;
-  for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) if (index.untrustedFolders.has(path.slice(0, slash))) return false;
+  for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1))
+    if (index.untrustedFolders.has(path.slice(0, slash))) return false;
   return true;
 }
 
 function buildFileIndex(entries: FileEntry[], root: string, source: WorkspaceSource): FileIndex {
   // Listings usually come sorted (git's, a manifest's): then no sort is needed.
   let inOrder = true;
-  for (let i = 1; i < entries.length && inOrder; i += 1) inOrder = comparePaths((entries[i - 1] as FileEntry).path, (entries[i] as FileEntry).path) < 0;
+  for (let i = 1; i < entries.length && inOrder; i += 1)
+    inOrder = comparePaths((entries[i - 1] as FileEntry).path, (entries[i] as FileEntry).path) < 0;
   const sorted = inOrder ? [...entries] : [...entries].sort((a, b) => comparePaths(a.path, b.path));
   const folders = new Set<string>([""]);
   for (const { path } of sorted) {
@@ -506,7 +526,13 @@ function buildFileIndex(entries: FileEntry[], root: string, source: WorkspaceSou
       untrustedFolders.add(folder);
     }
   }
-  return { entries: sorted, paths: sorted.map((entry) => entry.path), byPath: new Map(sorted.map((entry) => [entry.path, entry])), folders, untrustedFolders };
+  return {
+    entries: sorted,
+    paths: sorted.map((entry) => entry.path),
+    byPath: new Map(sorted.map((entry) => [entry.path, entry])),
+    folders,
+    untrustedFolders,
+  };
 }
 
 /** Lower-cased UTF-8 bytes; the same buffer when lower-casing changes nothing. */

@@ -52,7 +52,10 @@ describe("the content pack of a cached tree", () => {
       }
     }
     expect(await viewFile(packed, { path: "pkg/core.py" })).toEqual(await viewFile(plain, { path: "pkg/core.py" }));
-    expect(await viewFile(packed, { path: "link.py" })).toMatchObject({ status: "shown", symlinkTarget: "pkg/util.py" });
+    expect(await viewFile(packed, { path: "link.py" })).toMatchObject({
+      status: "shown",
+      symlinkTarget: "pkg/util.py",
+    });
     const stats = packed.stats();
     expect(stats.packReads).toBeGreaterThanOrEqual(7);
     expect(stats.diskReads).toBe(1); // link.py only: links are not packed, they are followed with the confinement check
@@ -69,10 +72,16 @@ describe("the content pack of a cached tree", () => {
     const cacheDir = temporaryDir("loclab-cache-");
     const first = await materializeWorkspace({ instance, mirrors, cacheDir });
     const small = await materializeWorkspace({ instance, mirrors, cacheDir, limits: { maxFileBytes: 100 } });
-    expect(await small.read("big.txt")).toMatchObject({ kind: "large", size: 1201, absolutePath: join(first.root, "big.txt") });
+    expect(await small.read("big.txt")).toMatchObject({
+      kind: "large",
+      size: 1201,
+      absolutePath: join(first.root, "big.txt"),
+    });
     const byPath = await openWorkspace({ root: first.root });
     expect(byPath).toMatchObject({ source: "git-commit", repo: "acme/repo", commit });
-    expect((await searchCode(byPath, { query: "VALUE" })).totalHits).toBe((await searchCode(first, { query: "VALUE" })).totalHits);
+    expect((await searchCode(byPath, { query: "VALUE" })).totalHits).toBe(
+      (await searchCode(first, { query: "VALUE" })).totalHits,
+    );
     expect(byPath.stats().diskReads).toBe(0);
   });
 
@@ -88,7 +97,9 @@ describe("the content pack of a cached tree", () => {
     expect(await packed.read("README.md")).toEqual(await plain.read("README.md"));
     expect(packed.stats()).toMatchObject({ packReads: 2, diskReads: 0, packBytes: 0 });
     // A case-insensitive search scans every file: the contents are read whole, with the same answers.
-    expect(await searchCode(packed, { query: "value", ignoreCase: true, maxHits: 500 })).toEqual(await searchCode(plain, { query: "value", ignoreCase: true, maxHits: 500 }));
+    expect(await searchCode(packed, { query: "value", ignoreCase: true, maxHits: 500 })).toEqual(
+      await searchCode(plain, { query: "value", ignoreCase: true, maxHits: 500 }),
+    );
     expect(packed.stats().packBytes).toBeGreaterThan(0);
     // A pack rebuilt under a workspace that loaded the old one: its offsets no longer hold.
     const fresh = await materializeWorkspace({ instance, mirrors, cacheDir });
@@ -97,7 +108,9 @@ describe("the content pack of a cached tree", () => {
     const bytes = readFileSync(file);
     rmSync(file);
     writeFileSync(file, bytes);
-    await expect(fresh.read("pkg/sub/deep.py")).rejects.toThrow(`${file}: the content pack changed on disk since it was loaded; open the workspace again`);
+    await expect(fresh.read("pkg/sub/deep.py")).rejects.toThrow(
+      `${file}: the content pack changed on disk since it was loaded; open the workspace again`,
+    );
   });
 
   it("a damaged pack is an error that names the file and says how to rebuild it", async () => {
@@ -127,17 +140,36 @@ describe("case-insensitive search over a pack", () => {
       },
     ]) as [string];
     git(unicodeMirrors, ["clone", "-q", "--bare", unicodeOrigin, join(unicodeMirrors, "acme__uni.git")]);
-    const packed = await materializeWorkspace({ instance: { repo: "acme/uni", base_commit: unicodeCommit }, mirrors: unicodeMirrors, cacheDir: temporaryDir("loclab-cache-") });
+    const packed = await materializeWorkspace({
+      instance: { repo: "acme/uni", base_commit: unicodeCommit },
+      mirrors: unicodeMirrors,
+      cacheDir: temporaryDir("loclab-cache-"),
+    });
     const copy = join(temporaryDir("loclab-copy-"), "uni");
     cpSync(packed.root, copy, { recursive: true });
     const plain = await openWorkspace({ root: copy, files: "walk" });
-    for (const query of ["i̇stanbul", "istanbul", "kelvin", "KELVIN", "strasse", "straße", "größe", "привет", "hello", "i", "k"]) {
+    for (const query of [
+      "i̇stanbul",
+      "istanbul",
+      "kelvin",
+      "KELVIN",
+      "strasse",
+      "straße",
+      "größe",
+      "привет",
+      "hello",
+      "i",
+      "k",
+    ]) {
       const a = await searchCode(packed, { query, ignoreCase: true, maxHits: 500 });
       const b = await searchCode(plain, { query, ignoreCase: true, maxHits: 500 });
       expect(a, query).toEqual(b);
     }
     // Found only through the lower case of U+212A and of U+0130.
-    expect((await searchCode(packed, { query: "kelvin", ignoreCase: true })).hits.map((hit) => hit.path)).toEqual(["b.txt", "e.txt"]);
+    expect((await searchCode(packed, { query: "kelvin", ignoreCase: true })).hits.map((hit) => hit.path)).toEqual([
+      "b.txt",
+      "e.txt",
+    ]);
     expect((await searchCode(packed, { query: "i", ignoreCase: true })).hits.map((hit) => hit.path)).toContain("f.txt");
     expect(packed.stats().packReads).toBeGreaterThan(0);
   });
@@ -176,12 +208,19 @@ describe("the stored import graph of a cached tree", () => {
     await first.importGraph();
     const file = importGraphFile(folder);
     const stored = JSON.parse(readFileSync(file, "utf8"));
-    for (const changed of [{ ...stored, fingerprint: "0000000000000000" }, { ...stored, files: stored.files.slice(1) }, "{not json"]) {
+    for (const changed of [
+      { ...stored, fingerprint: "0000000000000000" },
+      { ...stored, files: stored.files.slice(1) },
+      "{not json",
+    ]) {
       writeFileSync(file, typeof changed === "string" ? changed : JSON.stringify(changed));
       const again = await materializeWorkspace({ instance, mirrors, cacheDir });
       await again.importGraph();
       expect(again.stats().importGraphSource).toBe("built");
-      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ ...stored, stats: { ...stored.stats, buildMs: expect.any(Number) } });
+      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+        ...stored,
+        stats: { ...stored.stats, buildMs: expect.any(Number) },
+      });
     }
   });
 });

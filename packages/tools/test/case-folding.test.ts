@@ -14,7 +14,8 @@ describe("case folding for the content pack's case-insensitive filter", () => {
   });
 
   it("asciiLowerCase lower-cases A–Z and keeps every other byte, at every length and alignment", () => {
-    const reference = (bytes: Buffer) => Buffer.from(bytes.map((byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte)));
+    const reference = (bytes: Buffer) =>
+      Buffer.from(bytes.map((byte) => (byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte)));
     const all = Buffer.from(Array.from({ length: 1024 }, (_, i) => i % 256));
     expect(asciiLowerCase(all)).toEqual(reference(all));
     for (const length of [0, 1, 2, 3, 4, 5, 7, 8, 9, 1000, 65_537]) {

@@ -10,7 +10,10 @@ const root = writeSampleRepo();
 const python = findPython();
 const REFERENCE = join(import.meta.dirname, "reference", "python_import_graph.py");
 
-const shown = async (workspace: Awaited<ReturnType<typeof openWorkspace>>, input: Parameters<typeof connectedTree>[1]) => {
+const shown = async (
+  workspace: Awaited<ReturnType<typeof openWorkspace>>,
+  input: Parameters<typeof connectedTree>[1],
+) => {
   const result = await connectedTree(workspace, input);
   if (result.status !== "shown") throw new Error(`expected a shown tree, got ${result.status}`);
   return result as ConnectedTree;
@@ -79,7 +82,8 @@ describe("import resolution", () => {
     "tools/lib.py",
   ];
   const resolver = new PythonModuleIndex(files);
-  const resolve = (file: string, statement: Parameters<PythonModuleIndex["resolve"]>[1]) => resolver.resolve(file, statement);
+  const resolve = (file: string, statement: Parameters<PythonModuleIndex["resolve"]>[1]) =>
+    resolver.resolve(file, statement);
   const imp = (module: string) => ({ form: "import" as const, line: 1, module: module.split(".") });
   const from = (level: number, module: string, names: string[], wildcard = false) => ({
     form: "from" as const,
@@ -102,36 +106,63 @@ describe("import resolution", () => {
   });
 
   it("from-imports: a submodule when there is one, else the module that defines the name", () => {
-    expect(resolve("setup.py", from(0, "pkg.sub", ["b", "something"]))).toEqual({ targets: ["src/pkg/sub/b.py", "src/pkg/sub/__init__.py"], external: [] });
+    expect(resolve("setup.py", from(0, "pkg.sub", ["b", "something"]))).toEqual({
+      targets: ["src/pkg/sub/b.py", "src/pkg/sub/__init__.py"],
+      external: [],
+    });
     expect(resolve("setup.py", from(0, "pkg.a", ["x"]))).toEqual({ targets: ["src/pkg/a.py"], external: [] });
-    expect(resolve("setup.py", from(0, "pkg.sub", [], true))).toEqual({ targets: ["src/pkg/sub/__init__.py"], external: [] });
+    expect(resolve("setup.py", from(0, "pkg.sub", [], true))).toEqual({
+      targets: ["src/pkg/sub/__init__.py"],
+      external: [],
+    });
     expect(resolve("setup.py", from(0, "pkg.gone", ["x"]))).toEqual({ targets: ["src/pkg/__init__.py"], external: [] });
   });
 
   it("relative: from . import x, dots climbing, above the root is external, self-imports dropped", () => {
     expect(resolve("src/pkg/sub/b.py", from(1, "", ["b"]))).toEqual({ targets: [], external: [] }); // itself
-    expect(resolve("src/pkg/sub/b.py", from(1, "", ["other"]))).toEqual({ targets: ["src/pkg/sub/__init__.py"], external: [] });
+    expect(resolve("src/pkg/sub/b.py", from(1, "", ["other"]))).toEqual({
+      targets: ["src/pkg/sub/__init__.py"],
+      external: [],
+    });
     expect(resolve("src/pkg/sub/b.py", from(2, "", ["a"]))).toEqual({ targets: ["src/pkg/a.py"], external: [] });
     expect(resolve("src/pkg/sub/b.py", from(2, "a", ["f"]))).toEqual({ targets: ["src/pkg/a.py"], external: [] });
     expect(resolve("src/pkg/sub/b.py", from(5, "", ["x"]))).toEqual({ targets: [], external: [".....x"] });
-    expect(resolve("src/pkg/sub/b.py", from(1, "missing", ["x"]))).toEqual({ targets: ["src/pkg/sub/__init__.py"], external: [] });
+    expect(resolve("src/pkg/sub/b.py", from(1, "missing", ["x"]))).toEqual({
+      targets: ["src/pkg/sub/__init__.py"],
+      external: [],
+    });
     expect(resolve("src/pkg/__init__.py", from(1, "", ["helper"]))).toEqual({ targets: [], external: [] }); // defined in itself
   });
 
   it("a file's own root comes first (tests/ and scripts run with their folder on sys.path)", () => {
-    expect(resolve("tests/test_a.py", imp("helpers"))).toEqual({ targets: ["tests/helpers/__init__.py"], external: [] });
+    expect(resolve("tests/test_a.py", imp("helpers"))).toEqual({
+      targets: ["tests/helpers/__init__.py"],
+      external: [],
+    });
     expect(resolve("tests/test_a.py", imp("pkg.a"))).toEqual({ targets: ["src/pkg/a.py"], external: [] });
     expect(resolve("tools/script.py", from(0, "lib", ["x"]))).toEqual({ targets: ["tools/lib.py"], external: [] });
     expect(resolve("setup.py", imp("lib"))).toEqual({ targets: [], external: ["lib"] });
   });
 
   it("a checkout whose root is itself a package names it by the root folder's name", () => {
-    const django = new PythonModuleIndex(["__init__.py", "db/__init__.py", "db/models/__init__.py", "db/models/query.py", "utils/text.py"], { rootPackage: "django" });
-    expect(django.resolve("db/models/query.py", from(0, "django.utils.text", ["slugify"]))).toEqual({ targets: ["utils/text.py"], external: [] });
+    const django = new PythonModuleIndex(
+      ["__init__.py", "db/__init__.py", "db/models/__init__.py", "db/models/query.py", "utils/text.py"],
+      { rootPackage: "django" },
+    );
+    expect(django.resolve("db/models/query.py", from(0, "django.utils.text", ["slugify"]))).toEqual({
+      targets: ["utils/text.py"],
+      external: [],
+    });
     expect(django.resolve("db/models/query.py", imp("django"))).toEqual({ targets: ["__init__.py"], external: [] });
-    expect(django.resolve("db/models/query.py", from(3, "utils", ["text"]))).toEqual({ targets: ["utils/text.py"], external: [] });
+    expect(django.resolve("db/models/query.py", from(3, "utils", ["text"]))).toEqual({
+      targets: ["utils/text.py"],
+      external: [],
+    });
     expect(django.resolve("db/models/query.py", imp("utils"))).toEqual({ targets: [], external: ["utils"] });
-    expect(django.resolve("db/models/query.py", from(4, "django", ["x"]))).toEqual({ targets: ["__init__.py"], external: [] });
+    expect(django.resolve("db/models/query.py", from(4, "django", ["x"]))).toEqual({
+      targets: ["__init__.py"],
+      external: [],
+    });
   });
 });
 
@@ -184,8 +215,16 @@ describe("connected_tree", () => {
     const lazy = await openWorkspace({ root });
     const full = await openWorkspace({ root });
     await full.importGraph();
-    for (const path of ["src/app/core.py", "src/app/utils/__init__.py", "src/app/utils/text.py", "src/app/__init__.py", "setup.py", "links/inside.py"]) {
-      for (const depth of [1, 3]) expect(await connectedTree(lazy, { path, depth })).toEqual(await connectedTree(full, { path, depth }));
+    for (const path of [
+      "src/app/core.py",
+      "src/app/utils/__init__.py",
+      "src/app/utils/text.py",
+      "src/app/__init__.py",
+      "setup.py",
+      "links/inside.py",
+    ]) {
+      for (const depth of [1, 3])
+        expect(await connectedTree(lazy, { path, depth })).toEqual(await connectedTree(full, { path, depth }));
     }
   });
 
@@ -201,39 +240,53 @@ describe("connected_tree", () => {
   it("refuses files that are not Python, and lists candidates for an ambiguous path", async () => {
     const workspace = await openWorkspace({ root });
     await expect(connectedTree(workspace, { path: "README.md" })).rejects.toMatchObject({ code: "not-python" });
-    expect(await connectedTree(workspace, { path: "__init__.py" })).toMatchObject({ status: "ambiguous", candidates: ["src/app/__init__.py", "src/app/utils/__init__.py"] });
-    await expect(connectedTree(workspace, { path: "setup.py", depth: 6 })).rejects.toThrow("depth must be an integer from 1 to 5");
-  });
-});
-
-describe.skipIf(!python)(`agreement with Python's ast module (reference: test/reference/python_import_graph.py)${python ? "" : " — skipped: no python3"}`, () => {
-  const compare = async (tree: string) => {
-    const reference = JSON.parse(execFileSync(python as string, [REFERENCE, tree], { encoding: "utf8", maxBuffer: 1 << 30 })) as {
-      files: Record<string, { targets: string[]; external: string[] }>;
-      syntaxErrors: string[];
-    };
-    const graph = await (await openWorkspace({ root: tree })).importGraph();
-    for (const file of graph.files.filter((path) => path.endsWith(".py") && !reference.syntaxErrors.includes(path))) {
-      const expected = reference.files[file] ?? { targets: [], external: [] };
-      expect({ file, targets: graph.importsOf(file), external: [...graph.externalOf(file)] }).toEqual({ file, targets: [...expected.targets].sort(), external: [...expected.external].sort() });
-    }
-    return graph;
-  };
-
-  it("on the sample repository (src layout, tests folder, relative imports, symlinked module)", async () => {
-    const graph = await compare(root);
-    expect(graph.stats.edges).toBeGreaterThan(10);
-  });
-
-  it("on a checkout whose root is a package", async () => {
-    const tree = writeTree(join(temporaryDir(), "mypkg"), {
-      "__init__.py": "from .core import thing\nfrom mypkg.util import helper\n",
-      "core.py": "from . import util\nfrom .. import nothing\nimport mypkg.sub.deep\nfrom mypkg import *\n",
-      "util.py": "import mypkg\nfrom mypkg.core import thing as t\n",
-      "sub/__init__.py": "",
-      "sub/deep.py": "from ...core import x\nfrom ..util import helper\nfrom . import sibling\n",
-      "scripts/run.py": "import mypkg.core\nimport util\n",
+    expect(await connectedTree(workspace, { path: "__init__.py" })).toMatchObject({
+      status: "ambiguous",
+      candidates: ["src/app/__init__.py", "src/app/utils/__init__.py"],
     });
-    await compare(tree);
+    await expect(connectedTree(workspace, { path: "setup.py", depth: 6 })).rejects.toThrow(
+      "depth must be an integer from 1 to 5",
+    );
   });
 });
+
+describe.skipIf(!python)(
+  `agreement with Python's ast module (reference: test/reference/python_import_graph.py)${python ? "" : " — skipped: no python3"}`,
+  () => {
+    const compare = async (tree: string) => {
+      const reference = JSON.parse(
+        execFileSync(python as string, [REFERENCE, tree], { encoding: "utf8", maxBuffer: 1 << 30 }),
+      ) as {
+        files: Record<string, { targets: string[]; external: string[] }>;
+        syntaxErrors: string[];
+      };
+      const graph = await (await openWorkspace({ root: tree })).importGraph();
+      for (const file of graph.files.filter((path) => path.endsWith(".py") && !reference.syntaxErrors.includes(path))) {
+        const expected = reference.files[file] ?? { targets: [], external: [] };
+        expect({ file, targets: graph.importsOf(file), external: [...graph.externalOf(file)] }).toEqual({
+          file,
+          targets: [...expected.targets].sort(),
+          external: [...expected.external].sort(),
+        });
+      }
+      return graph;
+    };
+
+    it("on the sample repository (src layout, tests folder, relative imports, symlinked module)", async () => {
+      const graph = await compare(root);
+      expect(graph.stats.edges).toBeGreaterThan(10);
+    });
+
+    it("on a checkout whose root is a package", async () => {
+      const tree = writeTree(join(temporaryDir(), "mypkg"), {
+        "__init__.py": "from .core import thing\nfrom mypkg.util import helper\n",
+        "core.py": "from . import util\nfrom .. import nothing\nimport mypkg.sub.deep\nfrom mypkg import *\n",
+        "util.py": "import mypkg\nfrom mypkg.core import thing as t\n",
+        "sub/__init__.py": "",
+        "sub/deep.py": "from ...core import x\nfrom ..util import helper\nfrom . import sibling\n",
+        "scripts/run.py": "import mypkg.core\nimport util\n",
+      });
+      await compare(tree);
+    });
+  },
+);

@@ -26,7 +26,11 @@ describe("repo_tree", () => {
 
   it("lists a sub-folder deeper, with entries carrying repository-relative paths", async () => {
     const result = await repoTree(await open(), { path: "src", depth: 3 });
-    expect(result.entries.map((entry) => `${"  ".repeat(entry.depth - 1)}${entry.path}${entry.type === "folder" ? "/" : ""}`)).toEqual([
+    expect(
+      result.entries.map(
+        (entry) => `${"  ".repeat(entry.depth - 1)}${entry.path}${entry.type === "folder" ? "/" : ""}`,
+      ),
+    ).toEqual([
       "src/app/",
       "  src/app/utils/",
       "    src/app/utils/__init__.py",
@@ -45,7 +49,13 @@ describe("repo_tree", () => {
     const workspace = await open();
     const everything = await repoTree(workspace, { hideHidden: false, hideVendored: false });
     expect(everything.shownFiles).toBe(29);
-    const hidingAll = await repoTree(workspace, { hideTests: true, hideDocs: true, hideVendored: true, hideHidden: true, depth: 5 });
+    const hidingAll = await repoTree(workspace, {
+      hideTests: true,
+      hideDocs: true,
+      hideVendored: true,
+      hideHidden: true,
+      depth: 5,
+    });
     expect(hidingAll.hidden).toEqual({ notIncluded: 0, excluded: 0, hidden: 2, vendored: 2, tests: 2, docs: 2 });
     expect(hidingAll.shownFiles).toBe(29 - 8);
     expect(hidingAll.entries.some((entry) => entry.path.startsWith("tests") || entry.path === "README.md")).toBe(false);
@@ -82,7 +92,9 @@ describe("repo_tree", () => {
 
   it("refuses a file, a missing folder and a bad depth", async () => {
     const workspace = await open();
-    await expect(repoTree(workspace, { path: "setup.py" })).rejects.toThrow('"setup.py" is a file, not a folder: show it with view_file');
+    await expect(repoTree(workspace, { path: "setup.py" })).rejects.toThrow(
+      '"setup.py" is a file, not a folder: show it with view_file',
+    );
     await expect(repoTree(workspace, { path: "nope" })).rejects.toThrow('No such folder: "nope"');
     await expect(repoTree(workspace, { depth: 0 })).rejects.toThrow("depth must be an integer from 1 to 20");
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_NAMES, type ToolCall, openWorkspace, runTool, toolDefinitions, toolParametersSchema } from "../src/index.js";
+import {
+  TOOL_NAMES,
+  type ToolCall,
+  openWorkspace,
+  runTool,
+  toolDefinitions,
+  toolParametersSchema,
+} from "../src/index.js";
 import { writeSampleRepo } from "./sample-repo.js";
 
 const root = writeSampleRepo();
@@ -16,7 +23,10 @@ const CALLS: ToolCall[] = [
   { name: "search_code", arguments: { query: "RUN", ignoreCase: true, glob: "*.txt" } },
   { name: "search_code", arguments: { query: "line", maxHits: 5 } },
   { name: "repo_tree", arguments: {} },
-  { name: "repo_tree", arguments: { path: "src", depth: 4, hideTests: true, hideDocs: true, hideVendored: false, hideHidden: false } },
+  {
+    name: "repo_tree",
+    arguments: { path: "src", depth: 4, hideTests: true, hideDocs: true, hideVendored: false, hideHidden: false },
+  },
   { name: "connected_tree", arguments: { path: "src/app/core.py", depth: 3 } },
   { name: "connected_tree", arguments: { path: "text.py", direction: "importedBy" } },
   { name: "view_file", arguments: { path: "../x" } },
@@ -27,20 +37,39 @@ describe("runTool", () => {
     const workspace = await openWorkspace({ root });
     expect(await runTool(workspace, { name: "grep", arguments: {} })).toMatchObject({
       ok: false,
-      error: { code: "malformed-call", message: 'unknown tool "grep"; the tools are view_file, search_code, repo_tree, connected_tree' },
+      error: {
+        code: "malformed-call",
+        message: 'unknown tool "grep"; the tools are view_file, search_code, repo_tree, connected_tree',
+      },
     });
-    expect(await runTool(workspace, { name: "view_file", arguments: "{path: x}" })).toMatchObject({ ok: false, error: { code: "malformed-call", message: expect.stringContaining("the arguments of view_file are not valid JSON") } });
+    expect(await runTool(workspace, { name: "view_file", arguments: "{path: x}" })).toMatchObject({
+      ok: false,
+      error: {
+        code: "malformed-call",
+        message: expect.stringContaining("the arguments of view_file are not valid JSON"),
+      },
+    });
     const wrong = await runTool(workspace, { name: "view_file", arguments: { path: 3, start: 0, extra: true } });
     expect(wrong).toMatchObject({ ok: false, error: { code: "malformed-call" } });
-    expect(wrong.text).toMatch(/^Error: the arguments of view_file do not fit its schema: path: .*; start: .*; arguments: Unrecognized key: "extra"\n$/);
-    expect(await runTool(workspace, { name: "search_code", arguments: "" })).toMatchObject({ ok: false, error: { message: expect.stringContaining("query: ") } });
+    expect(wrong.text).toMatch(
+      /^Error: the arguments of view_file do not fit its schema: path: .*; start: .*; arguments: Unrecognized key: "extra"\n$/,
+    );
+    expect(await runTool(workspace, { name: "search_code", arguments: "" })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining("query: ") },
+    });
   });
 
   it("turns refusals into observations and lowers maxHits to the configured ceiling", async () => {
     const workspace = await openWorkspace({ root, limits: { searchMaxHits: 4 } });
-    expect(await runTool(workspace, { name: "view_file", arguments: { path: "/etc/passwd" } })).toMatchObject({ ok: false, error: { code: "refused" } });
+    expect(await runTool(workspace, { name: "view_file", arguments: { path: "/etc/passwd" } })).toMatchObject({
+      ok: false,
+      error: { code: "refused" },
+    });
     const search = await runTool(workspace, { name: "search_code", arguments: { query: "line", maxHits: 1000 } });
-    expect(search.ok && search.name === "search_code" && "hits" in search.result ? search.result.hits.length : -1).toBe(4);
+    expect(search.ok && search.name === "search_code" && "hits" in search.result ? search.result.hits.length : -1).toBe(
+      4,
+    );
   });
 
   it("gives byte-identical results and texts across runs and fresh workspaces", async () => {
@@ -87,6 +116,8 @@ describe("tool definitions for function calling", () => {
     });
     expect(toolParametersSchema("search_code")).toMatchObject({ required: ["query"] });
     expect(toolParametersSchema("repo_tree")).not.toHaveProperty("required");
-    expect(toolParametersSchema("connected_tree")).toMatchObject({ properties: { direction: { enum: ["both", "imports", "importedBy"] } } });
+    expect(toolParametersSchema("connected_tree")).toMatchObject({
+      properties: { direction: { enum: ["both", "imports", "importedBy"] } },
+    });
   });
 });

@@ -36,7 +36,8 @@ export const SAMPLE_FILES: Record<string, FixtureFile> = {
   "src/app/config.py": "DEBUG = False\n",
   "src/app/utils/__init__.py": "from .text import slugify\n",
   "src/app/utils/text.py": "import re\n\n\ndef slugify(value):\n    return re.sub(r'[^a-z]+', '-', value.lower())\n",
-  "src/app/utils/helpers.py": "from app.utils.text import slugify as s\nfrom app.missing import gone\nimport app.utils.nothing_here\n",
+  "src/app/utils/helpers.py":
+    "from app.utils.text import slugify as s\nfrom app.missing import gone\nimport app.utils.nothing_here\n",
   "src/app/Views.py": "from app import core\nVIEW = 'Views'\n",
   "src/app/views_test_helpers.py": "VALUE = 1\n",
   "tests/test_core.py": "from app.core import run\n\n\ndef test_run():\n    assert run('A b') == 'a-b/'\n",

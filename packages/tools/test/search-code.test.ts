@@ -41,7 +41,9 @@ describe("search_code", () => {
     expect(hitKeys(await searchCode(workspace, { query: "STRASSE", ignoreCase: true }))).toEqual([]); // lower-casing, not full case folding
     // "İ".toLowerCase() is "i" + U+0307: no match, as under ripgrep's simple case folding.
     expect(hitKeys(await searchCode(workspace, { query: "istanbul", ignoreCase: true }))).toEqual([]);
-    expect(hitKeys(await searchCode(workspace, { query: "İSTANBUL", ignoreCase: true }))).toEqual(["data/unicode.txt:2"]);
+    expect(hitKeys(await searchCode(workspace, { query: "İSTANBUL", ignoreCase: true }))).toEqual([
+      "data/unicode.txt:2",
+    ]);
   });
 
   it("caps the hits and counts what it cut", async () => {
@@ -57,17 +59,44 @@ describe("search_code", () => {
 
   it("restricts to a glob", async () => {
     const workspace = await open();
-    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "*.py" }))).toEqual(["src/app/__init__.py:1", "src/app/__init__.py:3", "src/app/core.py:9", "tests/test_core.py:1", "tests/test_core.py:4", "tests/test_core.py:5"]);
-    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "src" }))).toEqual(["src/app/__init__.py:1", "src/app/__init__.py:3", "src/app/core.py:9"]);
-    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "src/app/core.py" }))).toEqual(["src/app/core.py:9"]);
-    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "!*.py" }))).toEqual([".hidden_notes.txt:1", "data/latin1.txt:1", "data/windows.txt:1", "docs/index.rst:3"]);
+    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "*.py" }))).toEqual([
+      "src/app/__init__.py:1",
+      "src/app/__init__.py:3",
+      "src/app/core.py:9",
+      "tests/test_core.py:1",
+      "tests/test_core.py:4",
+      "tests/test_core.py:5",
+    ]);
+    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "src" }))).toEqual([
+      "src/app/__init__.py:1",
+      "src/app/__init__.py:3",
+      "src/app/core.py:9",
+    ]);
+    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "src/app/core.py" }))).toEqual([
+      "src/app/core.py:9",
+    ]);
+    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "!*.py" }))).toEqual([
+      ".hidden_notes.txt:1",
+      "data/latin1.txt:1",
+      "data/windows.txt:1",
+      "docs/index.rst:3",
+    ]);
   });
 
   it("refuses a glob with an unclosed [ or { instead of matching nothing; an escaped one is literal", async () => {
     const workspace = await open();
-    await expect(searchCode(workspace, { query: "run", glob: "[" })).rejects.toMatchObject({ code: "invalid-input", message: 'glob "[" has an unclosed "[" (it would match nothing); write \\[ for a literal one' });
-    await expect(searchCode(workspace, { query: "run", glob: "src/{app" })).rejects.toMatchObject({ message: expect.stringContaining('has an unclosed "{"') });
-    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "[s]rc" }))).toEqual(["src/app/__init__.py:1", "src/app/__init__.py:3", "src/app/core.py:9"]);
+    await expect(searchCode(workspace, { query: "run", glob: "[" })).rejects.toMatchObject({
+      code: "invalid-input",
+      message: 'glob "[" has an unclosed "[" (it would match nothing); write \\[ for a literal one',
+    });
+    await expect(searchCode(workspace, { query: "run", glob: "src/{app" })).rejects.toMatchObject({
+      message: expect.stringContaining('has an unclosed "{"'),
+    });
+    expect(hitKeys(await searchCode(workspace, { query: "run", glob: "[s]rc" }))).toEqual([
+      "src/app/__init__.py:1",
+      "src/app/__init__.py:3",
+      "src/app/core.py:9",
+    ]);
     expect(hitKeys(await searchCode(workspace, { query: "run", glob: "\\[" }))).toEqual([]);
   });
 
@@ -99,25 +128,52 @@ describe("search_code", () => {
 
   it("refuses unusable queries", async () => {
     const workspace = await open();
-    await expect(searchCode(workspace, { query: "" })).rejects.toMatchObject({ code: "invalid-input", message: "query is empty: give the literal text to search for" });
+    await expect(searchCode(workspace, { query: "" })).rejects.toMatchObject({
+      code: "invalid-input",
+      message: "query is empty: give the literal text to search for",
+    });
     await expect(searchCode(workspace, { query: "a\nb" })).rejects.toThrow("query holds a line break");
-    await expect(searchCode(workspace, { query: "a\0b" })).rejects.toMatchObject({ code: "refused", message: "query contains a NUL byte" });
-    await expect(searchCode(workspace, { query: "x".repeat(1001) })).rejects.toMatchObject({ code: "refused", message: "query is 1001 characters long; the limit is 1000" });
-    await expect(searchCode(workspace, { query: "x", maxHits: 0 })).rejects.toThrow("maxHits must be a positive integer");
+    await expect(searchCode(workspace, { query: "a\0b" })).rejects.toMatchObject({
+      code: "refused",
+      message: "query contains a NUL byte",
+    });
+    await expect(searchCode(workspace, { query: "x".repeat(1001) })).rejects.toMatchObject({
+      code: "refused",
+      message: "query is 1001 characters long; the limit is 1000",
+    });
+    await expect(searchCode(workspace, { query: "x", maxHits: 0 })).rejects.toThrow(
+      "maxHits must be a positive integer",
+    );
   });
 
   it("renders no match plainly", async () => {
     const result = await searchCode(await open(), { query: "zzz_not_there", glob: "*.py" });
-    expect(renderSearchCode(result)).toBe('No matches for "zzz_not_there" in files matching "*.py" (12 files searched)\n');
+    expect(renderSearchCode(result)).toBe(
+      'No matches for "zzz_not_there" in files matching "*.py" (12 files searched)\n',
+    );
   });
 });
 
 describe("glob semantics", () => {
   const select = (glob: string, paths: string[]) => paths.filter(globFilter(glob, { maxLength: 1024 }));
-  const paths = ["a.py", "src/a.py", "src/pkg/b.py", "src/pkg/tests/test_b.py", "docs/index.rst", ".github/ci.yml", "src/docs.py"];
+  const paths = [
+    "a.py",
+    "src/a.py",
+    "src/pkg/b.py",
+    "src/pkg/tests/test_b.py",
+    "docs/index.rst",
+    ".github/ci.yml",
+    "src/docs.py",
+  ];
 
   it("a glob without / matches a file or folder name at any depth", () => {
-    expect(select("*.py", paths)).toEqual(["a.py", "src/a.py", "src/pkg/b.py", "src/pkg/tests/test_b.py", "src/docs.py"]);
+    expect(select("*.py", paths)).toEqual([
+      "a.py",
+      "src/a.py",
+      "src/pkg/b.py",
+      "src/pkg/tests/test_b.py",
+      "src/docs.py",
+    ]);
     expect(select("tests", paths)).toEqual(["src/pkg/tests/test_b.py"]);
     expect(select("*.yml", paths)).toEqual([".github/ci.yml"]);
   });

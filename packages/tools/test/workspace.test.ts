@@ -29,7 +29,11 @@ const [first, second] = makeGitRepo(origin, [
     "notes.txt": "one\ntwo\n",
     "export.txt": "kept in a checkout\n",
   },
-  { "pkg/core.py": "from . import util\nfrom pkg import extra\nVALUE = 'second'\n", "pkg/extra.py": "X = 2\n", "README.md": null },
+  {
+    "pkg/core.py": "from . import util\nfrom pkg import extra\nVALUE = 'second'\n",
+    "pkg/extra.py": "X = 2\n",
+    "README.md": null,
+  },
 ]) as [string, string];
 git(mirrors, ["clone", "-q", "--bare", origin, join(mirrors, "acme__bare.git")]);
 git(mirrors, ["clone", "-q", origin, join(mirrors, "acme__plain")]);
@@ -44,10 +48,27 @@ describe("materializeWorkspace", () => {
     for (const repo of ["acme/bare", "acme/plain", "acme/mirror"]) {
       const workspace = await materializeWorkspace({ instance: instance(repo, first), mirrors, cacheDir });
       expect(workspace).toMatchObject({ source: "git-commit", repo, commit: first });
-      expect(await workspace.paths()).toEqual([".gitattributes", "README.md", "export.txt", "link.py", "notes.txt", "pkg/__init__.py", "pkg/core.py", "pkg/util.py"]);
-      expect((await workspace.files()).find((entry) => entry.path === "link.py")).toEqual({ path: "link.py", kind: "symlink" });
-      expect(await viewFile(workspace, { path: "pkg/core.py" })).toMatchObject({ lines: ["from . import util", "VALUE = 'first'"] });
-      expect(await viewFile(workspace, { path: "link.py" })).toMatchObject({ status: "shown", symlinkTarget: "pkg/util.py" });
+      expect(await workspace.paths()).toEqual([
+        ".gitattributes",
+        "README.md",
+        "export.txt",
+        "link.py",
+        "notes.txt",
+        "pkg/__init__.py",
+        "pkg/core.py",
+        "pkg/util.py",
+      ]);
+      expect((await workspace.files()).find((entry) => entry.path === "link.py")).toEqual({
+        path: "link.py",
+        kind: "symlink",
+      });
+      expect(await viewFile(workspace, { path: "pkg/core.py" })).toMatchObject({
+        lines: ["from . import util", "VALUE = 'first'"],
+      });
+      expect(await viewFile(workspace, { path: "link.py" })).toMatchObject({
+        status: "shown",
+        symlinkTarget: "pkg/util.py",
+      });
       // A checkout, as git checkout would make it: attributes apply (eol=crlf), export-ignore does not.
       expect(readFileSync(join(workspace.root, "notes.txt"), "utf8")).toBe("one\r\ntwo\r\n");
       expect(workspace.root).toBe(join(workspaceCachePath(cacheDir, repo, first), "tree"));
@@ -74,52 +95,79 @@ describe("materializeWorkspace", () => {
 
   it("materializes concurrently without a half tree or a duplicate", async () => {
     const cacheDir = temporaryDir("loclab-cache-");
-    const all = await Promise.all(Array.from({ length: 4 }, () => materializeWorkspace({ instance: instance("acme/plain", second), mirrors, cacheDir })));
+    const all = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        materializeWorkspace({ instance: instance("acme/plain", second), mirrors, cacheDir }),
+      ),
+    );
     expect(new Set(all.map((workspace) => workspace.root)).size).toBe(1);
     expect(readdirSync(join(cacheDir, "acme__plain"))).toEqual([second]);
   });
 
   it("makes the tree's files read-only (folders stay deletable) and leaves the mirror untouched", async () => {
     const cacheDir = temporaryDir("loclab-cache-");
-    const before = git(join(mirrors, "acme__plain"), ["status", "--porcelain"]) + readdirSync(join(mirrors, "acme__bare.git")).join(",");
+    const before =
+      git(join(mirrors, "acme__plain"), ["status", "--porcelain"]) +
+      readdirSync(join(mirrors, "acme__bare.git")).join(",");
     const workspace = await materializeWorkspace({ instance: instance("acme/plain", first), mirrors, cacheDir });
     expect(statSync(join(workspace.root, "pkg/core.py")).mode & 0o777).toBe(0o444);
     // Folders writable by their owner, so that a user who is not root can delete a run folder.
     expect(statSync(join(workspace.root, "pkg")).mode & 0o777).toBe(0o755);
     await materializeWorkspace({ instance: instance("acme/bare", first), mirrors, cacheDir });
-    const after = git(join(mirrors, "acme__plain"), ["status", "--porcelain"]) + readdirSync(join(mirrors, "acme__bare.git")).join(",");
+    const after =
+      git(join(mirrors, "acme__plain"), ["status", "--porcelain"]) +
+      readdirSync(join(mirrors, "acme__bare.git")).join(",");
     expect(after).toBe(before);
     expect(existsSync(join(mirrors, "acme__bare.git", "worktrees"))).toBe(false);
   });
 
   it("says clearly what is wrong: no mirror, not a git repository, unknown commit, bad instance", async () => {
     const cacheDir = temporaryDir("loclab-cache-");
-    await expect(materializeWorkspace({ instance: instance("acme/absent", first), mirrors, cacheDir })).rejects.toMatchObject({
+    await expect(
+      materializeWorkspace({ instance: instance("acme/absent", first), mirrors, cacheDir }),
+    ).rejects.toMatchObject({
       name: "WorkspaceError",
       code: "no-mirror",
-      message: expect.stringContaining(`no mirror of acme/absent: neither ${join(mirrors, "acme__absent")} nor ${join(mirrors, "acme__absent.git")} exists`),
+      message: expect.stringContaining(
+        `no mirror of acme/absent: neither ${join(mirrors, "acme__absent")} nor ${join(mirrors, "acme__absent.git")} exists`,
+      ),
     });
-    await expect(materializeWorkspace({ instance: instance("acme/notgit", first), mirrors, cacheDir })).rejects.toMatchObject({
+    await expect(
+      materializeWorkspace({ instance: instance("acme/notgit", first), mirrors, cacheDir }),
+    ).rejects.toMatchObject({
       code: "not-a-git-repository",
       message: `${join(mirrors, "acme__notgit")} (the mirror of acme/notgit) is not a git repository`,
     });
     const unknown = "0123456789abcdef0123456789abcdef01234567";
-    await expect(materializeWorkspace({ instance: instance("acme/bare", unknown), mirrors, cacheDir })).rejects.toMatchObject({
+    await expect(
+      materializeWorkspace({ instance: instance("acme/bare", unknown), mirrors, cacheDir }),
+    ).rejects.toMatchObject({
       code: "unknown-commit",
       message: `commit ${unknown} of acme/bare is not in the mirror ${join(mirrors, "acme__bare.git")} (fetch it, or check the instance's base_commit)`,
     });
-    await expect(materializeWorkspace({ instance: instance("acme/bare", "HEAD~1"), mirrors, cacheDir })).rejects.toMatchObject({ code: "invalid-instance" });
-    await expect(materializeWorkspace({ instance: instance("../etc", first), mirrors, cacheDir })).rejects.toBeInstanceOf(WorkspaceError);
-    await expect(materializeWorkspace({ instance: instance("acme/..", first), mirrors, cacheDir })).rejects.toMatchObject({ code: "invalid-instance" });
+    await expect(
+      materializeWorkspace({ instance: instance("acme/bare", "HEAD~1"), mirrors, cacheDir }),
+    ).rejects.toMatchObject({ code: "invalid-instance" });
+    await expect(
+      materializeWorkspace({ instance: instance("../etc", first), mirrors, cacheDir }),
+    ).rejects.toBeInstanceOf(WorkspaceError);
+    await expect(
+      materializeWorkspace({ instance: instance("acme/..", first), mirrors, cacheDir }),
+    ).rejects.toMatchObject({ code: "invalid-instance" });
     expect(existsSync(join(cacheDir, "acme__bare"))).toBe(false);
   });
 
   it("removes the .tmp-* folders of killed materializations when it materializes next; a live one's stays", async () => {
     const cacheDir = temporaryDir("loclab-cache-");
     // pid 4206649 is above Linux's default pid_max (4194304): no process has it.
-    writeTree(cacheDir, { [`acme__bare/.tmp-${second}-4206649-abcd/tree/x`]: "half", [`acme__bare/.tmp-${second}-${process.pid}-ef01/tree/x`]: "in progress" });
+    writeTree(cacheDir, {
+      [`acme__bare/.tmp-${second}-4206649-abcd/tree/x`]: "half",
+      [`acme__bare/.tmp-${second}-${process.pid}-ef01/tree/x`]: "in progress",
+    });
     await materializeWorkspace({ instance: instance("acme/bare", first), mirrors, cacheDir });
-    expect(readdirSync(join(cacheDir, "acme__bare")).filter((name) => name.startsWith(".tmp-"))).toEqual([`.tmp-${second}-${process.pid}-ef01`]);
+    expect(readdirSync(join(cacheDir, "acme__bare")).filter((name) => name.startsWith(".tmp-"))).toEqual([
+      `.tmp-${second}-${process.pid}-ef01`,
+    ]);
   });
 
   it("removes one tree, or clears the cache (old trees only, or all, and interrupted leftovers)", async () => {
@@ -130,7 +178,9 @@ describe("materializeWorkspace", () => {
     writeTree(cacheDir, { [`acme__plain/.tmp-${second}-1-abcd/tree/x`]: "half" });
     await removeMaterializedWorkspace({ cacheDir, repo: "acme/bare", commit: first });
     expect(existsSync(workspaceCachePath(cacheDir, "acme/bare", first))).toBe(false);
-    expect(await clearWorkspaceCache({ cacheDir, olderThanMs: 60_000 })).toEqual([join(cacheDir, "acme__plain", `.tmp-${second}-1-abcd`)]);
+    expect(await clearWorkspaceCache({ cacheDir, olderThanMs: 60_000 })).toEqual([
+      join(cacheDir, "acme__plain", `.tmp-${second}-1-abcd`),
+    ]);
     const later = new Date(Date.now() + 120_000);
     expect(await clearWorkspaceCache({ cacheDir, olderThanMs: 60_000, now: later })).toEqual([
       workspaceCachePath(cacheDir, "acme/bare", second),
@@ -155,12 +205,22 @@ describe("openWorkspace", () => {
 
   it("refuses a missing folder or a file", async () => {
     await expect(openWorkspace({ root: join(mirrors, "nothing") })).rejects.toMatchObject({ code: "not-a-directory" });
-    await expect(openWorkspace({ root: join(mirrors, "acme__notgit", "README") })).rejects.toMatchObject({ code: "not-a-directory" });
+    await expect(openWorkspace({ root: join(mirrors, "acme__notgit", "README") })).rejects.toMatchObject({
+      code: "not-a-directory",
+    });
   });
 });
 
 describe("what a workspace keeps (issue 6, item 4)", () => {
-  const tree = writeTree(temporaryDir(), Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`pkg/m${String(i).padStart(2, "0")}.py`, `import pkg.m${String((i + 1) % 40).padStart(2, "0")}\n${"# filler\n".repeat(50)}`])));
+  const tree = writeTree(
+    temporaryDir(),
+    Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `pkg/m${String(i).padStart(2, "0")}.py`,
+        `import pkg.m${String((i + 1) % 40).padStart(2, "0")}\n${"# filler\n".repeat(50)}`,
+      ]),
+    ),
+  );
 
   it("reads each file from disk once: repeated calls in a session do not touch the disk", async () => {
     const workspace = await openWorkspace({ root: tree });
@@ -181,11 +241,15 @@ describe("what a workspace keeps (issue 6, item 4)", () => {
     const bounded = await openWorkspace({ root: tree, limits: { maxCacheBytes: 3000 } });
     const unbounded = await openWorkspace({ root: tree });
     for (const query of ["filler", "import pkg.m1", "m39"]) {
-      expect(await searchCode(bounded, { query, maxHits: 5000 })).toEqual(await searchCode(unbounded, { query, maxHits: 5000 }));
+      expect(await searchCode(bounded, { query, maxHits: 5000 })).toEqual(
+        await searchCode(unbounded, { query, maxHits: 5000 }),
+      );
       expect(bounded.stats().cachedBytes).toBeLessThanOrEqual(3000);
     }
     expect(bounded.stats().evictions).toBeGreaterThan(0);
-    expect(await connectedTree(bounded, { path: "m05.py", depth: 2 })).toEqual(await connectedTree(unbounded, { path: "m05.py", depth: 2 }));
+    expect(await connectedTree(bounded, { path: "m05.py", depth: 2 })).toEqual(
+      await connectedTree(unbounded, { path: "m05.py", depth: 2 }),
+    );
   });
 
   it("lists nothing and parses nothing until a tool needs it", async () => {

@@ -24,7 +24,12 @@ export async function serverFingerprint(spec: VllmServerSpec, vllmVersion: strin
     servedModelName: servedName(spec),
     args: vllmServeArgs(spec),
     gpus: spec.gpus,
-    launcher: spec.launcher.kind === "process" ? { kind: "process", executable: spec.launcher.executable } : { kind: "docker", image: spec.launcher.image },
-    adapters: await Promise.all((spec.lora?.adapters ?? []).map(async (adapter) => ({ ...adapter, sha256: await adapterDigest(adapter.path) }))),
+    launcher:
+      spec.launcher.kind === "process"
+        ? { kind: "process", executable: spec.launcher.executable }
+        : { kind: "docker", image: spec.launcher.image },
+    adapters: await Promise.all(
+      (spec.lora?.adapters ?? []).map(async (adapter) => ({ ...adapter, sha256: await adapterDigest(adapter.path) })),
+    ),
   };
 }

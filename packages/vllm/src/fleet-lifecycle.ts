@@ -46,7 +46,9 @@ export async function upFleet(plan: FleetPlan, options: UpOptions): Promise<Flee
       const launcher = launcherFor(spec, options.launchers);
       const server = await launcher.launch(spec, { logFile: fleetFiles.log(options.stateDir, index) });
       launched.push(server);
-      progress(`server ${index}: started (${server.handle.kind === "process" ? `pid ${server.handle.pid}` : `container ${server.handle.containerId.slice(0, 12)}`}), GPUs ${spec.gpus.join(",") || "none"}, port ${spec.port}`);
+      progress(
+        `server ${index}: started (${server.handle.kind === "process" ? `pid ${server.handle.pid}` : `container ${server.handle.containerId.slice(0, 12)}`}), GPUs ${spec.gpus.join(",") || "none"}, port ${spec.port}`,
+      );
     }
     const readiness = await Promise.all(launched.map((server, index) => waitReady(server, index, options)));
     const state: FleetState = {
@@ -77,14 +79,20 @@ async function waitReady(server: LaunchedServer, index: number, options: UpOptio
   for (;;) {
     last = await probeReadiness(server.spec, { alive: () => server.alive(), requestTimeoutMs: 30_000 });
     if (last.ready) {
-      options.onProgress?.(`server ${index}: ready on port ${server.spec.port}${last.version ? ` (vLLM ${last.version})` : ""}`);
+      options.onProgress?.(
+        `server ${index}: ready on port ${server.spec.port}${last.version ? ` (vLLM ${last.version})` : ""}`,
+      );
       return last;
     }
     if (last.failed?.check === "alive") {
-      throw new Error(`server ${index} (port ${server.spec.port}) exited before it was ready; the end of its log:\n${await server.logTail()}`);
+      throw new Error(
+        `server ${index} (port ${server.spec.port}) exited before it was ready; the end of its log:\n${await server.logTail()}`,
+      );
     }
     if (Date.now() > deadline) {
-      throw new Error(`server ${index} (port ${server.spec.port}) not ready after ${Math.round((options.readyTimeoutMs ?? 900_000) / 1000)} s: ${last.failed?.check}: ${last.failed?.problem}; the end of its log:\n${await server.logTail()}`);
+      throw new Error(
+        `server ${index} (port ${server.spec.port}) not ready after ${Math.round((options.readyTimeoutMs ?? 900_000) / 1000)} s: ${last.failed?.check}: ${last.failed?.problem}; the end of its log:\n${await server.logTail()}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1000));
   }
@@ -98,25 +106,45 @@ export interface ServerStatus {
 }
 
 /** Re-probes every server of a running fleet the way readiness was established. */
-export async function fleetStatus(stateDir: string, options: { launchers?: UpOptions["launchers"] } = {}): Promise<ServerStatus[]> {
+export async function fleetStatus(
+  stateDir: string,
+  options: { launchers?: UpOptions["launchers"] } = {},
+): Promise<ServerStatus[]> {
   const state = await readFleetState(stateDir);
   return Promise.all(
     state.servers.map(async (entry, index) => {
       const server = launcherFor(entry.spec, options.launchers).attach(entry.spec, entry.handle, entry.logFile);
-      return { index, port: entry.spec.port, handle: entry.handle, readiness: await probeReadiness(entry.spec, { alive: () => server.alive(), requestTimeoutMs: 30_000 }) };
+      return {
+        index,
+        port: entry.spec.port,
+        handle: entry.handle,
+        readiness: await probeReadiness(entry.spec, { alive: () => server.alive(), requestTimeoutMs: 30_000 }),
+      };
     }),
   );
 }
 
 /** Stops every server of a fleet (SIGTERM, SIGKILL after the grace period); returns how many it stopped. */
-export async function downFleet(stateDir: string, options: { graceMs?: number; launchers?: UpOptions["launchers"] } = {}): Promise<number> {
+export async function downFleet(
+  stateDir: string,
+  options: { graceMs?: number; launchers?: UpOptions["launchers"] } = {},
+): Promise<number> {
   const state = await readFleetState(stateDir);
-  await Promise.all(state.servers.map((entry) => launcherFor(entry.spec, options.launchers).attach(entry.spec, entry.handle, entry.logFile).stop({ graceMs: options.graceMs ?? 30_000 })));
+  await Promise.all(
+    state.servers.map((entry) =>
+      launcherFor(entry.spec, options.launchers)
+        .attach(entry.spec, entry.handle, entry.logFile)
+        .stop({ graceMs: options.graceMs ?? 30_000 }),
+    ),
+  );
   return state.servers.length;
 }
 
 function launcherFor(spec: VllmServerSpec, launchers: UpOptions["launchers"]): Launcher {
   const launcher = launchers?.[spec.launcher.kind] ?? (spec.launcher.kind === "process" ? processLauncher : undefined);
-  if (!launcher) throw new Error(`no launcher for kind ${spec.launcher.kind}: pass the Docker launcher (dockerLauncher()) in launchers`);
+  if (!launcher)
+    throw new Error(
+      `no launcher for kind ${spec.launcher.kind}: pass the Docker launcher (dockerLauncher()) in launchers`,
+    );
   return launcher;
 }

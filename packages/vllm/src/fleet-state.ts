@@ -21,7 +21,9 @@ export const FleetStateSchema = z.strictObject({
       fingerprint: z.custom<VllmFingerprint>().optional(),
     }),
   ),
-  endpoints: z.array(z.strictObject({ baseURL: z.string(), model: z.string(), maxConcurrency: z.number().int().positive() })),
+  endpoints: z.array(
+    z.strictObject({ baseURL: z.string(), model: z.string(), maxConcurrency: z.number().int().positive() }),
+  ),
 });
 export type FleetState = z.infer<typeof FleetStateSchema>;
 
@@ -51,6 +53,9 @@ export async function readFleetState(dir: string): Promise<FleetState> {
     throw new Error(`${fleetFiles.state(dir)}: no fleet state here (start one with loclab vllm up --state ${dir})`);
   }
   const parsed = FleetStateSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`${fleetFiles.state(dir)}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `${fleetFiles.state(dir)}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+    );
   return parsed.data;
 }

@@ -1,4 +1,10 @@
-import { parseVllmServerSpec, baseURLOf, servedName, type VllmServerSpec, type VllmServerSpecInput } from "./server-spec.js";
+import {
+  parseVllmServerSpec,
+  baseURLOf,
+  servedName,
+  type VllmServerSpec,
+  type VllmServerSpecInput,
+} from "./server-spec.js";
 
 export interface FleetPlanOptions {
   /** GPUs on the host; 4 for 4×L4. */
@@ -24,14 +30,28 @@ export interface FleetPlan {
  * or one with tensor parallelism over all (`tp`), and the runner's endpoints for it. Pure.
  */
 export function planFleet(options: FleetPlanOptions): FleetPlan {
-  if (!Number.isInteger(options.gpus) || options.gpus < 1) throw new RangeError(`gpus must be a positive integer, not ${options.gpus}`);
+  if (!Number.isInteger(options.gpus) || options.gpus < 1)
+    throw new RangeError(`gpus must be a positive integer, not ${options.gpus}`);
   const basePort = options.basePort ?? 8000;
   const perGpu = options.maxConcurrencyPerGpu ?? 16;
   const servers =
     options.layout === "tp"
-      ? [parseVllmServerSpec({ ...options.server, gpus: range(options.gpus), port: basePort, tensorParallelSize: options.gpus })]
-      : range(options.gpus).map((gpu) => parseVllmServerSpec({ ...options.server, gpus: [gpu], port: basePort + gpu, tensorParallelSize: 1 }));
-  const endpoints = servers.map((server) => ({ baseURL: baseURLOf(server), model: servedName(server), maxConcurrency: perGpu * server.gpus.length }));
+      ? [
+          parseVllmServerSpec({
+            ...options.server,
+            gpus: range(options.gpus),
+            port: basePort,
+            tensorParallelSize: options.gpus,
+          }),
+        ]
+      : range(options.gpus).map((gpu) =>
+          parseVllmServerSpec({ ...options.server, gpus: [gpu], port: basePort + gpu, tensorParallelSize: 1 }),
+        );
+  const endpoints = servers.map((server) => ({
+    baseURL: baseURLOf(server),
+    model: servedName(server),
+    maxConcurrency: perGpu * server.gpus.length,
+  }));
   return { servers, endpoints };
 }
 

@@ -1,5 +1,13 @@
 export { planFleet, type FleetPlan, type FleetPlanOptions } from "./fleet.js";
-export { downFleet, fleetStatus, processLauncher, upFleet, type Launcher, type ServerStatus, type UpOptions } from "./fleet-lifecycle.js";
+export {
+  downFleet,
+  fleetStatus,
+  processLauncher,
+  upFleet,
+  type Launcher,
+  type ServerStatus,
+  type UpOptions,
+} from "./fleet-lifecycle.js";
 export { fleetFiles, FleetStateSchema, readFleetState, writeFleetState, type FleetState } from "./fleet-state.js";
 export { serverFingerprint, type VllmFingerprint } from "./fingerprint.js";
 export type { LaunchedServer, ServerHandle } from "./launched-server.js";
@@ -7,5 +15,20 @@ export { adapterDigest, loadLoraAdapter, unloadLoraAdapter } from "./lora.js";
 export { launchProcess, processServer, type ProcessLaunchOptions } from "./process-launcher.js";
 export { probeReadiness, type ProbeOptions, type Readiness, type ReadinessCheck } from "./readiness.js";
 export { shellCommand, vllmServeArgs, vllmServeEnv } from "./serve-args.js";
-export { baseURLOf, LoraAdapterSchema, parseVllmServerSpec, servedName, VllmServerSpecSchema, type LoraAdapter, type VllmServerSpec, type VllmServerSpecInput } from "./server-spec.js";
-export { containerOptions, dockerLauncher, dockerSocketPath, DockerUnavailableError, type DockerLauncherOptions } from "./docker-launcher.js";
+export {
+  baseURLOf,
+  LoraAdapterSchema,
+  parseVllmServerSpec,
+  servedName,
+  VllmServerSpecSchema,
+  type LoraAdapter,
+  type VllmServerSpec,
+  type VllmServerSpecInput,
+} from "./server-spec.js";
+export {
+  containerOptions,
+  dockerLauncher,
+  dockerSocketPath,
+  DockerUnavailableError,
+  type DockerLauncherOptions,
+} from "./docker-launcher.js";

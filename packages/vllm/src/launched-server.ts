@@ -1,7 +1,9 @@
 import type { VllmServerSpec } from "./server-spec.js";
 
 /** Where a launched server is, as the fleet's state file records it. */
-export type ServerHandle = { kind: "process"; pid: number } | { kind: "docker"; containerId: string; socketPath?: string };
+export type ServerHandle =
+  | { kind: "process"; pid: number }
+  | { kind: "docker"; containerId: string; socketPath?: string };
 
 /** A server that was started: enough to probe it, read its log and stop it, also from another process. */
 export interface LaunchedServer {

@@ -15,13 +15,23 @@ export async function loadLoraAdapter(baseURL: string, adapter: LoraAdapter): Pr
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ lora_name: adapter.name, lora_path: adapter.path }),
   });
-  if (!response.ok) throw new Error(`${root}: loading LoRA adapter ${adapter.name} (${adapter.path}) answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  if (!response.ok)
+    throw new Error(
+      `${root}: loading LoRA adapter ${adapter.name} (${adapter.path}) answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
+    );
 }
 
 export async function unloadLoraAdapter(baseURL: string, name: string): Promise<void> {
   const root = baseURL.replace(/\/v1\/?$/, "");
-  const response = await fetch(`${root}/v1/unload_lora_adapter`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ lora_name: name }) });
-  if (!response.ok) throw new Error(`${root}: unloading LoRA adapter ${name} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const response = await fetch(`${root}/v1/unload_lora_adapter`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ lora_name: name }),
+  });
+  if (!response.ok)
+    throw new Error(
+      `${root}: unloading LoRA adapter ${name} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
+    );
 }
 
 /**
@@ -44,7 +54,11 @@ export async function adapterDigest(path: string): Promise<string | null> {
   const hash = createHash("sha256");
   for (const file of files) {
     hash.update(`${relative(path, file)}\0`);
-    hash.update(createHash("sha256").update(await readFile(file)).digest("hex"));
+    hash.update(
+      createHash("sha256")
+        .update(await readFile(file))
+        .digest("hex"),
+    );
   }
   return hash.digest("hex");
 }

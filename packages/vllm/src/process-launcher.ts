@@ -18,7 +18,7 @@ export interface ProcessLaunchOptions {
  * whole group), detached so that `loclab vllm up` can exit and leave it serving.
  */
 export async function launchProcess(spec: VllmServerSpec, options: ProcessLaunchOptions): Promise<LaunchedServer> {
-  if (spec.launcher.kind !== "process") throw new Error("launchProcess needs a spec with launcher.kind \"process\"");
+  if (spec.launcher.kind !== "process") throw new Error('launchProcess needs a spec with launcher.kind "process"');
   // Created first, so that a server that fails at once still leaves a log to read.
   await (await open(options.logFile, "a")).close();
   const executable = spec.launcher.executable;

@@ -31,7 +31,11 @@ export async function probeReadiness(spec: VllmServerSpec, options: ProbeOptions
   const base = baseURLOf(spec);
   const root = base.replace(/\/v1$/, "");
   const timeout = options.requestTimeoutMs ?? 30_000;
-  const fail = (check: ReadinessCheck, problem: string, extra: Partial<Readiness> = {}): Readiness => ({ ready: false, failed: { check, problem }, ...extra });
+  const fail = (check: ReadinessCheck, problem: string, extra: Partial<Readiness> = {}): Readiness => ({
+    ready: false,
+    failed: { check, problem },
+    ...extra,
+  });
   if (!(await options.alive())) return fail("alive", "the server process or container is not running");
   const request = async (path: string, body?: unknown) => {
     const response = await fetch(`${root}${path}`, {
@@ -51,24 +55,71 @@ export async function probeReadiness(spec: VllmServerSpec, options: ProbeOptions
     const models = ((JSON.parse(listed.text) as { data?: Array<{ id: string }> }).data ?? []).map((model) => model.id);
     const wanted = [servedName(spec), ...(spec.lora?.adapters ?? []).map((adapter) => adapter.name)];
     const missing = wanted.filter((name) => !models.includes(name));
-    if (missing.length > 0) return fail("models", `/v1/models does not list ${missing.join(", ")} (it lists ${models.join(", ") || "nothing"})`, { models });
+    if (missing.length > 0)
+      return fail(
+        "models",
+        `/v1/models does not list ${missing.join(", ")} (it lists ${models.join(", ") || "nothing"})`,
+        { models },
+      );
     const version = await request("/version")
-      .then((answer) => (answer.status === 200 ? ((JSON.parse(answer.text) as { version?: string }).version ?? undefined) : undefined))
+      .then((answer) =>
+        answer.status === 200 ? ((JSON.parse(answer.text) as { version?: string }).version ?? undefined) : undefined,
+      )
       .catch(() => undefined);
-    const completion = await request("/v1/completions", { model: servedName(spec), prompt: "Hello", max_tokens: 1, temperature: 0 });
-    if (completion.status !== 200) return fail("completion", `a 1-token completion answered HTTP ${completion.status}: ${completion.text.slice(0, 200)}`, { models });
+    const completion = await request("/v1/completions", {
+      model: servedName(spec),
+      prompt: "Hello",
+      max_tokens: 1,
+      temperature: 0,
+    });
+    if (completion.status !== 200)
+      return fail(
+        "completion",
+        `a 1-token completion answered HTTP ${completion.status}: ${completion.text.slice(0, 200)}`,
+        { models },
+      );
     const choice = (JSON.parse(completion.text) as { choices?: Array<{ text?: string }> }).choices?.[0];
-    if (typeof choice?.text !== "string") return fail("completion", "a 1-token completion came back without choices[0].text", { models });
-    const logprobs = await request("/v1/completions", { model: servedName(spec), prompt: "Hello world", max_tokens: 1, temperature: 0, prompt_logprobs: 0 });
-    if (logprobs.status !== 200) return fail("promptLogprobs", `a prompt_logprobs probe answered HTTP ${logprobs.status}: ${logprobs.text.slice(0, 200)}`, { models });
-    const positions = (JSON.parse(logprobs.text) as { choices?: Array<{ prompt_logprobs?: Array<Record<string, { logprob: number }> | null> }> }).choices?.[0]?.prompt_logprobs;
-    const values = (positions ?? []).slice(1).flatMap((entry) => Object.values(entry ?? {}).map((value) => value.logprob));
-    if (!positions || positions[0] !== null || values.length === 0 || !values.every((value) => Number.isFinite(value) && value <= 0)) {
-      return fail("promptLogprobs", "the prompt_logprobs probe did not return finite log-probabilities after a null first position", { models });
+    if (typeof choice?.text !== "string")
+      return fail("completion", "a 1-token completion came back without choices[0].text", { models });
+    const logprobs = await request("/v1/completions", {
+      model: servedName(spec),
+      prompt: "Hello world",
+      max_tokens: 1,
+      temperature: 0,
+      prompt_logprobs: 0,
+    });
+    if (logprobs.status !== 200)
+      return fail(
+        "promptLogprobs",
+        `a prompt_logprobs probe answered HTTP ${logprobs.status}: ${logprobs.text.slice(0, 200)}`,
+        { models },
+      );
+    const positions = (
+      JSON.parse(logprobs.text) as {
+        choices?: Array<{ prompt_logprobs?: Array<Record<string, { logprob: number }> | null> }>;
+      }
+    ).choices?.[0]?.prompt_logprobs;
+    const values = (positions ?? [])
+      .slice(1)
+      .flatMap((entry) => Object.values(entry ?? {}).map((value) => value.logprob));
+    if (
+      !positions ||
+      positions[0] !== null ||
+      values.length === 0 ||
+      !values.every((value) => Number.isFinite(value) && value <= 0)
+    ) {
+      return fail(
+        "promptLogprobs",
+        "the prompt_logprobs probe did not return finite log-probabilities after a null first position",
+        { models },
+      );
     }
     return { ready: true, models, ...(version ? { version } : {}) };
   } catch (error) {
-    const message = (error as Error).name === "TimeoutError" ? `no answer within ${timeout} ms` : ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+    const message =
+      (error as Error).name === "TimeoutError"
+        ? `no answer within ${timeout} ms`
+        : (((error as Error).cause as Error | undefined)?.message ?? (error as Error).message);
     return fail("health", `${root}: ${message}`);
   }
 }

@@ -5,7 +5,16 @@ import { servedName, type VllmServerSpec } from "./server-spec.js";
  * equal specs is equal): the model, then each flag vLLM documents for it. Pure.
  */
 export function vllmServeArgs(spec: VllmServerSpec): string[] {
-  const args = ["serve", spec.model, "--served-model-name", servedName(spec), "--host", spec.host, "--port", String(spec.port)];
+  const args = [
+    "serve",
+    spec.model,
+    "--served-model-name",
+    servedName(spec),
+    "--host",
+    spec.host,
+    "--port",
+    String(spec.port),
+  ];
   if (spec.revision) args.push("--revision", spec.revision);
   args.push("--tensor-parallel-size", String(spec.tensorParallelSize));
   if (spec.dataParallelSize > 1) args.push("--data-parallel-size", String(spec.dataParallelSize));
@@ -14,7 +23,8 @@ export function vllmServeArgs(spec: VllmServerSpec): string[] {
   if (spec.toolCallParser) args.push("--enable-auto-tool-choice", "--tool-call-parser", spec.toolCallParser);
   if (spec.lora) {
     args.push("--enable-lora");
-    if (spec.lora.adapters.length > 0) args.push("--lora-modules", ...spec.lora.adapters.map((adapter) => `${adapter.name}=${adapter.path}`));
+    if (spec.lora.adapters.length > 0)
+      args.push("--lora-modules", ...spec.lora.adapters.map((adapter) => `${adapter.name}=${adapter.path}`));
     args.push("--max-lora-rank", String(spec.lora.maxLoraRank));
   }
   args.push("--generation-config", spec.generationConfig);

@@ -67,7 +67,9 @@ export const VllmServerSpecSchema = z.strictObject({
   env: z.record(z.string(), z.string()).default({}),
   /** Names of environment variables passed through to the server (HF_TOKEN, …); their values are never written anywhere. */
   secretEnv: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/)).default([]),
-  launcher: z.discriminatedUnion("kind", [ProcessLauncherSchema, DockerLauncherSchema]).default({ kind: "process", executable: "vllm" }),
+  launcher: z
+    .discriminatedUnion("kind", [ProcessLauncherSchema, DockerLauncherSchema])
+    .default({ kind: "process", executable: "vllm" }),
 });
 export type VllmServerSpec = z.infer<typeof VllmServerSpecSchema>;
 export type VllmServerSpecInput = z.input<typeof VllmServerSpecSchema>;
@@ -79,11 +81,15 @@ export function parseVllmServerSpec(input: unknown): VllmServerSpec {
     const spec = result.data;
     const needed = spec.tensorParallelSize * spec.dataParallelSize;
     if (spec.gpus.length > 0 && spec.gpus.length !== needed) {
-      throw new Error(`gpus: ${spec.gpus.length} GPU(s) given for tensor-parallel ${spec.tensorParallelSize} × data-parallel ${spec.dataParallelSize} = ${needed}`);
+      throw new Error(
+        `gpus: ${spec.gpus.length} GPU(s) given for tensor-parallel ${spec.tensorParallelSize} × data-parallel ${spec.dataParallelSize} = ${needed}`,
+      );
     }
     return spec;
   }
-  const problems = result.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(spec)"}: ${issue.message}`);
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.map(String).join(".") || "(spec)"}: ${issue.message}`,
+  );
   throw new Error(`vLLM server spec: ${problems.join("; ")}`);
 }
 

@@ -28,7 +28,8 @@ function relativeToRepository(path: string, roots: readonly string[]): string | 
 function folderSet(files: ReadonlySet<string>): Set<string> {
   const folders = new Set<string>();
   for (const file of files) {
-    for (let slash = file.indexOf("/"); slash > 0; slash = file.indexOf("/", slash + 1)) folders.add(file.slice(0, slash));
+    for (let slash = file.indexOf("/"); slash > 0; slash = file.indexOf("/", slash + 1))
+      folders.add(file.slice(0, slash));
   }
   return folders;
 }
@@ -45,7 +46,10 @@ function folderSet(files: ReadonlySet<string>): Set<string> {
  *
  * @example badPaths({ instanceId: "a__a-1", paths: ["/workspace/src/x.py"], createdPaths: [] } as TaskSummary) // ["/workspace/src/x.py"]
  */
-export function badPaths(task: Pick<TaskSummary, "instanceId" | "paths" | "createdPaths">, options: BreakdownOptions = {}): string[] {
+export function badPaths(
+  task: Pick<TaskSummary, "instanceId" | "paths" | "createdPaths">,
+  options: BreakdownOptions = {},
+): string[] {
   const prefixes = options.badPathPrefixes ?? DEFAULT_BREAKDOWN_OPTIONS.badPathPrefixes;
   const bad = new Set<string>();
   for (const path of task.paths) if (prefixes.some((prefix) => underPrefix(path, prefix))) bad.add(path);

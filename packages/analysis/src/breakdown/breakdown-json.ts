@@ -4,14 +4,29 @@ import type { Breakdown } from "./breakdown-runs.js";
 /** One run in the CLI's JSON (`loclab breakdown --json`): the breakdown row's counts, vs. base without its ids. */
 export type BreakdownJsonRow = Pick<
   BreakdownRow,
-  "run" | "tasks" | "solved" | "outOfBudget" | "wrongPatch" | "noPatch" | "medianCalls" | "loops" | "loopsFinishLength" | "loopsRepeatedLine" | "badPrefix" | "noFile"
+  | "run"
+  | "tasks"
+  | "solved"
+  | "outOfBudget"
+  | "wrongPatch"
+  | "noPatch"
+  | "medianCalls"
+  | "loops"
+  | "loopsFinishLength"
+  | "loopsRepeatedLine"
+  | "badPrefix"
+  | "noFile"
 > & { vsBase: { baseOnly: number; runOnly: number; p: number } | null };
 
 /** What `loclab breakdown --json` prints. */
 export interface BreakdownJson {
   runs: BreakdownJsonRow[];
   base: string | null;
-  overlap: { runs: string[]; both: number[][]; pairs: { a: string; b: string; n: number; both: number; aOnly: number; bOnly: number; p: number; pHolm: number }[] };
+  overlap: {
+    runs: string[];
+    both: number[][];
+    pairs: { a: string; b: string; n: number; both: number; aOnly: number; bOnly: number; p: number; pHolm: number }[];
+  };
   everSolved: number;
 }
 
@@ -42,7 +57,16 @@ export function breakdownJson(breakdown: Breakdown): BreakdownJson {
     overlap: {
       runs: breakdown.overlap.runs,
       both: breakdown.overlap.both,
-      pairs: breakdown.overlap.pairs.map(({ a, b, n, both, aOnly, bOnly, p, pHolm }) => ({ a, b, n, both, aOnly, bOnly, p, pHolm })),
+      pairs: breakdown.overlap.pairs.map(({ a, b, n, both, aOnly, bOnly, p, pHolm }) => ({
+        a,
+        b,
+        n,
+        both,
+        aOnly,
+        bOnly,
+        p,
+        pHolm,
+      })),
     },
     everSolved: breakdown.everSolved,
   };

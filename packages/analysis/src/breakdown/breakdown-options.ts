@@ -42,7 +42,11 @@ export interface BreakdownOptions {
 export const DEFAULT_BREAKDOWN_OPTIONS = {
   calls: { except: ["submit", "submit_patch", "get_status"] },
   autoCodeRoverRoundLimit: 10,
-  loops: { finishReasons: ["length", "max_tokens"], repeatedLine: REPEATED_LINE_THRESHOLD, repeatedLineMode: "consecutive" },
+  loops: {
+    finishReasons: ["length", "max_tokens"],
+    repeatedLine: REPEATED_LINE_THRESHOLD,
+    repeatedLineMode: "consecutive",
+  },
   badPathPrefixes: ["/workspace/src/"],
   repositoryRoots: ["/testbed", "/workspace", "/repo"],
   noFileThreshold: 5,

@@ -112,16 +112,30 @@ function tokensOf(task: TaskSummary): number | null {
  * (≥ noFileThreshold "No such file" observations, default 5); time, tokens and cost per
  * category; the ids of every column.
  */
-export function breakdownRun(run: RunInput, options: BreakdownOptions & { taskIds?: readonly string[] } = {}): Omit<BreakdownRow, "vsBase"> {
+export function breakdownRun(
+  run: RunInput,
+  options: BreakdownOptions & { taskIds?: readonly string[] } = {},
+): Omit<BreakdownRow, "vsBase"> {
   const byId = new Map(run.summaries.map((task) => [task.instanceId, task]));
   const taskIds = options.taskIds ? [...new Set(options.taskIds)] : [...byId.keys()];
   const threshold = options.noFileThreshold ?? DEFAULT_BREAKDOWN_OPTIONS.noFileThreshold;
-  const ids: BreakdownIds = { tasks: taskIds, solved: [], outOfBudget: [], wrongPatch: [], noPatch: [], loops: [], loopsFinishLength: [], loopsRepeatedLine: [], badPrefix: [], noFile: [], missing: [] };
+  const ids: BreakdownIds = {
+    tasks: taskIds,
+    solved: [],
+    outOfBudget: [],
+    wrongPatch: [],
+    noPatch: [],
+    loops: [],
+    loopsFinishLength: [],
+    loopsRepeatedLine: [],
+    badPrefix: [],
+    noFile: [],
+    missing: [],
+  };
   const calls: number[] = [];
-  const costs = Object.fromEntries(OUTCOME_CATEGORIES.map((c) => [c, { seconds: [] as number[], tokens: [] as number[], costUsd: [] as number[] }])) as Record<
-    OutcomeCategory,
-    { seconds: number[]; tokens: number[]; costUsd: number[] }
-  >;
+  const costs = Object.fromEntries(
+    OUTCOME_CATEGORIES.map((c) => [c, { seconds: [] as number[], tokens: [] as number[], costUsd: [] as number[] }]),
+  ) as Record<OutcomeCategory, { seconds: number[]; tokens: number[]; costUsd: number[] }>;
   const budgetRules: Record<string, number> = {};
   const exitStatuses: Record<string, number> = {};
   let loopSeconds: number | null = null;
@@ -156,7 +170,15 @@ export function breakdownRun(run: RunInput, options: BreakdownOptions & { taskId
     if (task.costUsd !== null) cost.costUsd.push(task.costUsd);
   }
   const perCategory = Object.fromEntries(
-    OUTCOME_CATEGORIES.map((c) => [c, { tasks: ids[c].length, seconds: spread(costs[c].seconds), tokens: spread(costs[c].tokens), costUsd: spread(costs[c].costUsd) }]),
+    OUTCOME_CATEGORIES.map((c) => [
+      c,
+      {
+        tasks: ids[c].length,
+        seconds: spread(costs[c].seconds),
+        tokens: spread(costs[c].tokens),
+        costUsd: spread(costs[c].costUsd),
+      },
+    ]),
   ) as Record<OutcomeCategory, CategoryCost>;
   return {
     run: run.name,

@@ -61,22 +61,36 @@ function solvedMap(row: Omit<BreakdownRow, "vsBase">): Map<string, boolean> {
  *
  * @example breakdownRuns([{ name: "a", summaries, resolved }, …], { base: "a", taskIds })
  */
-export function breakdownRuns(runs: readonly RunInput[], options: BreakdownOptions & { base?: string; taskIds?: readonly string[] } = {}): Breakdown {
+export function breakdownRuns(
+  runs: readonly RunInput[],
+  options: BreakdownOptions & { base?: string; taskIds?: readonly string[] } = {},
+): Breakdown {
   if (runs.length === 0) throw new Error("breakdownRuns requires at least one run");
   const names = runs.map((run) => run.name);
   const duplicate = names.find((name, i) => names.indexOf(name) !== i);
   if (duplicate !== undefined) throw new Error(`breakdownRuns: two runs are named ${JSON.stringify(duplicate)}`);
-  if (options.base !== undefined && !names.includes(options.base)) throw new Error(`breakdownRuns: the base ${JSON.stringify(options.base)} is not one of the runs (${names.join(", ")})`);
+  if (options.base !== undefined && !names.includes(options.base))
+    throw new Error(
+      `breakdownRuns: the base ${JSON.stringify(options.base)} is not one of the runs (${names.join(", ")})`,
+    );
   const partial = runs.map((run) => breakdownRun(run, options));
   const maps = partial.map(solvedMap);
   const baseIndex = options.base === undefined ? -1 : names.indexOf(options.base);
   const rows: BreakdownRow[] = partial.map((row, i) => {
     if (baseIndex < 0 || i === baseIndex) return { ...row, vsBase: null };
-    const table = pairedTable({ a: maps[baseIndex] as Map<string, boolean>, b: maps[i] as Map<string, boolean>, intersect: true });
+    const table = pairedTable({
+      a: maps[baseIndex] as Map<string, boolean>,
+      b: maps[i] as Map<string, boolean>,
+      intersect: true,
+    });
     const { p } = exactMcNemar({ b: table.aOnly, c: table.bOnly });
-    return { ...row, vsBase: { base: options.base as string, n: table.n, baseOnly: table.aOnly, runOnly: table.bOnly, p } };
+    return {
+      ...row,
+      vsBase: { base: options.base as string, n: table.n, baseOnly: table.aOnly, runOnly: table.bOnly, p },
+    };
   });
-  const tableOf = (i: number, j: number) => pairedTable({ a: maps[i] as Map<string, boolean>, b: maps[j] as Map<string, boolean>, intersect: true });
+  const tableOf = (i: number, j: number) =>
+    pairedTable({ a: maps[i] as Map<string, boolean>, b: maps[j] as Map<string, boolean>, intersect: true });
   const both = partial.map(() => partial.map(() => 0));
   partial.forEach((_, i) => {
     (both[i] as number[])[i] = tableOf(i, i).bothSolved;

@@ -12,7 +12,6 @@ export interface BudgetExit {
   rule: string;
 }
 
-
 function miniSweAgentRule(task: TaskSummary): BudgetExit | null {
   const status = task.exitStatus ?? "";
   const steps = task.limits.steps;
@@ -20,8 +19,10 @@ function miniSweAgentRule(task: TaskSummary): BudgetExit | null {
   const reachedSteps = steps !== undefined && task.apiCalls !== null && task.apiCalls >= steps;
   const reachedCost = cost !== undefined && task.costUsd !== null && task.costUsd >= cost;
   if (status === "LimitsExceeded") {
-    if (reachedSteps) return { limit: "steps", rule: "mini-swe-agent: exit LimitsExceeded with api_calls ≥ step_limit" };
-    if (cost !== undefined) return { limit: "cost", rule: "mini-swe-agent: exit LimitsExceeded below step_limit, so cost_limit" };
+    if (reachedSteps)
+      return { limit: "steps", rule: "mini-swe-agent: exit LimitsExceeded with api_calls ≥ step_limit" };
+    if (cost !== undefined)
+      return { limit: "cost", rule: "mini-swe-agent: exit LimitsExceeded below step_limit, so cost_limit" };
     return { limit: "steps", rule: "mini-swe-agent: exit LimitsExceeded (no cost_limit logged)" };
   }
   if (/ContextWindowExceeded/i.test(status)) return { limit: "context", rule: `mini-swe-agent: exit ${status}` };
@@ -35,8 +36,10 @@ function miniSweAgentRule(task: TaskSummary): BudgetExit | null {
 
 function sweAgentRule(task: TaskSummary): BudgetExit | null {
   const status = task.exitStatus ?? "";
-  if (/exit_cost/.test(status)) return { limit: "cost", rule: `SWE-agent: exit status "${status}" (per-instance cost limit)` };
-  if (/exit_context/.test(status)) return { limit: "context", rule: `SWE-agent: exit status "${status}" (context window)` };
+  if (/exit_cost/.test(status))
+    return { limit: "cost", rule: `SWE-agent: exit status "${status}" (per-instance cost limit)` };
+  if (/exit_context/.test(status))
+    return { limit: "context", rule: `SWE-agent: exit status "${status}" (context window)` };
   if (/exit_(step|call)/.test(status)) return { limit: "steps", rule: `SWE-agent: exit status "${status}"` };
   if (/exit_time|timeout/i.test(status)) return { limit: "time", rule: `SWE-agent: exit status "${status}"` };
   return null;
@@ -44,7 +47,10 @@ function sweAgentRule(task: TaskSummary): BudgetExit | null {
 
 function autoCodeRoverRule(task: TaskSummary, roundLimit: number): BudgetExit | null {
   if (task.rounds !== null && task.rounds > roundLimit) {
-    return { limit: "rounds", rule: `AutoCodeRover: last conversation_round_N has N > conv_round_limit (${roundLimit}): context retrieval used every round, then wrote the patch anyway` };
+    return {
+      limit: "rounds",
+      rule: `AutoCodeRover: last conversation_round_N has N > conv_round_limit (${roundLimit}): context retrieval used every round, then wrote the patch anyway`,
+    };
   }
   return null;
 }
@@ -73,7 +79,10 @@ export function budgetExit(task: TaskSummary, options: BreakdownOptions = {}): B
       exit = sweAgentRule(task);
       break;
     case "autocoderover":
-      exit = autoCodeRoverRule(task, options.autoCodeRoverRoundLimit ?? DEFAULT_BREAKDOWN_OPTIONS.autoCodeRoverRoundLimit);
+      exit = autoCodeRoverRule(
+        task,
+        options.autoCodeRoverRoundLimit ?? DEFAULT_BREAKDOWN_OPTIONS.autoCodeRoverRoundLimit,
+      );
       break;
     case "loclab": {
       const status = task.exitStatus ?? "";

@@ -21,9 +21,12 @@ export interface LoopOutputs {
  * Errors: repeatedLine below 3 (summaries keep candidates from 3 repeats up).
  */
 export function loopOutputs(task: Pick<TaskSummary, "loopCandidates">, options: BreakdownOptions = {}): LoopOutputs {
-  const reasons = new Set((options.loops?.finishReasons ?? DEFAULT_BREAKDOWN_OPTIONS.loops.finishReasons).map((r) => r.toLowerCase()));
+  const reasons = new Set(
+    (options.loops?.finishReasons ?? DEFAULT_BREAKDOWN_OPTIONS.loops.finishReasons).map((r) => r.toLowerCase()),
+  );
   const times = options.loops?.repeatedLine ?? DEFAULT_BREAKDOWN_OPTIONS.loops.repeatedLine;
-  if (!Number.isInteger(times) || times < MIN_REPEATS_KEPT) throw new RangeError(`loops.repeatedLine must be an integer ≥ ${MIN_REPEATS_KEPT}, got ${times}`);
+  if (!Number.isInteger(times) || times < MIN_REPEATS_KEPT)
+    throw new RangeError(`loops.repeatedLine must be an integer ≥ ${MIN_REPEATS_KEPT}, got ${times}`);
   const anywhere = (options.loops?.repeatedLineMode ?? DEFAULT_BREAKDOWN_OPTIONS.loops.repeatedLineMode) === "anywhere";
   const finishLength: LoopCandidate[] = [];
   const repeatedLine: LoopCandidate[] = [];

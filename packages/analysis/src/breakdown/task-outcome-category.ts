@@ -22,7 +22,11 @@ export const OUTCOME_CATEGORY_LABELS: Record<OutcomeCategory, string> = {
  * 4. noPatch — it ended with none (including a trajectory missing from the run).
  * So solved + outOfBudget + wrongPatch + noPatch = tasks.
  */
-export function taskOutcomeCategory(task: TaskSummary | undefined, resolved: boolean, options: BreakdownOptions = {}): OutcomeCategory {
+export function taskOutcomeCategory(
+  task: TaskSummary | undefined,
+  resolved: boolean,
+  options: BreakdownOptions = {},
+): OutcomeCategory {
   if (resolved) return "solved";
   if (!task) return "noPatch";
   if (budgetExit(task, options)) return "outOfBudget";

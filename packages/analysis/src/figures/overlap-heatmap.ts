@@ -9,7 +9,10 @@ import { type ChartSpec, RUN_LABEL_LIMIT } from "./outcome-chart.js";
  * axes; built with the charts package's heatmap from overlapTable. `value: "jaccard"` colours
  * by the Jaccard index on [0, 1] instead.
  */
-export function overlapHeatmap(breakdown: Breakdown, options: { value?: "both" | "jaccard"; title?: string } = {}): ChartSpec {
+export function overlapHeatmap(
+  breakdown: Breakdown,
+  options: { value?: "both" | "jaccard"; title?: string } = {},
+): ChartSpec {
   const value = options.value ?? "both";
   const spec = heatmap({
     data: overlapTable(breakdown).objects(),
@@ -22,5 +25,8 @@ export function overlapHeatmap(breakdown: Breakdown, options: { value?: "both" |
     ...(value === "jaccard" ? { domain: [0, 1] as const } : {}),
   }) as ChartSpec & { encoding: Record<string, Record<string, unknown>> };
   const axis = { labelLimit: RUN_LABEL_LIMIT };
-  return { ...spec, encoding: { ...spec.encoding, x: { ...spec.encoding.x, axis }, y: { ...spec.encoding.y, axis } } } as ChartSpec;
+  return {
+    ...spec,
+    encoding: { ...spec.encoding, x: { ...spec.encoding.x, axis }, y: { ...spec.encoding.y, axis } },
+  } as ChartSpec;
 }

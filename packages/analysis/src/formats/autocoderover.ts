@@ -8,7 +8,11 @@ const number = z.number().nullish();
 
 /** tool_call_sequence.json: the search API calls, in order. */
 export const AcrToolCallSequenceSchema = z.array(
-  z.looseObject({ func_name: z.string(), arguments: z.record(z.string(), z.unknown()).nullish(), call_ok: z.boolean().nullish() }),
+  z.looseObject({
+    func_name: z.string(),
+    arguments: z.record(z.string(), z.unknown()).nullish(),
+    call_ok: z.boolean().nullish(),
+  }),
 );
 /** cost.json: tokens, money and wall clock of the task. */
 export const AcrCostSchema = z.looseObject({
@@ -55,7 +59,9 @@ function readJson<T>(folder: string, name: string, schema: z.ZodType<T>): T | un
 const RESULT_HEADER = /^Result of (\w+)\(/gm;
 
 /** The `Result of <api>(…):` blocks of the thread's user messages, in order, each up to the next block or the message's end. */
-function searchResultBlocks(thread: ReadonlyArray<{ role: string; content?: string | null }>): Array<{ api: string; text: string }> {
+function searchResultBlocks(
+  thread: ReadonlyArray<{ role: string; content?: string | null }>,
+): Array<{ api: string; text: string }> {
   const blocks: Array<{ api: string; text: string }> = [];
   for (const message of thread) {
     if (message.role !== "user" || !message.content) continue;
@@ -99,8 +105,14 @@ export async function readAutoCodeRoverTrajectory(folder: string, sink: StepSink
   const patches = names.map((name) => roundOf(name, /^extracted_patch_(\d+)\.diff$/)).filter(Number.isFinite);
   const lastRound = rounds.length > 0 ? Math.max(...rounds) : undefined;
   const calls = readJson(folder, "tool_call_sequence.json", AcrToolCallSequenceSchema);
-  const conversation = lastRound === undefined ? undefined : readJson(folder, `conversation_round_${lastRound}.json`, AcrConversationSchema);
-  if (!calls && !conversation) throw new Error("neither tool_call_sequence.json nor conversation_round_N.json: not an AutoCodeRover instance folder");
+  const conversation =
+    lastRound === undefined
+      ? undefined
+      : readJson(folder, `conversation_round_${lastRound}.json`, AcrConversationSchema);
+  if (!calls && !conversation)
+    throw new Error(
+      "neither tool_call_sequence.json nor conversation_round_N.json: not an AutoCodeRover instance folder",
+    );
   const cost = readJson(folder, "cost.json", AcrCostSchema);
   const extract = readJson(folder, "extract_status.json", AcrExtractStatusSchema);
   let index = 0;
@@ -133,7 +145,8 @@ export async function readAutoCodeRoverTrajectory(folder: string, sink: StepSink
     index += 1;
   }
   const patchNumber = patches.length > 0 ? Math.max(...patches) : undefined;
-  const patch = patchNumber === undefined ? null : readFileSync(join(folder, `extracted_patch_${patchNumber}.diff`), "utf8");
+  const patch =
+    patchNumber === undefined ? null : readFileSync(join(folder, `extracted_patch_${patchNumber}.diff`), "utf8");
   const category = basename(dirname(folder));
   const header: TrajectoryHeader = {
     format: "autocoderover",

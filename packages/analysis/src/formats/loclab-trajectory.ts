@@ -27,8 +27,11 @@ const iso = (epochSeconds: number): string => new Date(epochSeconds * 1000).toIS
  */
 export function formatLoclabTrajectory(trajectory: Trajectory, header: { provenance?: Provenance } = {}): string {
   const exit = trajectory.outcome.exitStatus;
-  if (!TRAJECTORY_EXITS.includes(exit as TrajectoryExit)) throw new Error(`formatLoclabTrajectory requires a loclab exit (${TRAJECTORY_EXITS.join(", ")}), got ${JSON.stringify(exit)}`);
-  const head: TrajectoryHeaderLine = ({
+  if (!TRAJECTORY_EXITS.includes(exit as TrajectoryExit))
+    throw new Error(
+      `formatLoclabTrajectory requires a loclab exit (${TRAJECTORY_EXITS.join(", ")}), got ${JSON.stringify(exit)}`,
+    );
+  const head: TrajectoryHeaderLine = {
     kind: TRAJECTORY_KIND,
     schemaVersion: SCHEMA_VERSION,
     instanceId: trajectory.instanceId,
@@ -39,28 +42,26 @@ export function formatLoclabTrajectory(trajectory: Trajectory, header: { provena
     startedAt: trajectory.startedAt === undefined ? undefined : iso(trajectory.startedAt),
     endedAt: trajectory.endedAt === undefined ? undefined : iso(trajectory.endedAt),
     provenance: header.provenance,
-  });
+  };
   const lines = [formatTrajectoryLine("header", head)];
   trajectory.steps.forEach((step, index) => {
-    const line: TrajectoryStepLine = ({
+    const line: TrajectoryStepLine = {
       step: index,
       output: step.output,
       finishReason: step.finishReason,
       usage: step.usage,
-      toolCalls: step.toolCalls.map((call) =>
-        ({
-          name: call.name,
-          arguments: call.arguments,
-          observation: call.observation,
-          ok: call.ok,
-          returnCode: call.returnCode,
-          observedAt: call.observedAt === undefined ? undefined : iso(call.observedAt),
-        }),
-      ),
+      toolCalls: step.toolCalls.map((call) => ({
+        name: call.name,
+        arguments: call.arguments,
+        observation: call.observation,
+        ok: call.ok,
+        returnCode: call.returnCode,
+        observedAt: call.observedAt === undefined ? undefined : iso(call.observedAt),
+      })),
       startedAt: step.startedAt === undefined ? undefined : iso(step.startedAt),
       endedAt: step.endedAt === undefined ? undefined : iso(step.endedAt),
       error: step.error,
-    });
+    };
     lines.push(formatTrajectoryLine("step", line, `step ${index}`));
   });
   return `${lines.join("\n")}\n`;
@@ -108,13 +109,15 @@ export async function readLoclabTrajectory(file: string, sink: StepSink): Promis
     }
     if (!header) {
       const parsed = TrajectoryHeaderSchema.safeParse(json);
-      if (!parsed.success) throw new Error(`line ${lineNumber}: not a loclab trajectory header: ${formatZodError(parsed.error)}`);
+      if (!parsed.success)
+        throw new Error(`line ${lineNumber}: not a loclab trajectory header: ${formatZodError(parsed.error)}`);
       header = parsed.data;
       return;
     }
     const parsed = TrajectoryStepSchema.safeParse(json);
     if (!parsed.success) throw new Error(`line ${lineNumber}: ${formatZodError(parsed.error)}`);
-    if (parsed.data.step !== expected) throw new Error(`line ${lineNumber}: step ${parsed.data.step} out of sequence (expected ${expected})`);
+    if (parsed.data.step !== expected)
+      throw new Error(`line ${lineNumber}: step ${parsed.data.step} out of sequence (expected ${expected})`);
     expected += 1;
     sink(toStep(parsed.data));
   });

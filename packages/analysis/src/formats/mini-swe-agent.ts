@@ -1,7 +1,13 @@
 import { basename } from "node:path";
 import { formatZodError } from "@loclab/schemas";
 import { z } from "zod";
-import type { StepSink, RecordedToolCall, TrajectoryFormat, TrajectoryHeader, TrajectoryStep } from "../model/trajectory.js";
+import type {
+  StepSink,
+  RecordedToolCall,
+  TrajectoryFormat,
+  TrajectoryHeader,
+  TrajectoryStep,
+} from "../model/trajectory.js";
 import { visitJsonDocument } from "../read/visit-json-document.js";
 import type { TrajectoryReadOptions } from "./read-options.js";
 
@@ -13,7 +19,10 @@ const ContentSchema = z.union([z.string(), z.array(z.looseObject({ type: text, t
 
 const OpenAiToolCallSchema = z.looseObject({
   id: text,
-  function: z.looseObject({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() }),
+  function: z.looseObject({
+    name: z.string(),
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+  }),
 });
 
 const ResponseSchema = z.looseObject({
@@ -84,7 +93,10 @@ function openAiCall(call: z.infer<typeof OpenAiToolCallSchema>): PendingCall {
   if (typeof raw === "string") {
     try {
       const parsed: unknown = JSON.parse(raw);
-      args = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
+      args =
+        typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+          ? (parsed as Record<string, unknown>)
+          : { value: parsed };
     } catch {
       args = { raw };
     }
@@ -92,7 +104,10 @@ function openAiCall(call: z.infer<typeof OpenAiToolCallSchema>): PendingCall {
     args = raw ?? {};
   }
   const command = typeof args.command === "string" ? args.command : undefined;
-  const name = call.function.name === "bash" && command !== undefined && SUBMIT_MARKERS.test(command) ? "submit" : call.function.name;
+  const name =
+    call.function.name === "bash" && command !== undefined && SUBMIT_MARKERS.test(command)
+      ? "submit"
+      : call.function.name;
   return { name, arguments: args, ...(call.id ? { id: call.id } : {}) };
 }
 
@@ -130,7 +145,8 @@ class MiniStepBuilder {
         this.sawToolRole = true;
         const step = this.current ?? this.open();
         const call =
-          step.toolCalls.find((c) => c.id !== undefined && c.id === message.tool_call_id) ?? step.toolCalls.find((c) => c.observation === undefined);
+          step.toolCalls.find((c) => c.id !== undefined && c.id === message.tool_call_id) ??
+          step.toolCalls.find((c) => c.observation === undefined);
         const observedAt = extra?.timestamp ?? undefined;
         if (call) {
           call.observation = contentText(message.content);
@@ -179,7 +195,10 @@ class MiniStepBuilder {
     if (message.tool_calls && message.tool_calls.length > 0) {
       toolCalls = message.tool_calls.map(openAiCall);
     } else if (extra?.actions && extra.actions.length > 0) {
-      toolCalls = extra.actions.map((action) => ({ ...shellCall(action.command), ...(action.tool_call_id ? { id: action.tool_call_id } : {}) }));
+      toolCalls = extra.actions.map((action) => ({
+        ...shellCall(action.command),
+        ...(action.tool_call_id ? { id: action.tool_call_id } : {}),
+      }));
     } else {
       const blocks = [...output.matchAll(BASH_BLOCK)];
       toolCalls = blocks.length === 1 ? [shellCall((blocks[0]?.[1] ?? "").trim())] : [];
@@ -213,11 +232,18 @@ class MiniStepBuilder {
   }
 }
 
-function generation(trajectoryFormat: string | undefined, miniVersion: string | undefined, sawToolRole: boolean): TrajectoryFormat {
+function generation(
+  trajectoryFormat: string | undefined,
+  miniVersion: string | undefined,
+  sawToolRole: boolean,
+): TrajectoryFormat {
   if (trajectoryFormat === "mini-swe-agent-1") return "mini-swe-agent-1";
   // 2.x writes "mini-swe-agent-1.1" (and may bump the minor number).
   if (trajectoryFormat?.startsWith("mini-swe-agent-1.")) return "mini-swe-agent-2";
-  if (trajectoryFormat !== undefined) throw new Error(`trajectory_format ${JSON.stringify(trajectoryFormat)} is not one this reader knows ("mini-swe-agent-1", "mini-swe-agent-1.x")`);
+  if (trajectoryFormat !== undefined)
+    throw new Error(
+      `trajectory_format ${JSON.stringify(trajectoryFormat)} is not one this reader knows ("mini-swe-agent-1", "mini-swe-agent-1.x")`,
+    );
   const major = miniVersion ? Number.parseInt(miniVersion, 10) : Number.NaN;
   if (major >= 2) return "mini-swe-agent-2";
   if (major === 1) return "mini-swe-agent-1";
@@ -238,7 +264,11 @@ function generation(trajectoryFormat: string | undefined, miniVersion: string | 
  *
  * Errors: not JSON, a message or `info` of the wrong shape (named by its index and field).
  */
-export async function readMiniSweAgentTrajectory(file: string, sink: StepSink, options: TrajectoryReadOptions = {}): Promise<TrajectoryHeader> {
+export async function readMiniSweAgentTrajectory(
+  file: string,
+  sink: StepSink,
+  options: TrajectoryReadOptions = {},
+): Promise<TrajectoryHeader> {
   const builder = new MiniStepBuilder(sink);
   let info: z.infer<typeof MiniSweAgentInfoSchema> | undefined;
   let trajectoryFormat: string | undefined;
@@ -266,18 +296,27 @@ export async function readMiniSweAgentTrajectory(file: string, sink: StepSink, o
         }
       },
     },
-    { streamedArrays: ["messages"], members: ["info", "trajectory_format", "instance_id"], ...(options.maxWholeFileBytes === undefined ? {} : { maxWholeFileBytes: options.maxWholeFileBytes }) },
+    {
+      streamedArrays: ["messages"],
+      members: ["info", "trajectory_format", "instance_id"],
+      ...(options.maxWholeFileBytes === undefined ? {} : { maxWholeFileBytes: options.maxWholeFileBytes }),
+    },
   );
   builder.flush();
   if (messageIndex === 0 && !info) throw new Error("neither messages nor info: not a mini-swe-agent trajectory");
   // Every mini-swe-agent run starts its conversation with a system and a user message.
-  if (messageIndex === 0) throw new Error("no messages: the conversation (messages[]) is missing, empty or not an array");
+  if (messageIndex === 0)
+    throw new Error("no messages: the conversation (messages[]) is missing, empty or not an array");
   const stats = info?.model_stats ?? undefined;
   const agent = info?.config?.agent ?? undefined;
   const patch = info?.submission ?? builder.exit.submission ?? null;
   const header: TrajectoryHeader = {
     format: generation(trajectoryFormat, info?.mini_version ?? undefined, builder.sawToolRole),
-    instanceId: instanceId ?? basename(file).replace(/\.traj\.json$/, "").replace(/\.json$/, ""),
+    instanceId:
+      instanceId ??
+      basename(file)
+        .replace(/\.traj\.json$/, "")
+        .replace(/\.json$/, ""),
     source: file,
     outcome: { exitStatus: info?.exit_status ?? builder.exit.status ?? null, patch },
   };

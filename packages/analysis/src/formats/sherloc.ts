@@ -30,7 +30,9 @@ const INSTANCE_ID = /"instance_id"\s*:\s*"((?:[^"\\]|\\.)*)"/;
 export function listSherlocLines(path: string): SherlocLine[] {
   const files: string[] = [];
   const walk = (folder: string, depth: number): void => {
-    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       const child = join(folder, entry.name);
       if (entry.isDirectory() && depth < 4) walk(child, depth + 1);
       else if (entry.isFile() && entry.name.endsWith(".jsonl")) files.push(child);
@@ -48,7 +50,11 @@ export function listSherlocLines(path: string): SherlocLine[] {
       const text = bytes.toString("utf8", start, end).trim();
       if (text !== "" && text !== "null") {
         const id = INSTANCE_ID.exec(text)?.[1];
-        entries.push({ path: `${file}#${start}-${end}`, instanceId: id ? (JSON.parse(`"${id}"`) as string) : `${file}#${start}`, bytes: end - start });
+        entries.push({
+          path: `${file}#${start}-${end}`,
+          instanceId: id ? (JSON.parse(`"${id}"`) as string) : `${file}#${start}`,
+          bytes: end - start,
+        });
       }
       start = end + 1;
     }
@@ -134,7 +140,11 @@ function toolCallsOf(turn: SherlocTurn): RecordedToolCall[] {
   const call = turn.tool_call;
   if (call) {
     const { tool, ...rest } = call;
-    calls.push({ name: typeof tool === "string" ? tool : "unknown", arguments: rest, ...(turn.tool_output !== undefined ? { observation: turn.tool_output } : {}) });
+    calls.push({
+      name: typeof tool === "string" ? tool : "unknown",
+      arguments: rest,
+      ...(turn.tool_output !== undefined ? { observation: turn.tool_output } : {}),
+    });
   }
   if (!call && turn.locations) calls.push({ name: "submit", arguments: { locations: turn.locations } });
   return calls;

@@ -15,7 +15,9 @@ export const SweAgentStepSchema = z.looseObject({ action: text, observation: tex
 export const SweAgentInfoSchema = z.looseObject({
   exit_status: text,
   submission: text,
-  model_stats: z.looseObject({ api_calls: number, instance_cost: number, tokens_sent: number, tokens_received: number }).nullish(),
+  model_stats: z
+    .looseObject({ api_calls: number, instance_cost: number, tokens_sent: number, tokens_received: number })
+    .nullish(),
 });
 
 /**
@@ -55,7 +57,11 @@ function actionCall(action: string): RecordedToolCall | { harness: string } | un
  * tokens_sent, tokens_received); no timestamps and no finish_reason exist in this format.
  * The instance id is the file name.
  */
-export async function readSweAgentTrajectory(file: string, sink: StepSink, options: TrajectoryReadOptions = {}): Promise<TrajectoryHeader> {
+export async function readSweAgentTrajectory(
+  file: string,
+  sink: StepSink,
+  options: TrajectoryReadOptions = {},
+): Promise<TrajectoryHeader> {
   let info: z.infer<typeof SweAgentInfoSchema> | undefined;
   let index = 0;
   let sawTrajectory = false;
@@ -88,7 +94,11 @@ export async function readSweAgentTrajectory(file: string, sink: StepSink, optio
         info = parsed.data;
       },
     },
-    { streamedArrays: ["trajectory", "history"], members: ["info"], ...(options.maxWholeFileBytes === undefined ? {} : { maxWholeFileBytes: options.maxWholeFileBytes }) },
+    {
+      streamedArrays: ["trajectory", "history"],
+      members: ["info"],
+      ...(options.maxWholeFileBytes === undefined ? {} : { maxWholeFileBytes: options.maxWholeFileBytes }),
+    },
   );
   if (!sawTrajectory && !info) throw new Error("neither trajectory[] steps nor info: not a SWE-agent .traj file");
   const stats = info?.model_stats ?? undefined;

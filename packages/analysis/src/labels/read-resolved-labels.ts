@@ -4,14 +4,21 @@ import { basename, dirname, extname, join } from "node:path";
 import { parseResolvedMatrix } from "@loclab/statistics";
 import type { FileProblem } from "../read/file-problem.js";
 import { statOrUndefined } from "../read/stat-or-undefined.js";
-import { combineResolvedLabels, type ResolvedLabels, type ResolvedLabelSource, resolvedLabelSourceFromJson, resolvedLabelSourceFromMatrix } from "./resolved-labels.js";
+import {
+  combineResolvedLabels,
+  type ResolvedLabels,
+  type ResolvedLabelSource,
+  resolvedLabelSourceFromJson,
+  resolvedLabelSourceFromMatrix,
+} from "./resolved-labels.js";
 
 /** Label files are small; anything larger is not one and is not read. */
 const MAX_LABEL_FILE_BYTES = 64 * 1024 * 1024;
 /** How deep below a run folder label files are looked for (gemini's logs/<id>/report.json is 2). */
 const MAX_DEPTH = 3;
 /** Files that are never label files: trajectories and the per-instance files of the agents. */
-const NOT_LABELS = /(\.traj|\.traj\.json|\.traj\.jsonl)$|^(preds|tool_call_sequence|cost|extract_status|meta|stats)\.json$|^conversation_round_\d+\.json$/;
+const NOT_LABELS =
+  /(\.traj|\.traj\.json|\.traj\.jsonl)$|^(preds|tool_call_sequence|cost|extract_status|meta|stats)\.json$|^conversation_round_\d+\.json$/;
 
 /** What was found: the labels (null when no label file was found) and the files that could not be read. */
 export interface FoundResolvedLabels {
@@ -22,7 +29,10 @@ export interface FoundResolvedLabels {
 function labelSourceOfText(path: string, text: string): ResolvedLabelSource | undefined {
   const json: unknown = JSON.parse(text);
   const folder = basename(dirname(path));
-  return resolvedLabelSourceFromJson(json, { source: path, ...(basename(path) === "report.json" && folder.includes("__") ? { instanceId: folder } : {}) });
+  return resolvedLabelSourceFromJson(json, {
+    source: path,
+    ...(basename(path) === "report.json" && folder.includes("__") ? { instanceId: folder } : {}),
+  });
 }
 
 /**
@@ -57,7 +67,10 @@ export async function findResolvedLabels(dir: string): Promise<FoundResolvedLabe
         const source = labelSourceOfText(path, readFileSync(path, "utf8"));
         if (source) sources.push(source);
       } catch (error) {
-        problems.push({ path, reason: `not a readable label file: ${error instanceof Error ? error.message : String(error)}` });
+        problems.push({
+          path,
+          reason: `not a readable label file: ${error instanceof Error ? error.message : String(error)}`,
+        });
       }
     }
   };
@@ -87,8 +100,17 @@ export async function readResolvedLabels(path: string, options: { column?: strin
   }
   if (extname(file).toLowerCase() === ".csv") {
     const matrix = parseResolvedMatrix(await readFile(file, "utf8"), { source: file });
-    const column = explicitColumn ?? (options.column !== undefined && matrix.systems.includes(options.column) ? options.column : matrix.systems.length === 1 ? matrix.systems[0] : undefined);
-    if (column === undefined) throw new Error(`${file} has ${matrix.systems.length} system columns and none named ${JSON.stringify(options.column ?? "")}: pick one with ${file}#COLUMN`);
+    const column =
+      explicitColumn ??
+      (options.column !== undefined && matrix.systems.includes(options.column)
+        ? options.column
+        : matrix.systems.length === 1
+          ? matrix.systems[0]
+          : undefined);
+    if (column === undefined)
+      throw new Error(
+        `${file} has ${matrix.systems.length} system columns and none named ${JSON.stringify(options.column ?? "")}: pick one with ${file}#COLUMN`,
+      );
     return combineResolvedLabels([resolvedLabelSourceFromMatrix(matrix, { column, source: file })]);
   }
   let source: ResolvedLabelSource | undefined;
@@ -97,6 +119,9 @@ export async function readResolvedLabels(path: string, options: { column?: strin
   } catch (error) {
     throw new Error(`${file}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!source) throw new Error(`${file}: not a resolved-label file (expected resolved_ids, a resolved list, instances[].resolved, or a per-instance report)`);
+  if (!source)
+    throw new Error(
+      `${file}: not a resolved-label file (expected resolved_ids, a resolved list, instances[].resolved, or a per-instance report)`,
+    );
   return combineResolvedLabels([source]);
 }

@@ -17,7 +17,13 @@ import { z } from "zod";
 export type ResolvedLabelKind = "instance-report" | "run-report" | "results" | "run-summary" | "resolved-matrix";
 
 /** Precedence of the kinds: lower decides first. */
-export const RESOLVED_LABEL_PRECEDENCE: readonly ResolvedLabelKind[] = ["instance-report", "run-report", "results", "run-summary", "resolved-matrix"];
+export const RESOLVED_LABEL_PRECEDENCE: readonly ResolvedLabelKind[] = [
+  "instance-report",
+  "run-report",
+  "results",
+  "run-summary",
+  "resolved-matrix",
+];
 
 /** One label file, read. */
 export interface ResolvedLabelSource {
@@ -50,7 +56,9 @@ const RunReportSchema = z.looseObject({
   infra_failures: z.record(z.string(), z.unknown()).nullish(),
 });
 const ResultsSchema = z.looseObject({ resolved: Ids });
-const RunSummarySchema = z.looseObject({ instances: z.array(z.looseObject({ instance_id: z.string(), resolved: z.boolean() })) });
+const RunSummarySchema = z.looseObject({
+  instances: z.array(z.looseObject({ instance_id: z.string(), resolved: z.boolean() })),
+});
 const NestedInstanceReportSchema = z.record(z.string(), InstanceReportInner);
 
 /**
@@ -61,7 +69,10 @@ const NestedInstanceReportSchema = z.record(z.string(), InstanceReportInner);
  * @example resolvedLabelSourceFromJson({ resolved: ["a__a-1"] }, { source: "report.json" })
  *          // { kind: "results", source: "report.json", resolved: Set {"a__a-1"}, covers: "all" }
  */
-export function resolvedLabelSourceFromJson(json: unknown, options: { source: string; instanceId?: string }): ResolvedLabelSource | undefined {
+export function resolvedLabelSourceFromJson(
+  json: unknown,
+  options: { source: string; instanceId?: string },
+): ResolvedLabelSource | undefined {
   const { source } = options;
   const runReport = RunReportSchema.safeParse(json);
   if (runReport.success) {
@@ -69,7 +80,12 @@ export function resolvedLabelSourceFromJson(json: unknown, options: { source: st
     // A loclab evaluation summary decides every task but those whose run failed for
     // infrastructure reasons: they are unknown, not unresolved.
     if (report.infra_failures) {
-      const decided = [...report.resolved_ids, ...(report.unresolved_ids ?? []), ...(report.empty_patch_ids ?? []), ...(report.incomplete_ids ?? [])];
+      const decided = [
+        ...report.resolved_ids,
+        ...(report.unresolved_ids ?? []),
+        ...(report.empty_patch_ids ?? []),
+        ...(report.incomplete_ids ?? []),
+      ];
       return { kind: "run-report", source, resolved: new Set(report.resolved_ids), covers: new Set(decided) };
     }
     return { kind: "run-report", source, resolved: new Set(report.resolved_ids), covers: "all" };
@@ -79,20 +95,39 @@ export function resolvedLabelSourceFromJson(json: unknown, options: { source: st
   const summary = RunSummarySchema.safeParse(json);
   if (summary.success) {
     const instances = summary.data.instances;
-    return { kind: "run-summary", source, resolved: new Set(instances.filter((i) => i.resolved).map((i) => i.instance_id)), covers: new Set(instances.map((i) => i.instance_id)) };
+    return {
+      kind: "run-summary",
+      source,
+      resolved: new Set(instances.filter((i) => i.resolved).map((i) => i.instance_id)),
+      covers: new Set(instances.map((i) => i.instance_id)),
+    };
   }
   const bare = InstanceReportInner.safeParse(json);
   if (bare.success && options.instanceId) {
     const id = options.instanceId;
-    return { kind: "instance-report", source, resolved: new Set(bare.data.resolved ? [id] : []), covers: new Set(bare.data.infra_failure ? [] : [id]) };
+    return {
+      kind: "instance-report",
+      source,
+      resolved: new Set(bare.data.resolved ? [id] : []),
+      covers: new Set(bare.data.infra_failure ? [] : [id]),
+    };
   }
   if (!bare.success) {
     const nested = NestedInstanceReportSchema.safeParse(json);
-    if (nested.success && Object.keys(nested.data).length > 0 && Object.keys(nested.data).every((id) => id.includes("__"))) {
+    if (
+      nested.success &&
+      Object.keys(nested.data).length > 0 &&
+      Object.keys(nested.data).every((id) => id.includes("__"))
+    ) {
       const entries = Object.entries(nested.data);
       // An instance whose run failed for infrastructure reasons (loclab's and the 5.x harness's
       // `infra_failure`) is not decided by its report.
-      return { kind: "instance-report", source, resolved: new Set(entries.filter(([, r]) => r.resolved).map(([id]) => id)), covers: new Set(entries.filter(([, r]) => !r.infra_failure).map(([id]) => id)) };
+      return {
+        kind: "instance-report",
+        source,
+        resolved: new Set(entries.filter(([, r]) => r.resolved).map(([id]) => id)),
+        covers: new Set(entries.filter(([, r]) => !r.infra_failure).map(([id]) => id)),
+      };
     }
   }
   return undefined;
@@ -103,9 +138,15 @@ export function resolvedLabelSourceFromJson(json: unknown, options: { source: st
  *
  * Errors: the column is not in the matrix.
  */
-export function resolvedLabelSourceFromMatrix(matrix: ResolvedMatrix, options: { column: string; source: string }): ResolvedLabelSource {
+export function resolvedLabelSourceFromMatrix(
+  matrix: ResolvedMatrix,
+  options: { column: string; source: string },
+): ResolvedLabelSource {
   const s = matrix.systems.indexOf(options.column);
-  if (s < 0) throw new Error(`${options.source}: no column ${JSON.stringify(options.column)} (columns: ${matrix.systems.join(", ")})`);
+  if (s < 0)
+    throw new Error(
+      `${options.source}: no column ${JSON.stringify(options.column)} (columns: ${matrix.systems.join(", ")})`,
+    );
   const outcomes = matrix.outcomes[s] as Uint8Array;
   return {
     kind: "resolved-matrix",
@@ -128,7 +169,15 @@ export function combineResolvedLabels(sources: readonly ResolvedLabelSource[]): 
       if (s.covers !== "all") for (const id of s.covers) covers.add(id);
     }
     const first = perInstance[0] as ResolvedLabelSource;
-    merged.push({ kind: "instance-report", source: perInstance.length === 1 ? first.source : `${perInstance.length} per-instance report.json files (e.g. ${first.source})`, resolved, covers });
+    merged.push({
+      kind: "instance-report",
+      source:
+        perInstance.length === 1
+          ? first.source
+          : `${perInstance.length} per-instance report.json files (e.g. ${first.source})`,
+      resolved,
+      covers,
+    });
   }
   merged.push(...others);
   const rank = (kind: ResolvedLabelKind) => RESOLVED_LABEL_PRECEDENCE.indexOf(kind);

@@ -7,7 +7,13 @@
  */
 
 /** Where a trajectory came from: the log format, with mini-swe-agent's two generations apart. */
-export type TrajectoryFormat = "loclab" | "mini-swe-agent-2" | "mini-swe-agent-1" | "swe-agent" | "autocoderover" | "sherloc";
+export type TrajectoryFormat =
+  | "loclab"
+  | "mini-swe-agent-2"
+  | "mini-swe-agent-1"
+  | "swe-agent"
+  | "autocoderover"
+  | "sherloc";
 
 /** Tokens and money of one model call, or totals of a task. */
 export interface TokenUsage {

@@ -37,7 +37,9 @@ export async function listTrajectories(dir: string, format: RunFormat): Promise<
     try {
       return listSherlocLines(dir);
     } catch (error) {
-      throw new Error(`cannot read SHERLOC run ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(
+        `cannot read SHERLOC run ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   const found: TrajectoryEntry[] = [];
@@ -45,7 +47,13 @@ export async function listTrajectories(dir: string, format: RunFormat): Promise<
   // through the thread pool that left the process idle (issue 18's trajectory profile).
   const walk = (folder: string, depth: number): void => {
     const entries = readdirSync(folder, { withFileTypes: true });
-    if (format === "autocoderover" && entries.some((e) => !e.isDirectory() && (e.name === "tool_call_sequence.json" || /^conversation_round_\d+\.json$/.test(e.name)))) {
+    if (
+      format === "autocoderover" &&
+      entries.some(
+        (e) =>
+          !e.isDirectory() && (e.name === "tool_call_sequence.json" || /^conversation_round_\d+\.json$/.test(e.name)),
+      )
+    ) {
       let bytes = 0;
       for (const e of entries) if (!e.isDirectory()) bytes += statOrUndefined(join(folder, e.name))?.size ?? 0;
       found.push({ path: folder, instanceId: autoCodeRoverInstanceId(folder), bytes });
@@ -58,15 +66,25 @@ export async function listTrajectories(dir: string, format: RunFormat): Promise<
       if (!target) continue;
       if (target.isDirectory()) {
         if (depth < MAX_DEPTH) walk(path, depth + 1);
-      } else if (target.isFile() && format !== "autocoderover" && FILE_PATTERNS[format as keyof typeof FILE_PATTERNS].test(entry.name)) {
-        found.push({ path, instanceId: basename(entry.name).replace(FILE_PATTERNS[format], ""), bytes: statSync(path).size });
+      } else if (
+        target.isFile() &&
+        format !== "autocoderover" &&
+        FILE_PATTERNS[format as keyof typeof FILE_PATTERNS].test(entry.name)
+      ) {
+        found.push({
+          path,
+          instanceId: basename(entry.name).replace(FILE_PATTERNS[format], ""),
+          bytes: statSync(path).size,
+        });
       }
     }
   };
   try {
     walk(dir, 0);
   } catch (error) {
-    throw new Error(`cannot read run folder ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(
+      `cannot read run folder ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   // By file or folder name, then path: an AutoCodeRover instance's later timestamp sorts last.
   const key = (entry: TrajectoryEntry) => `${basename(entry.path)}\u0000${entry.path}`;

@@ -16,8 +16,12 @@ export function parseRunSpec(text: string): RunSpec {
   const name = equals > 0 ? text.slice(0, equals).trim() : "";
   const format = colon > equals ? text.slice(equals + 1, colon).trim() : "";
   const dir = colon > equals ? text.slice(colon + 1) : "";
-  if (name === "" || format === "" || dir === "") throw new Error(`--run: ${JSON.stringify(text)} is not NAME=FORMAT:DIR`);
-  if (!(REPAIR_RUN_FORMATS as readonly string[]).includes(format)) throw new Error(`--run: ${JSON.stringify(text)}: unknown format ${JSON.stringify(format)} (one of ${REPAIR_RUN_FORMATS.join(", ")})`);
+  if (name === "" || format === "" || dir === "")
+    throw new Error(`--run: ${JSON.stringify(text)} is not NAME=FORMAT:DIR`);
+  if (!(REPAIR_RUN_FORMATS as readonly string[]).includes(format))
+    throw new Error(
+      `--run: ${JSON.stringify(text)}: unknown format ${JSON.stringify(format)} (one of ${REPAIR_RUN_FORMATS.join(", ")})`,
+    );
   return { name, format: format as RunFormat, dir };
 }
 
@@ -58,7 +62,10 @@ export function parseLineList(text: string): { line: number; value: string }[] {
  */
 export function parseTaskList(text: string): string[] {
   return parseLineList(text).map(({ line, value }) => {
-    if (!INSTANCE_ID_PATTERN.test(value)) throw new Error(`line ${line}: ${JSON.stringify(value.slice(0, 80))} is not an instance id (letters, digits, '.', '_', '-')`);
+    if (!INSTANCE_ID_PATTERN.test(value))
+      throw new Error(
+        `line ${line}: ${JSON.stringify(value.slice(0, 80))} is not an instance id (letters, digits, '.', '_', '-')`,
+      );
     return value;
   });
 }

@@ -28,7 +28,8 @@ export function forEachLineSync(file: string, line: (text: string, number: numbe
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       const bytes = chunk.subarray(0, bytesRead);
       if (!decoding && !isAscii(bytes)) decoding = true;
-      const decoded = bytesRead === 0 ? (decoding ? decoder.end() : "") : decoding ? decoder.write(bytes) : bytes.toString("latin1");
+      const decoded =
+        bytesRead === 0 ? (decoding ? decoder.end() : "") : decoding ? decoder.write(bytes) : bytes.toString("latin1");
       const text = carry + decoded;
       let from = 0;
       // The next \n and \r at or after `from`, each searched again only once passed: a file

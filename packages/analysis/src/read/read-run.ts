@@ -8,7 +8,14 @@ import type { FileProblem } from "./file-problem.js";
 import { listTrajectories } from "./list-trajectories.js";
 import type { RunFormat } from "./read-trajectory.js";
 import { type SummaryTask, summarizeFile } from "./summarize-file.js";
-import { checkThreadCount, defaultSummaryThreads, SummaryThreadLost, sharedSummaryPool, sharedSummaryPoolStarted, summaryThreadsAvailable } from "./summary-pool.js";
+import {
+  checkThreadCount,
+  defaultSummaryThreads,
+  SummaryThreadLost,
+  sharedSummaryPool,
+  sharedSummaryPoolStarted,
+  summaryThreadsAvailable,
+} from "./summary-pool.js";
 
 /**
  * By default a run is read on worker threads from this many bytes, when the process has not
@@ -93,24 +100,38 @@ export interface RunRead {
  */
 export async function readRun(spec: RunSpec, options: ReadRunOptions = {}): Promise<RunRead> {
   if (options.threads !== undefined) checkThreadCount(options.threads);
-  const entries = (await listTrajectories(spec.dir, spec.format)).filter((entry) => !options.tasks || options.tasks.has(entry.instanceId));
+  const entries = (await listTrajectories(spec.dir, spec.format)).filter(
+    (entry) => !options.tasks || options.tasks.has(entry.instanceId),
+  );
   const problems: FileProblem[] = [];
   const byInstance = new Map<string, TaskSummary>();
   let bytes = 0;
   let files = 0;
-  const readOptions: TrajectoryReadOptions = options.maxWholeFileBytes === undefined ? {} : { maxWholeFileBytes: options.maxWholeFileBytes };
+  const readOptions: TrajectoryReadOptions =
+    options.maxWholeFileBytes === undefined ? {} : { maxWholeFileBytes: options.maxWholeFileBytes };
   const summaryOptions: SummaryOptions = {
     ...(options.noFilePattern === undefined ? {} : { noFilePattern: options.noFilePattern }),
     ...(options.maxPaths === undefined ? {} : { maxPaths: options.maxPaths }),
   };
-  const tasks: SummaryTask[] = entries.map((entry) => ({ path: entry.path, format: spec.format, readOptions, summaryOptions }));
+  const tasks: SummaryTask[] = entries.map((entry) => ({
+    path: entry.path,
+    format: spec.format,
+    readOptions,
+    summaryOptions,
+  }));
   const runBytes = entries.reduce((sum, entry) => sum + entry.bytes, 0);
   const threads = options.threads ?? defaultThreadsFor(runBytes, options.threadLimits);
   // Every file is queued at once; the pool reads `threads` at a time, and the summaries are
   // taken in list order, so duplicates, problems and progress come out as in one thread.
-  const pool = threads > 1 && entries.length > 1 && summaryThreadsAvailable() ? sharedSummaryPool(threads, options.threadLimits) : undefined;
-  const threadReadOptions: TrajectoryReadOptions = options.maxWholeFileBytes === undefined ? { maxWholeFileBytes: THREAD_MAX_WHOLE_FILE_BYTES } : readOptions;
-  const pending = pool ? tasks.map((task) => settle(pool.summarize({ ...task, readOptions: threadReadOptions }))) : undefined;
+  const pool =
+    threads > 1 && entries.length > 1 && summaryThreadsAvailable()
+      ? sharedSummaryPool(threads, options.threadLimits)
+      : undefined;
+  const threadReadOptions: TrajectoryReadOptions =
+    options.maxWholeFileBytes === undefined ? { maxWholeFileBytes: THREAD_MAX_WHOLE_FILE_BYTES } : readOptions;
+  const pending = pool
+    ? tasks.map((task) => settle(pool.summarize({ ...task, readOptions: threadReadOptions })))
+    : undefined;
   for (const [index, entry] of entries.entries()) {
     const task = tasks[index] as SummaryTask;
     let outcome = pending ? await (pending[index] as Promise<Settled>) : await settle(summarizeFile(task));
@@ -120,7 +141,11 @@ export async function readRun(spec: RunSpec, options: ReadRunOptions = {}): Prom
       const summary = outcome.summary;
       if (!options.tasks || options.tasks.has(summary.instanceId)) {
         const earlier = byInstance.get(summary.instanceId);
-        if (earlier) problems.push({ path: earlier.source, reason: `${summary.instanceId} is also in ${entry.path}, which is used instead` });
+        if (earlier)
+          problems.push({
+            path: earlier.source,
+            reason: `${summary.instanceId} is also in ${entry.path}, which is used instead`,
+          });
         byInstance.set(summary.instanceId, summary);
         files += 1;
         bytes += entry.bytes;
@@ -149,7 +174,17 @@ export async function readRun(spec: RunSpec, options: ReadRunOptions = {}): Prom
       });
     }
   }
-  return { name: spec.name, format: spec.format, dir: spec.dir, summaries: [...byInstance.values()], labels, problems, files, bytes, threads: pool?.threads ?? 1 };
+  return {
+    name: spec.name,
+    format: spec.format,
+    dir: spec.dir,
+    summaries: [...byInstance.values()],
+    labels,
+    problems,
+    files,
+    bytes,
+    threads: pool?.threads ?? 1,
+  };
 }
 
 /** Threads for a run of `bytes` when the caller did not say (MIN_THREADED_RUN_BYTES, MIN_THREADED_RUN_BYTES_WARM). */
@@ -165,6 +200,9 @@ type Settled = { summary: TaskSummary } | { error: string } | { lost: string };
 function settle(promise: Promise<TaskSummary>): Promise<Settled> {
   return promise.then(
     (summary) => ({ summary }),
-    (error: unknown) => (error instanceof SummaryThreadLost ? { lost: error.message } : { error: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) =>
+      error instanceof SummaryThreadLost
+        ? { lost: error.message }
+        : { error: error instanceof Error ? error.message : String(error) },
   );
 }

@@ -18,7 +18,12 @@ export type RunFormat = (typeof RUN_FORMATS)[number];
  * The formats of runs that end in a patch, which the failure breakdown and FGL's candidates
  * read; a SHERLOC run localizes only (read it with `readRun` or `readTrajectory`).
  */
-export const REPAIR_RUN_FORMATS = ["loclab", "mini-swe-agent", "swe-agent", "autocoderover"] as const satisfies readonly RunFormat[];
+export const REPAIR_RUN_FORMATS = [
+  "loclab",
+  "mini-swe-agent",
+  "swe-agent",
+  "autocoderover",
+] as const satisfies readonly RunFormat[];
 
 /**
  * Reads one trajectory of `format` step by step: each step goes to `sink` as soon as it is
@@ -26,7 +31,12 @@ export const REPAIR_RUN_FORMATS = ["loclab", "mini-swe-agent", "swe-agent", "aut
  * (loclab `.traj.jsonl`, mini-swe-agent `.traj.json`, SWE-agent `.traj`), for
  * AutoCodeRover the instance folder, for SHERLOC a line of its generation JSONL (`FILE#<start>-<end>`).
  */
-export function streamTrajectory(path: string, format: RunFormat, sink: StepSink, options: TrajectoryReadOptions = {}): Promise<TrajectoryHeader> {
+export function streamTrajectory(
+  path: string,
+  format: RunFormat,
+  sink: StepSink,
+  options: TrajectoryReadOptions = {},
+): Promise<TrajectoryHeader> {
   switch (format) {
     case "loclab":
       return readLoclabTrajectory(path, sink);
@@ -47,7 +57,11 @@ export function streamTrajectory(path: string, format: RunFormat, sink: StepSink
  *
  * @example const t = await readTrajectory("run/django__django-11099.traj", "swe-agent"); t.steps[0].toolCalls[0].name // "search_dir"
  */
-export async function readTrajectory(path: string, format: RunFormat, options: TrajectoryReadOptions = {}): Promise<Trajectory> {
+export async function readTrajectory(
+  path: string,
+  format: RunFormat,
+  options: TrajectoryReadOptions = {},
+): Promise<Trajectory> {
   const steps: TrajectoryStep[] = [];
   const header = await streamTrajectory(path, format, (step) => steps.push(step), options);
   return { ...header, steps };

@@ -10,7 +10,14 @@ import type { RunRead } from "./read-run.js";
  */
 export function runInputOf(read: RunRead, options: { taskIds?: readonly string[] } = {}): RunInput {
   const { labels } = read;
-  if (!labels) throw new Error(`no resolved labels for run ${read.name}: none found in ${read.dir}; give them with --resolved ${read.name}=FILE`);
+  if (!labels)
+    throw new Error(
+      `no resolved labels for run ${read.name}: none found in ${read.dir}; give them with --resolved ${read.name}=FILE`,
+    );
   const ids = new Set([...read.summaries.map((task) => task.instanceId), ...(options.taskIds ?? [])]);
-  return { name: read.name, summaries: read.summaries, resolved: new Set([...ids].filter((id) => resolvedOf(labels, id) === true)) };
+  return {
+    name: read.name,
+    summaries: read.summaries,
+    resolved: new Set([...ids].filter((id) => resolvedOf(labels, id) === true)),
+  };
 }

@@ -89,7 +89,10 @@ const poolKey = (threads: number, resourceLimits: ResourceLimits) => `${threads}
  * The process's pool of `threads` threads with these limits, made on first use and kept for
  * later runs, so that its threads start (and load the readers) once per process.
  */
-export function sharedSummaryPool(threads: number, resourceLimits: ResourceLimits = SUMMARY_THREAD_LIMITS): SummaryPool {
+export function sharedSummaryPool(
+  threads: number,
+  resourceLimits: ResourceLimits = SUMMARY_THREAD_LIMITS,
+): SummaryPool {
   const key = poolKey(threads, resourceLimits);
   let pool = shared.get(key);
   if (!pool) {
@@ -100,6 +103,9 @@ export function sharedSummaryPool(threads: number, resourceLimits: ResourceLimit
 }
 
 /** Whether the process's pool of `threads` threads with these limits has started its threads. */
-export function sharedSummaryPoolStarted(threads: number, resourceLimits: ResourceLimits = SUMMARY_THREAD_LIMITS): boolean {
+export function sharedSummaryPoolStarted(
+  threads: number,
+  resourceLimits: ResourceLimits = SUMMARY_THREAD_LIMITS,
+): boolean {
   return shared.get(poolKey(threads, resourceLimits))?.started ?? false;
 }

@@ -96,12 +96,17 @@ export class TopLevelSplitter {
 
   /** The input has ended: anything unfinished is an error. */
   end(): void {
-    if (this.state !== State.Done) throw new SyntaxError(`unexpected end of the document at byte ${this.position}${this.key ? ` (in "${this.key}")` : ""}`);
+    if (this.state !== State.Done)
+      throw new SyntaxError(
+        `unexpected end of the document at byte ${this.position}${this.key ? ` (in "${this.key}")` : ""}`,
+      );
   }
 
   private fail(buffer: Buffer, what: string): never {
     const byte = buffer[this.at];
-    throw new SyntaxError(`${what}, found ${byte === undefined ? "the end" : JSON.stringify(String.fromCharCode(byte))} at byte ${this.position}`);
+    throw new SyntaxError(
+      `${what}, found ${byte === undefined ? "the end" : JSON.stringify(String.fromCharCode(byte))} at byte ${this.position}`,
+    );
   }
 
   private scan(): void {
@@ -190,7 +195,8 @@ export class TopLevelSplitter {
         this.state = State.FirstElement;
         return true;
       }
-      if (first === 0x2c || first === 0x7d || first === 0x5d || first === 0x3a) this.fail(buffer, `expected a value for "${this.key}"`);
+      if (first === 0x2c || first === 0x7d || first === 0x5d || first === 0x3a)
+        this.fail(buffer, `expected a value for "${this.key}"`);
       // A value nobody asked for is crossed without keeping its bytes.
       this.begun = true;
       this.start = this.state === State.Value && this.kind === "skip" ? -1 : this.at;

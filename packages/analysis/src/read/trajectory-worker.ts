@@ -3,4 +3,7 @@
 import { servePoolRequests } from "@loclab/threads";
 import { type SummaryTask, summarizeFile } from "./summarize-file.js";
 
-servePoolRequests(async () => undefined, (task: SummaryTask) => summarizeFile(task));
+servePoolRequests(
+  async () => undefined,
+  (task: SummaryTask) => summarizeFile(task),
+);

@@ -51,7 +51,11 @@ const BOM = 0xfeff;
  * Errors: the file cannot be read, is not JSON, or its top level is not an object; the
  * message says which and where the parser stopped.
  */
-export async function visitJsonDocument(file: string, visitor: JsonDocumentVisitor, options: VisitJsonDocumentOptions): Promise<VisitedDocument> {
+export async function visitJsonDocument(
+  file: string,
+  visitor: JsonDocumentVisitor,
+  options: VisitJsonDocumentOptions,
+): Promise<VisitedDocument> {
   const limit = options.maxWholeFileBytes ?? DEFAULT_MAX_WHOLE_FILE_BYTES;
   const streamed = new Set(options.streamedArrays);
   const members = new Set(options.members);
@@ -72,7 +76,8 @@ export async function visitJsonDocument(file: string, visitor: JsonDocumentVisit
     }
     for (const [key, value] of Object.entries(document)) {
       if (streamed.has(key)) {
-        if (!Array.isArray(value)) throw new Error(`"${key}" is ${value === null ? "null" : typeof value}, not an array`);
+        if (!Array.isArray(value))
+          throw new Error(`"${key}" is ${value === null ? "null" : typeof value}, not an array`);
         for (const item of value) visitor.element(key, item);
       } else if (members.has(key)) visitor.member(key, value);
     }
@@ -101,7 +106,8 @@ function readWholeIfAtMost(file: string, limit: number): { bytes: number; text?:
     const size = fstatSync(fd).size;
     if (size > limit) return { bytes: size };
     if (size > KEPT_BUFFER_BYTES) return { bytes: size, text: readFileSync(fd, "utf8") };
-    if (keptBuffer.length < size) keptBuffer = Buffer.allocUnsafe(Math.min(Math.max(size, 2 * keptBuffer.length), KEPT_BUFFER_BYTES));
+    if (keptBuffer.length < size)
+      keptBuffer = Buffer.allocUnsafe(Math.min(Math.max(size, 2 * keptBuffer.length), KEPT_BUFFER_BYTES));
     let read = 0;
     while (read < size) {
       const got = readSync(fd, keptBuffer, read, size - read, read);
@@ -120,17 +126,28 @@ function firstSignificantByte(file: string): string | undefined {
   try {
     const buffer = Buffer.alloc(4096);
     const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, bytesRead).toString("utf8").replace(/^\uFEFF/, "");
+    const text = buffer
+      .subarray(0, bytesRead)
+      .toString("utf8")
+      .replace(/^\uFEFF/, "");
     return /\S/.exec(text)?.[0];
   } finally {
     closeSync(fd);
   }
 }
 
-async function streamDocument(file: string, visitor: JsonDocumentVisitor, streamed: ReadonlySet<string>, members: ReadonlySet<string>): Promise<void> {
+async function streamDocument(
+  file: string,
+  visitor: JsonDocumentVisitor,
+  streamed: ReadonlySet<string>,
+  members: ReadonlySet<string>,
+): Promise<void> {
   const first = firstSignificantByte(file);
   if (first === "[") throw new Error("the top level is an array, not an object");
-  if (first !== "{") throw new Error(`not valid JSON: the top level must be an object, the file starts with ${JSON.stringify(first ?? "nothing")}`);
+  if (first !== "{")
+    throw new Error(
+      `not valid JSON: the top level must be an object, the file starts with ${JSON.stringify(first ?? "nothing")}`,
+    );
   const parse = (bytes: Buffer): unknown => JSON.parse(decodeUtf8(bytes));
   // What the visitor threw (a schema error), or a streamed name that is no array, is passed
   // on as is, not as a JSON error.

@@ -74,14 +74,17 @@ export interface RealTrajectoryAnalysis {
  *
  * Errors: the data folder or manifest cannot be read; a run has no labels.
  */
-export async function analyzeRealTrajectories(options: { dataDir?: string; base?: string; breakdown?: BreakdownOptions; read?: Omit<ReadRunOptions, "tasks"> } = {}): Promise<RealTrajectoryAnalysis> {
+export async function analyzeRealTrajectories(
+  options: { dataDir?: string; base?: string; breakdown?: BreakdownOptions; read?: Omit<ReadRunOptions, "tasks"> } = {},
+): Promise<RealTrajectoryAnalysis> {
   const dataDir = options.dataDir ?? resolveDataDir();
   const manifest = await readTrajectoryManifest(dataDir);
   const taskIds = manifest.core_instance_set.ids;
   const tasks = new Set(taskIds);
   const base = options.base ?? REAL_TRAJECTORY_BASE;
   const runs: RunRead[] = [];
-  for (const run of REAL_TRAJECTORY_RUNS) runs.push(await readRun({ ...run, dir: join(dataDir, "trajectories", run.name) }, { ...options.read, tasks }));
+  for (const run of REAL_TRAJECTORY_RUNS)
+    runs.push(await readRun({ ...run, dir: join(dataDir, "trajectories", run.name) }, { ...options.read, tasks }));
   const breakdown = breakdownRuns(
     runs.map((run) => runInputOf(run, { taskIds })),
     { ...options.breakdown, base, taskIds },
@@ -91,7 +94,14 @@ export async function analyzeRealTrajectories(options: { dataDir?: string; base?
     const solved = new Set(row.ids.solved);
     const notSolved = [...listed].filter((id) => !solved.has(id)).sort();
     const notListed = [...solved].filter((id) => !listed.has(id)).sort();
-    return { run: row.run, expected: listed.size, solved: solved.size, agrees: notSolved.length === 0 && notListed.length === 0, notSolved, notListed };
+    return {
+      run: row.run,
+      expected: listed.size,
+      solved: solved.size,
+      agrees: notSolved.length === 0 && notListed.length === 0,
+      notSolved,
+      notListed,
+    };
   });
   const problems = runs.flatMap((run) => run.problems.map((problem) => ({ ...problem, run: run.name })));
   return { dataDir, taskIds, base, runs, breakdown, manifestCheck, problems };

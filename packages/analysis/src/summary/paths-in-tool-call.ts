@@ -17,7 +17,12 @@ const CREATING_TOOL = /write|create/i;
  */
 const PATH_WORD = /(?:^|[\s'"`=(:,;|&<>])((?:\/|\.{1,2}\/|~\/)?[\w.@+-]+(?:\/[\w.@+-]*)+)/g;
 /** Targets a shell command writes: `> x`, `>> x`, `tee [-a] x`, `touch x`, `mkdir [-p] x`. */
-const WRITE_TARGETS = [/(?:^|[^>&\d])>{1,2}\s*['"]?([^\s'";|&<>()]+)/g, /\btee\s+(?:-a\s+)?['"]?([^\s'";|&<>()]+)/g, /\btouch\s+['"]?([^\s'";|&<>()]+)/g, /\bmkdir\s+(?:-p\s+)?['"]?([^\s'";|&<>()]+)/g];
+const WRITE_TARGETS = [
+  /(?:^|[^>&\d])>{1,2}\s*['"]?([^\s'";|&<>()]+)/g,
+  /\btee\s+(?:-a\s+)?['"]?([^\s'";|&<>()]+)/g,
+  /\btouch\s+['"]?([^\s'";|&<>()]+)/g,
+  /\bmkdir\s+(?:-p\s+)?['"]?([^\s'";|&<>()]+)/g,
+];
 /**
  * A text each of WRITE_TARGETS needs to match: most commands hold none, and a substring test
  * is cheaper than running the expression over the command (the patterns stay the definition).
@@ -50,9 +55,11 @@ export function pathsInToolCall(call: RecordedToolCall): ToolCallPaths {
       // Every path word has a slash, and cp/mv need their name: skipped when the text is absent.
       if (value.includes("/")) for (const match of value.matchAll(PATH_WORD)) used.add(strip(match[1] as string));
       WRITE_TARGETS.forEach((pattern, index) => {
-        if (value.includes(WRITE_TARGET_NEEDLES[index] as string)) for (const match of value.matchAll(pattern)) created.add(strip(match[1] as string));
+        if (value.includes(WRITE_TARGET_NEEDLES[index] as string))
+          for (const match of value.matchAll(pattern)) created.add(strip(match[1] as string));
       });
-      if (value.includes("cp") || value.includes("mv")) for (const match of value.matchAll(COPY_MOVE)) created.add(strip(match[1] as string));
+      if (value.includes("cp") || value.includes("mv"))
+        for (const match of value.matchAll(COPY_MOVE)) created.add(strip(match[1] as string));
       const create = /^create\s+(\S+)/.exec(value.trim());
       if (create) created.add(strip(create[1] as string));
     } else if (PATH_KEY.test(key) && value.trim() !== "" && !value.includes("\n")) {

@@ -12,7 +12,15 @@ export interface SummaryOptions {
 }
 
 /** Finish reasons of an ordinary output; any other is kept as a loop candidate. */
-const ORDINARY_FINISH = new Set(["stop", "tool_calls", "function_call", "end_turn", "tool_use", "stop_sequence", "eos"]);
+const ORDINARY_FINISH = new Set([
+  "stop",
+  "tool_calls",
+  "function_call",
+  "end_turn",
+  "tool_use",
+  "stop_sequence",
+  "eos",
+]);
 /** An output whose lines repeat at least this often is kept as a loop candidate. */
 export const MIN_REPEATS_KEPT = 3;
 const DEFAULT_MAX_PATHS = 10_000;
@@ -95,7 +103,8 @@ export function createTaskAccumulator(options: SummaryOptions = {}): TaskAccumul
       seen(step.endedAt);
       if (step.usage) {
         if (step.usage.promptTokens !== undefined) promptTokens = (promptTokens ?? 0) + step.usage.promptTokens;
-        if (step.usage.completionTokens !== undefined) completionTokens = (completionTokens ?? 0) + step.usage.completionTokens;
+        if (step.usage.completionTokens !== undefined)
+          completionTokens = (completionTokens ?? 0) + step.usage.completionTokens;
         if (step.usage.costUsd !== undefined) costUsd = (costUsd ?? 0) + step.usage.costUsd;
       }
       if (step.error !== undefined && noFile(step.error)) noFileObservations += 1;
@@ -114,10 +123,15 @@ export function createTaskAccumulator(options: SummaryOptions = {}): TaskAccumul
       const repeats = lineRepeats(step.output);
       const unusualFinish = finish !== undefined && !ORDINARY_FINISH.has(finish.toLowerCase());
       if (!unusualFinish && repeats.mostRepeats < MIN_REPEATS_KEPT) return;
-      const candidate: LoopCandidate = { step: step.index, longestLineRun: repeats.longestRun, mostLineRepeats: repeats.mostRepeats };
+      const candidate: LoopCandidate = {
+        step: step.index,
+        longestLineRun: repeats.longestRun,
+        mostLineRepeats: repeats.mostRepeats,
+      };
       if (finish !== undefined) candidate.finishReason = finish;
       if (step.usage?.completionTokens !== undefined) candidate.completionTokens = step.usage.completionTokens;
-      if (step.startedAt !== undefined && step.endedAt !== undefined) candidate.seconds = Math.max(0, step.endedAt - step.startedAt);
+      if (step.startedAt !== undefined && step.endedAt !== undefined)
+        candidate.seconds = Math.max(0, step.endedAt - step.startedAt);
       else if (step.startedAt !== undefined) open = { candidate, startedAt: step.startedAt };
       loopCandidates.push(candidate);
     },
@@ -125,7 +139,8 @@ export function createTaskAccumulator(options: SummaryOptions = {}): TaskAccumul
     finish(header) {
       const usage = header.usage;
       const patch = header.outcome.patch;
-      const headerSpan = header.startedAt !== undefined && header.endedAt !== undefined ? header.endedAt - header.startedAt : undefined;
+      const headerSpan =
+        header.startedAt !== undefined && header.endedAt !== undefined ? header.endedAt - header.startedAt : undefined;
       const stepSpan = first !== undefined && last !== undefined && last > first ? last - first : undefined;
       return {
         instanceId: header.instanceId,

@@ -25,7 +25,7 @@ export function overlapTable(breakdown: Breakdown): ColumnTable {
         both: shared,
         aOnly,
         bOnly,
-        jaccard: i === j ? (shared > 0 ? 1 : null) : (pair ?? mirrored)?.jaccard ?? null,
+        jaccard: i === j ? (shared > 0 ? 1 : null) : ((pair ?? mirrored)?.jaccard ?? null),
         p,
         pHolm: pair?.pHolm ?? mirrored?.pHolm ?? null,
       };

@@ -7,5 +7,7 @@ import type { Breakdown } from "../breakdown/breakdown-runs.js";
  * only, b only, neither, exact McNemar p and Holm-adjusted p (over all pairs), sorted by p.
  */
 export function pairwiseTable(breakdown: Breakdown): ColumnTable {
-  return aq.from([...breakdown.overlap.pairs].sort((x, y) => x.p - y.p || x.a.localeCompare(y.a) || x.b.localeCompare(y.b)));
+  return aq.from(
+    [...breakdown.overlap.pairs].sort((x, y) => x.p - y.p || x.a.localeCompare(y.a) || x.b.localeCompare(y.b)),
+  );
 }

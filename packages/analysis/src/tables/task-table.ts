@@ -15,7 +15,12 @@ export function taskTable(breakdown: Breakdown): ColumnTable {
     const category = new Map<string, string>();
     for (const c of CATEGORIES) for (const id of row.ids[c]) category.set(id, c);
     const flags = FLAGS.map((flag) => [flag, new Set(row.ids[flag])] as const);
-    return row.ids.tasks.map((id) => ({ run: row.run, instanceId: id, category: category.get(id) ?? null, ...Object.fromEntries(flags.map(([flag, set]) => [flag, set.has(id)])) }));
+    return row.ids.tasks.map((id) => ({
+      run: row.run,
+      instanceId: id,
+      category: category.get(id) ?? null,
+      ...Object.fromEntries(flags.map(([flag, set]) => [flag, set.has(id)])),
+    }));
   });
   return aq.from(rows);
 }

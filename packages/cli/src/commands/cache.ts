@@ -10,7 +10,8 @@ const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86
 /** `30d`, `12h`, `90m`, `45s` → milliseconds; a bare number is days. */
 export function parseAge(text: string): number {
   const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(text.trim());
-  if (!match) throw new Error(`--older-than: expected a number with a unit s, m, h or d (e.g. 7d), got ${JSON.stringify(text)}`);
+  if (!match)
+    throw new Error(`--older-than: expected a number with a unit s, m, h or d (e.g. 7d), got ${JSON.stringify(text)}`);
   return Number(match[1]) * (UNITS[match[2] || "d"] as number);
 }
 
@@ -66,7 +67,10 @@ export function registerCacheCommand(program: Command): void {
     .option("--older-than <age>", "only those made longer ago than this (7d, 12h, 30m)")
     .action(async (options: { dir?: string; repo?: string; olderThan?: string }) => {
       const dir = options.dir ?? defaultWorkspaceCacheDir();
-      const removed = await clearCachedWorkspaces(dir, { ...(options.repo ? { repo: options.repo } : {}), ...(options.olderThan ? { olderThanMs: parseAge(options.olderThan) } : {}) });
+      const removed = await clearCachedWorkspaces(dir, {
+        ...(options.repo ? { repo: options.repo } : {}),
+        ...(options.olderThan ? { olderThanMs: parseAge(options.olderThan) } : {}),
+      });
       const freed = removed.reduce((sum, entry) => sum + entry.diskBytes, 0);
       progress(`removed ${removed.length} entries (${humanBytes(freed)}) from ${dir}`);
       for (const entry of removed) process.stdout.write(`${entry.path}\n`);

@@ -20,13 +20,16 @@ export function registerDemoCommand(program: Command): void {
     .option("--instances <n>", "instances per repository, 1 to 30", "3")
     .action(async (options: { out: string; repositories: string; instances: string }) => {
       const dir = resolve(options.out);
-      if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`--out ${options.out}: the folder is not empty; give a new one`);
+      if (existsSync(dir) && readdirSync(dir).length > 0)
+        throw new Error(`--out ${options.out}: the folder is not empty; give a new one`);
       const { buildToyBenchmark } = await import("@loclab/fixtures");
       const toy = await buildToyBenchmark({
         dir,
         repositories: numericOption("repositories", options.repositories, { integer: true, min: 2, max: 8 }),
         instancesPerRepository: numericOption("instances", options.instances, { integer: true, min: 1, max: 30 }),
       });
-      process.stdout.write(`wrote ${toy.benchmark} (${toy.rows.length} instances) and ${toy.mirrors} (${new Set(toy.rows.map((row) => row.repo)).size} bare git mirrors)\n`);
+      process.stdout.write(
+        `wrote ${toy.benchmark} (${toy.rows.length} instances) and ${toy.mirrors} (${new Set(toy.rows.map((row) => row.repo)).size} bare git mirrors)\n`,
+      );
     });
 }

@@ -32,7 +32,12 @@ interface CalibrateCliOptions extends Omit<EvaluateOptions, "predictions" | "cac
   goldRuns: string;
 }
 
-async function loadInstances(benchmark: string, dataDir: string | undefined, only: string | undefined, flag = "--instances") {
+async function loadInstances(
+  benchmark: string,
+  dataDir: string | undefined,
+  only: string | undefined,
+  flag = "--instances",
+) {
   const { loadBenchmark } = await import("@loclab/datasets");
   const { instances } = await loadBenchmark(benchmark, dataDir ? { dataDir } : {});
   if (!only) return instances;
@@ -46,7 +51,10 @@ async function loadInstances(benchmark: string, dataDir: string | undefined, onl
 async function readSpecs(file: string | undefined) {
   if (!file) return undefined;
   try {
-    return JSON.parse(await readFile(file, "utf8")) as Record<string, Record<string, { python: string; test_cmd: string }>>;
+    return JSON.parse(await readFile(file, "utf8")) as Record<
+      string,
+      Record<string, { python: string; test_cmd: string }>
+    >;
   } catch (error) {
     throw new Error(`--specs ${file}: ${(error as Error).message}`);
   }
@@ -54,32 +62,61 @@ async function readSpecs(file: string | undefined) {
 
 function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | "runEmpty">) {
   const images = options.images ?? (options.repos ? "local" : "prebuilt");
-  if (images !== "local" && images !== "prebuilt") throw new Error(`--images: ${JSON.stringify(images)} is not prebuilt or local`);
-  if (images === "local" && !options.repos) throw new Error("--images local builds images from mirrors: give --repos DIR (a folder of <owner>__<name>.git mirrors, as loclab mirrors fetch makes)");
+  if (images !== "local" && images !== "prebuilt")
+    throw new Error(`--images: ${JSON.stringify(images)} is not prebuilt or local`);
+  if (images === "local" && !options.repos)
+    throw new Error(
+      "--images local builds images from mirrors: give --repos DIR (a folder of <owner>__<name>.git mirrors, as loclab mirrors fetch makes)",
+    );
   return {
     images: images as "local" | "prebuilt",
     ...(options.repos ? { repos: options.repos } : {}),
     out: options.out,
     concurrency: numericOption("concurrency", options.concurrency, { integer: true, min: 1 }),
     timeoutMs: numericOption("timeout", options.timeout, { min: 1 }) * 1000,
-    ...(options.memory ? { memoryBytes: numericOption("memory", options.memory, { integer: true, min: 64 }) * 2 ** 20 } : {}),
-    ...(options.minFreeGib ? { minFreeBytes: numericOption("min-free-gib", options.minFreeGib, { min: 0 }) * 2 ** 30 } : {}),
+    ...(options.memory
+      ? { memoryBytes: numericOption("memory", options.memory, { integer: true, min: 64 }) * 2 ** 20 }
+      : {}),
+    ...(options.minFreeGib
+      ? { minFreeBytes: numericOption("min-free-gib", options.minFreeGib, { min: 0 }) * 2 ** 30 }
+      : {}),
     prebuilt: { namespace: options.namespace, tag: options.tag, pull: options.pull },
   };
 }
 
-const onProgress = (event: { kind: "log"; line: string } | { kind: "instance"; done: number; total: number; outcome: { instance_id: string; status: string; infra_failure_reason?: string | undefined; duration_ms: number; cached: boolean }; resumed: boolean }) => {
+const onProgress = (
+  event:
+    | { kind: "log"; line: string }
+    | {
+        kind: "instance";
+        done: number;
+        total: number;
+        outcome: {
+          instance_id: string;
+          status: string;
+          infra_failure_reason?: string | undefined;
+          duration_ms: number;
+          cached: boolean;
+        };
+        resumed: boolean;
+      },
+) => {
   if (event.kind === "log") return progress(event.line.trimStart());
   const { outcome } = event;
   const how = event.resumed ? " (already done: resumed)" : outcome.cached ? " (from the result cache)" : "";
-  progress(`[${event.done}/${event.total}] ${outcome.instance_id} ${outcome.status}${outcome.infra_failure_reason ? ` (${outcome.infra_failure_reason})` : ""} ${(outcome.duration_ms / 1000).toFixed(1)} s${how}`);
+  progress(
+    `[${event.done}/${event.total}] ${outcome.instance_id} ${outcome.status}${outcome.infra_failure_reason ? ` (${outcome.infra_failure_reason})` : ""} ${(outcome.duration_ms / 1000).toFixed(1)} s${how}`,
+  );
 };
 
 /** The options `evaluate` and `evaluate calibrate` share: where images come from, limits, outputs. */
 function containerOptions(command: Command, out: string): Command {
   return command
     .option("--repos <dir>", "bare mirrors (<owner>__<name>.git) to build local images from")
-    .option("--images <kind>", "prebuilt (swebench/sweb.eval.x86_64.* from a registry, or present locally) or local (built here); default local with --repos, else prebuilt")
+    .option(
+      "--images <kind>",
+      "prebuilt (swebench/sweb.eval.x86_64.* from a registry, or present locally) or local (built here); default local with --repos, else prebuilt",
+    )
     .option("--concurrency <n>", "instances evaluated at once", "2")
     .option("--timeout <seconds>", "per instance, the limit of the eval script", "1800")
     .option("--out <dir>", out, ".")
@@ -88,7 +125,10 @@ function containerOptions(command: Command, out: string): Command {
     .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
     .option("--no-pull", "with --images prebuilt: use local images only")
     .option("--memory <mib>", "memory limit per container (none by default, as the harness)")
-    .option("--min-free-gib <n>", "free disk needed where the engine keeps images (default 10 with local images, 2 otherwise)")
+    .option(
+      "--min-free-gib <n>",
+      "free disk needed where the engine keeps images (default 10 with local images, 2 otherwise)",
+    )
     .option("--data-dir <dir>", "the shared data folder");
 }
 
@@ -103,8 +143,14 @@ export function registerEvaluateCommand(program: Command): void {
     program
       .command("evaluate")
       .description(summaryOf("evaluate"))
-      .option("--predictions <file>", "SWE-bench predictions: .jsonl, or .json (a list or an object by instance id) of {instance_id, model_name_or_path, model_patch}")
-      .option("-b, --benchmark <name|path>", "the benchmark the predictions are for (lite, or a JSONL of SWE-bench rows with test_patch and the test lists)")
+      .option(
+        "--predictions <file>",
+        "SWE-bench predictions: .jsonl, or .json (a list or an object by instance id) of {instance_id, model_name_or_path, model_patch}",
+      )
+      .option(
+        "-b, --benchmark <name|path>",
+        "the benchmark the predictions are for (lite, or a JSONL of SWE-bench rows with test_patch and the test lists)",
+      )
       .option("--run-id <id>", "the run's name: logs/run_evaluation/<run-id>/…"),
     "where logs/run_evaluation/… and the summary go",
   )
@@ -114,15 +160,24 @@ export function registerEvaluateCommand(program: Command): void {
     .option("--run-empty", "run the tests for empty patches too (the harness skips them)")
     .option("--json", "print the run summary as JSON")
     .action(async (options: EvaluateOptions) => {
-      for (const [flag, value] of [["--predictions", options.predictions], ["--benchmark", options.benchmark], ["--run-id", options.runId]] as const) {
-        if (!value) throw new Error(`${flag} is required (loclab evaluate --predictions FILE --benchmark NAME --run-id ID)`);
+      for (const [flag, value] of [
+        ["--predictions", options.predictions],
+        ["--benchmark", options.benchmark],
+        ["--run-id", options.runId],
+      ] as const) {
+        if (!value)
+          throw new Error(`${flag} is required (loclab evaluate --predictions FILE --benchmark NAME --run-id ID)`);
       }
       const { evaluatePredictions, readSwePredictions } = await import("@loclab/evaluation");
       const predictions = await readSwePredictions(options.predictions);
       const instances = await loadInstances(options.benchmark, options.dataDir, options.instances);
-      const chosen = options.instances ? predictions.filter((prediction) => instances.some((row) => row.instance_id === prediction.instance_id)) : predictions;
+      const chosen = options.instances
+        ? predictions.filter((prediction) => instances.some((row) => row.instance_id === prediction.instance_id))
+        : predictions;
       const specs = await readSpecs(options.specs);
-      progress(`${chosen.length} predictions of ${options.predictions} on ${options.benchmark} (${instances.length} instances), run ${options.runId}`);
+      progress(
+        `${chosen.length} predictions of ${options.predictions} on ${options.benchmark} (${instances.length} instances), run ${options.runId}`,
+      );
       const result = await evaluatePredictions({
         ...commonOptions(options),
         predictions: chosen,
@@ -147,7 +202,8 @@ export function registerEvaluateCommand(program: Command): void {
             "from cache": summary.cached_ids.length,
           },
         ]);
-        for (const [id, failure] of Object.entries(summary.infra_failures)) process.stdout.write(`${id}: ${failure.reason}: ${failure.detail.split("\n")[0]}\n`);
+        for (const [id, failure] of Object.entries(summary.infra_failures))
+          process.stdout.write(`${id}: ${failure.reason}: ${failure.detail.split("\n")[0]}\n`);
         process.stdout.write(`summary: ${result.summaryPath}\n`);
       }
       if (summary.error_instances > 0) process.exitCode = 1;
@@ -158,7 +214,10 @@ export function registerEvaluateCommand(program: Command): void {
     .description("grade one test log offline as the harness does and print the instance's report.json entry")
     .requiredOption("--log <file>", "a test_output.txt (the eval script's output)")
     .requiredOption("--instance <id>", "the instance the log is of")
-    .requiredOption("-b, --benchmark <name|path>", "the benchmark the instance is in (its repo, version and test lists)")
+    .requiredOption(
+      "-b, --benchmark <name|path>",
+      "the benchmark the instance is in (its repo, version and test lists)",
+    )
     .option("--no-patch", "grade as for a prediction without a patch (patch_is_None)")
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: { log: string; instance: string; benchmark: string; patch: boolean; dataDir?: string }) => {
@@ -167,15 +226,24 @@ export function registerEvaluateCommand(program: Command): void {
       const log = await readFile(options.log, "utf8").catch((error: NodeJS.ErrnoException) => {
         throw new Error(`--log ${options.log}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
       });
-      const grade = gradeLog({ repo: instance!.repo, modelPatch: options.patch ? "(graded offline)" : null, log, FAIL_TO_PASS: instance!.FAIL_TO_PASS ?? [], PASS_TO_PASS: instance!.PASS_TO_PASS ?? [] });
-      if (grade.notFound) progress(`${options.log}: no test results (${grade.notFound}): patch_successfully_applied is false`);
+      const grade = gradeLog({
+        repo: instance!.repo,
+        modelPatch: options.patch ? "(graded offline)" : null,
+        log,
+        FAIL_TO_PASS: instance!.FAIL_TO_PASS ?? [],
+        PASS_TO_PASS: instance!.PASS_TO_PASS ?? [],
+      });
+      if (grade.notFound)
+        progress(`${options.log}: no test results (${grade.notFound}): patch_successfully_applied is false`);
       process.stdout.write(`${JSON.stringify({ [instance!.instance_id]: grade.report }, null, 4)}\n`);
     });
 
   containerOptions(
     evaluate
       .command("calibrate")
-      .description("run the gold patch several times and the empty patch once per instance image; list the tests that flip (flaky)")
+      .description(
+        "run the gold patch several times and the empty patch once per instance image; list the tests that flip (flaky)",
+      )
       .requiredOption("-b, --benchmark <name|path>", "the benchmark")
       .requiredOption("--run-id <id>", "the calibration's name (runs <id>.gold-N and <id>.empty)")
       .requiredOption("--instances <ids>", "the instances to calibrate (comma-separated)")
@@ -211,6 +279,11 @@ export function registerEvaluateCommand(program: Command): void {
         );
         process.stdout.write(`calibration: ${result.path}\n`);
       }
-      if (Object.values(result.instances).some((entry) => entry.gold.includes("infra-failure") || entry.empty === "infra-failure")) process.exitCode = 1;
+      if (
+        Object.values(result.instances).some(
+          (entry) => entry.gold.includes("infra-failure") || entry.empty === "infra-failure",
+        )
+      )
+        process.exitCode = 1;
     });
 }

@@ -56,7 +56,9 @@ export function registerFglCommand(program: Command): void {
   registerCandidateCommands(fgl);
   fgl
     .command("weights")
-    .description("softmax weights at the temperature that reaches an effective sample size, top M kept, the teacher anchored")
+    .description(
+      "softmax weights at the temperature that reaches an effective sample size, top M kept, the teacher anchored",
+    )
     .requiredOption("--scores <file>", 'JSON lines {"task", "candidate", "score", "teacher"?}')
     .option("--ess <n>", "n*, the effective sample size (2: soft EM; 1: hard EM)", "2")
     .option("--top <m>", "M, candidates kept per task", "3")
@@ -85,20 +87,30 @@ export function registerFglCommand(program: Command): void {
           const weights = fglTaskWeights(candidates, { ess, top, anchor, minWeight });
           if (!weights.reached) unreached += 1;
           const tau = Number.isFinite(weights.tau) ? weights.tau : null;
-          for (const row of weights.rows) process.stdout.write(`${JSON.stringify(stampRecord({ task, candidate: row.candidate, weight: row.weight, tau, ess: weights.ess }))}\n`);
+          for (const row of weights.rows)
+            process.stdout.write(
+              `${JSON.stringify(stampRecord({ task, candidate: row.candidate, weight: row.weight, tau, ess: weights.ess }))}\n`,
+            );
         } catch (error) {
           failed += 1;
           process.stderr.write(`loclab: task ${task}: ${(error as Error).message}\n`);
         }
       }
       if (errorLines > 0) progress(`${errorLines} error lines (candidates without a score) skipped`);
-      progress(`${tasks.size} tasks weighted (${failed} failed); ${unreached} could not reach ESS ${ess} (too few candidates, or more than ${ess} tied for the best: uniform or shared among the tied)`);
+      progress(
+        `${tasks.size} tasks weighted (${failed} failed); ${unreached} could not reach ESS ${ess} (too few candidates, or more than ${ess} tied for the best: uniform or shared among the tied)`,
+      );
       if (failed > 0) process.exitCode = 1;
     });
   fgl
     .command("signal-test")
-    .description("FGL's offline signal test: fixer outcomes from the teacher's localization (T) and the top candidate (S), paired per task, exact McNemar")
-    .requiredOption("--outcomes <file>", 'JSON lines {"task", "input": "T"|"S", "firstEditAtPatchedLocation", "anyHunkReproduced", "contextOverflow", "localizationSize"}')
+    .description(
+      "FGL's offline signal test: fixer outcomes from the teacher's localization (T) and the top candidate (S), paired per task, exact McNemar",
+    )
+    .requiredOption(
+      "--outcomes <file>",
+      'JSON lines {"task", "input": "T"|"S", "firstEditAtPatchedLocation", "anyHunkReproduced", "contextOverflow", "localizationSize"}',
+    )
     .option("--json", "print one JSON object")
     .action(async (options: { outcomes: string; json?: boolean }) => {
       const outcomes: FixerOutcome[] = [];
@@ -109,10 +121,22 @@ export function registerFglCommand(program: Command): void {
       } else {
         const percent = (value: number) => (Number.isFinite(value) ? `${(100 * value).toFixed(1)} %` : "–");
         printTable(
-          table.binary.map((row) => ({ outcome: row.outcome, T: percent(row.teacherRate), S: percent(row.studentRate), "only T": row.b, "only S": row.c, "exact McNemar p": row.p.toPrecision(3), "S vs T": percent(row.relativeChange) })),
+          table.binary.map((row) => ({
+            outcome: row.outcome,
+            T: percent(row.teacherRate),
+            S: percent(row.studentRate),
+            "only T": row.b,
+            "only S": row.c,
+            "exact McNemar p": row.p.toPrecision(3),
+            "S vs T": percent(row.relativeChange),
+          })),
         );
-        process.stdout.write(`localization size: T ${table.size.teacherMean.toFixed(1)}, S ${table.size.studentMean.toFixed(1)} (${percent(table.size.relativeChange)}; median S/T ${table.size.medianRatio.toFixed(3)})\n`);
+        process.stdout.write(
+          `localization size: T ${table.size.teacherMean.toFixed(1)}, S ${table.size.studentMean.toFixed(1)} (${percent(table.size.relativeChange)}; median S/T ${table.size.medianRatio.toFixed(3)})\n`,
+        );
       }
-      progress(`${table.tasks} paired tasks; ${table.unpaired.length} with only one input left out${table.unpaired.length > 0 ? ` (${table.unpaired.slice(0, 5).join(", ")}${table.unpaired.length > 5 ? ", …" : ""})` : ""}`);
+      progress(
+        `${table.tasks} paired tasks; ${table.unpaired.length} with only one input left out${table.unpaired.length > 0 ? ` (${table.unpaired.slice(0, 5).join(", ")}${table.unpaired.length > 5 ? ", …" : ""})` : ""}`,
+      );
     });
 }

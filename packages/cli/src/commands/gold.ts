@@ -38,12 +38,24 @@ export function registerGoldCommand(program: Command): void {
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .option("--json", "one JSON object per instance (JSON Lines) instead of a table")
     .option("--full", "with --json: also hunks, added lines and approximate symbols")
-    .option("--repos <dir>", "folder of mirrors (<owner>__<name>[.git]): spans at the real lines of the files at base commit, exact symbols")
-    .option("--agreement", "with --repos: compare the exact function gold with LocAgent's (lite) and CoSIL's (lite, verified)")
-    .addOption(new Option("--data-dir <dir>", "the shared data folder (default: found beside the repository, or $LOCLAB_DATA_DIR)"))
+    .option(
+      "--repos <dir>",
+      "folder of mirrors (<owner>__<name>[.git]): spans at the real lines of the files at base commit, exact symbols",
+    )
+    .option(
+      "--agreement",
+      "with --repos: compare the exact function gold with LocAgent's (lite) and CoSIL's (lite, verified)",
+    )
+    .addOption(
+      new Option(
+        "--data-dir <dir>",
+        "the shared data folder (default: found beside the repository, or $LOCLAB_DATA_DIR)",
+      ),
+    )
     .option("--skip-bad-lines", "skip rows that do not parse (they are reported) instead of stopping")
     .action(async (options: GoldCommandOptions) => {
-      if (options.agreement && !options.repos) throw new Error("gold --agreement compares the exact gold, which needs --repos DIR");
+      if (options.agreement && !options.repos)
+        throw new Error("gold --agreement compares the exact gold, which needs --repos DIR");
       const benchmark = await loadBenchmark(options.benchmark, {
         ...(options.dataDir ? { dataDir: options.dataDir } : {}),
         onBadLine: options.skipBadLines ? "skip" : "stop",
@@ -72,7 +84,9 @@ export function registerGoldCommand(program: Command): void {
                 created: gold.created,
                 lines: gold.lines ?? "patch-header",
                 spans: gold.spans,
-                ...(gold.exact ? { symbols: gold.exact.functions, modules: gold.exact.modules, moduleLevel: gold.exact.moduleLevel } : {}),
+                ...(gold.exact
+                  ? { symbols: gold.exact.functions, modules: gold.exact.modules, moduleLevel: gold.exact.moduleLevel }
+                  : {}),
                 ...(gold.unplaced && gold.unplaced.length > 0 ? { unplaced: gold.unplaced } : {}),
               };
           process.stdout.write(`${JSON.stringify(stampRecord(record))}\n`);
@@ -83,7 +97,12 @@ export function registerGoldCommand(program: Command): void {
             instance: gold.instanceId,
             goldFiles: gold.files.length,
             created: gold.created.length,
-            spans: gold.spans.map((span) => `${span.startLine}-${span.endLine}${span.offset ? `(${span.offset > 0 ? "+" : ""}${span.offset})` : ""}`).join(" "),
+            spans: gold.spans
+              .map(
+                (span) =>
+                  `${span.startLine}-${span.endLine}${span.offset ? `(${span.offset > 0 ? "+" : ""}${span.offset})` : ""}`,
+              )
+              .join(" "),
             // With --repos every row has the column: empty where the instance had no checkout.
             ...(located ? { symbols: gold.exact ? gold.exact.functions.length : "" } : {}),
             firstFile: gold.files[0] ?? "",
@@ -91,7 +110,9 @@ export function registerGoldCommand(program: Command): void {
         );
       }
       const moved = golds.filter((gold) => gold.spans.some((span) => span.offset));
-      const offsets = golds.flatMap((gold) => gold.spans.flatMap((span) => (span.offset ? [Math.abs(span.offset)] : [])));
+      const offsets = golds.flatMap((gold) =>
+        gold.spans.flatMap((span) => (span.offset ? [Math.abs(span.offset)] : [])),
+      );
       progress(
         `${benchmark.name}: ${golds.length} instances, ${failures.length} failed, ${benchmark.skipped.length} rows skipped; ` +
           (located
@@ -99,32 +120,67 @@ export function registerGoldCommand(program: Command): void {
               `${golds.filter((gold) => (gold.unplaced ?? []).length > 0).length} with a file that does not apply`
             : "spans at the patch's @@ numbers (no checkout: pass --repos DIR for the real lines and exact symbols)"),
       );
-      for (const gold of golds) for (const file of gold.unplaced ?? []) process.stderr.write(`loclab: ${gold.instanceId}: ${file.path}: ${file.reason} (its spans keep the @@ numbers)\n`);
-      for (const entry of unreadable) process.stderr.write(`loclab: no checkout (patch-only gold printed): ${entry.message}\n`);
+      for (const gold of golds)
+        for (const file of gold.unplaced ?? [])
+          process.stderr.write(
+            `loclab: ${gold.instanceId}: ${file.path}: ${file.reason} (its spans keep the @@ numbers)\n`,
+          );
+      for (const entry of unreadable)
+        process.stderr.write(`loclab: no checkout (patch-only gold printed): ${entry.message}\n`);
       for (const failure of failures) process.stderr.write(`loclab: gold failed: ${failure.message}\n`);
       if (failures.length > 0 || unreadable.length > 0) process.exitCode = 1;
     });
 }
 
 /** The agreement table of the exact function gold with the peers' golds that cover the benchmark. */
-async function printAgreement(golds: readonly GoldLocations[], benchmarkName: string, options: GoldCommandOptions): Promise<void> {
+async function printAgreement(
+  golds: readonly GoldLocations[],
+  benchmarkName: string,
+  options: GoldCommandOptions,
+): Promise<void> {
   const dataDir = resolveDataDir(options.dataDir ? { dataDir: options.dataDir } : {});
   // Only the instances read at base commit have an exact gold to compare.
-  const exact = new Map(golds.flatMap((gold) => (gold.exact ? [[gold.instanceId, gold.exact.functions] as const] : [])));
-  const classes = new Set(golds.flatMap((gold) => (gold.exact?.symbols ?? []).filter((symbol) => symbol.kind === "class").map((symbol) => `${symbol.path}:${symbol.name}`)));
+  const exact = new Map(
+    golds.flatMap((gold) => (gold.exact ? [[gold.instanceId, gold.exact.functions] as const] : [])),
+  );
+  const classes = new Set(
+    golds.flatMap((gold) =>
+      (gold.exact?.symbols ?? [])
+        .filter((symbol) => symbol.kind === "class")
+        .map((symbol) => `${symbol.path}:${symbol.name}`),
+    ),
+  );
   const peers: { peer: string; agreement: GoldAgreement }[] = [];
   if (benchmarkName === "lite") {
     const locagent = await readLocAgentGold(join(dataDir, "localization/locagent/claude35-lite.jsonl"));
-    peers.push({ peer: "LocAgent edited_entities", agreement: compareFunctionGold(exact, new Map([...locagent].map(([id, gold]) => [id, gold.functions])), { classes }) });
+    peers.push({
+      peer: "LocAgent edited_entities",
+      agreement: compareFunctionGold(exact, new Map([...locagent].map(([id, gold]) => [id, gold.functions])), {
+        classes,
+      }),
+    });
   }
   if (isBenchmarkName(benchmarkName) && benchmarkName !== "locbench") {
     const cosil = await readCosilGold(join(dataDir, `localization/cosil/gt-${benchmarkName}.json`));
-    const functions = new Map([...cosil].map(([id, entries]) => [id, entries.filter((entry) => entry.includes("::")).map((entry) => entry.replace("::", ":"))]));
-    peers.push({ peer: `CoSIL gt-${benchmarkName}.json`, agreement: compareFunctionGold(exact, functions, { classes }) });
+    const functions = new Map(
+      [...cosil].map(([id, entries]) => [
+        id,
+        entries.filter((entry) => entry.includes("::")).map((entry) => entry.replace("::", ":")),
+      ]),
+    );
+    peers.push({
+      peer: `CoSIL gt-${benchmarkName}.json`,
+      agreement: compareFunctionGold(exact, functions, { classes }),
+    });
   }
-  if (peers.length === 0) throw new Error(`gold --agreement: no peer function gold covers ${benchmarkName} (LocAgent: lite; CoSIL: lite, verified)`);
+  if (peers.length === 0)
+    throw new Error(
+      `gold --agreement: no peer function gold covers ${benchmarkName} (LocAgent: lite; CoSIL: lite, verified)`,
+    );
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(stampRecord({ benchmark: benchmarkName, peers: peers.map(({ peer, agreement }) => ({ peer, ...agreement })) }))}\n`);
+    process.stdout.write(
+      `${JSON.stringify(stampRecord({ benchmark: benchmarkName, peers: peers.map(({ peer, agreement }) => ({ peer, ...agreement })) }))}\n`,
+    );
     return;
   }
   printTable(

@@ -59,7 +59,13 @@ export interface LocalizeSpecOptions {
  * The shorthand for a one-cell run over the same code path as `loclab run`.
  */
 export function localizeSpec(options: LocalizeSpecOptions): RunSpec {
-  const ids = typeof options.instances === "string" ? options.instances.split(",").map((id) => id.trim()).filter((id) => id !== "") : options.instances;
+  const ids =
+    typeof options.instances === "string"
+      ? options.instances
+          .split(",")
+          .map((id) => id.trim())
+          .filter((id) => id !== "")
+      : options.instances;
   return parseRunSpec(
     {
       benchmark: options.benchmark,
@@ -67,14 +73,23 @@ export function localizeSpec(options: LocalizeSpecOptions): RunSpec {
       ...(ids && ids.length > 0 ? { instances: [...ids] } : {}),
       ...(options.seed !== undefined ? { seeds: [options.seed] } : {}),
       controls: [options.maskPaths ? { kind: "masked" } : { kind: "plain" }],
-      endpoints: [{ baseURL: options.endpoint, model: options.model, maxConcurrency: options.concurrency ?? 1, ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}) }],
+      endpoints: [
+        {
+          baseURL: options.endpoint,
+          model: options.model,
+          maxConcurrency: options.concurrency ?? 1,
+          ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
+        },
+      ],
       localizer: {
         maxTurns: options.maxTurns ?? 20,
         toolMode: options.toolMode ?? "native",
         ...(options.profile && options.profile !== "loclab" ? { profile: options.profile } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         ...(options.maxTokens !== undefined ? { maxOutputTokens: options.maxTokens } : {}),
-        ...(options.requestTimeoutSeconds !== undefined ? { requestTimeoutSeconds: options.requestTimeoutSeconds } : {}),
+        ...(options.requestTimeoutSeconds !== undefined
+          ? { requestTimeoutSeconds: options.requestTimeoutSeconds }
+          : {}),
         ...(options.callDeadlineSeconds !== undefined ? { callDeadlineSeconds: options.callDeadlineSeconds } : {}),
       },
       ...(options.backoffSeconds !== undefined ? { retry: { backoffSeconds: options.backoffSeconds } } : {}),
@@ -102,9 +117,23 @@ export function registerLocalizeCommand(program: Command): void {
     .requiredOption("--repos <dir>", "folder of git mirrors, one per repository (<owner>__<name>[.git])")
     .requiredOption("--endpoint <url>", "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     .requiredOption("--model <name>", "the model name sent to the endpoint (must be listed by its /v1/models)")
-    .addOption(new Option("--tool-mode <mode>", "native tool calls, or ```json blocks in the text").choices(["native", "text"]).default("native"))
-    .addOption(new Option("--profile <profile>", "loclab's localizer, or SHERLOC's protocol, tools and settings (<tool_call> blocks, a <locations> answer)").choices(["loclab", "sherloc"]).default("loclab"))
-    .option("--mask-paths", "the masked control: file paths and dotted module paths masked in the issue text (against the base commit's full file list)")
+    .addOption(
+      new Option("--tool-mode <mode>", "native tool calls, or ```json blocks in the text")
+        .choices(["native", "text"])
+        .default("native"),
+    )
+    .addOption(
+      new Option(
+        "--profile <profile>",
+        "loclab's localizer, or SHERLOC's protocol, tools and settings (<tool_call> blocks, a <locations> answer)",
+      )
+        .choices(["loclab", "sherloc"])
+        .default("loclab"),
+    )
+    .option(
+      "--mask-paths",
+      "the masked control: file paths and dotted module paths masked in the issue text (against the base commit's full file list)",
+    )
     .option("--seed <n>", "sampling seed sent to the endpoint")
     .option("--max-turns <n>", "model calls per instance", "20")
     .option("--temperature <t>", "sampling temperature sent to the endpoint (default: the server's)")
@@ -128,8 +157,12 @@ export function registerLocalizeCommand(program: Command): void {
         profile: options.profile,
         maskPaths: options.maskPaths ?? false,
         ...(options.seed !== undefined ? { seed: numericOption("seed", options.seed, { integer: true, min: 0 }) } : {}),
-        ...(options.temperature !== undefined ? { temperature: numericOption("temperature", options.temperature, { min: 0, max: 2 }) } : {}),
-        ...(options.maxTokens !== undefined ? { maxTokens: numericOption("max-tokens", options.maxTokens, { integer: true, min: 1 }) } : {}),
+        ...(options.temperature !== undefined
+          ? { temperature: numericOption("temperature", options.temperature, { min: 0, max: 2 }) }
+          : {}),
+        ...(options.maxTokens !== undefined
+          ? { maxTokens: numericOption("max-tokens", options.maxTokens, { integer: true, min: 1 }) }
+          : {}),
         requestTimeoutSeconds: numericOption("request-timeout", options.requestTimeout, { min: 0, exclusiveMin: true }),
         callDeadlineSeconds: numericOption("call-deadline", options.callDeadline, { min: 0, exclusiveMin: true }),
         maxTurns: numericOption("max-turns", options.maxTurns, { integer: true, min: 1 }),
@@ -139,7 +172,9 @@ export function registerLocalizeCommand(program: Command): void {
         out: options.out,
         ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       });
-      const summary: RunSummary = await runWithProgress((observe) => startRun(spec, { ...observe, command: `loclab localize --benchmark ${options.benchmark}` }));
+      const summary: RunSummary = await runWithProgress((observe) =>
+        startRun(spec, { ...observe, command: `loclab localize --benchmark ${options.benchmark}` }),
+      );
       reportRunEnd(summary, { allowPartial: options.allowPartial ?? false });
     });
 }

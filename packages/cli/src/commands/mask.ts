@@ -34,9 +34,19 @@ export function registerMaskCommand(program: Command): void {
     .command("mask")
     .description(summaryOf("mask"))
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
-    .addOption(new Option("--level <level>", "what to mask: paths-only (file paths and names); modules (also dotted module paths: the control); symbols (also gold symbols)").choices([...MASK_LEVELS]).default("modules"))
+    .addOption(
+      new Option(
+        "--level <level>",
+        "what to mask: paths-only (file paths and names); modules (also dotted module paths: the control); symbols (also gold symbols)",
+      )
+        .choices([...MASK_LEVELS])
+        .default("modules"),
+    )
     .requiredOption("-o, --out <file>", "JSONL file for the masked instances (no original text in it)")
-    .option("--report <file>", "JSONL file for what was replaced, with the original texts (default: <out>.report.jsonl)")
+    .option(
+      "--report <file>",
+      "JSONL file for what was replaced, with the original texts (default: <out>.report.jsonl)",
+    )
     .option("--repos <dir>", "folder of mirrors: mask against the base commit's full file list")
     .option("--include-hints", "also mask hints_text, with the same placeholders")
     .option("--json", "print the summary as JSON")
@@ -52,36 +62,66 @@ export function registerMaskCommand(program: Command): void {
           const key = `${instance.repo}@${instance.base_commit}`;
           if (lists.has(key)) continue;
           try {
-            lists.set(key, await filesAtCommit({ mirrors: options.repos, repo: instance.repo, commit: instance.base_commit }));
+            lists.set(
+              key,
+              await filesAtCommit({ mirrors: options.repos, repo: instance.repo, commit: instance.base_commit }),
+            );
           } catch (error) {
-            throw new Error(`mask: ${instance.instance_id}: ${(error as Error).message}; nothing was written (loclab mirrors check --repos ${options.repos} lists what is missing)`);
+            throw new Error(
+              `mask: ${instance.instance_id}: ${(error as Error).message}; nothing was written (loclab mirrors check --repos ${options.repos} lists what is missing)`,
+            );
           }
           if ((index + 1) % 50 === 0) progress(`file lists: ${index + 1}/${benchmark.instances.length} instances`);
         }
-        const byId = new Map(benchmark.instances.map((instance) => [instance.instance_id, lists.get(`${instance.repo}@${instance.base_commit}`) as string[]]));
+        const byId = new Map(
+          benchmark.instances.map((instance) => [
+            instance.instance_id,
+            lists.get(`${instance.repo}@${instance.base_commit}`) as string[],
+          ]),
+        );
         knownFilesOf = (instance) => ({ files: byId.get(instance.instance_id) ?? [] });
       }
-      const { rows, summary } = maskBenchmark(benchmark.instances, { level: options.level, includeHints: options.includeHints ?? false, ...(knownFilesOf ? { knownFilesOf } : {}) });
+      const { rows, summary } = maskBenchmark(benchmark.instances, {
+        level: options.level,
+        includeHints: options.includeHints ?? false,
+        ...(knownFilesOf ? { knownFilesOf } : {}),
+      });
       const masked: string[] = [];
       const reports: string[] = [];
       for (const [i, instance] of benchmark.instances.entries()) {
         const row = rows[i];
         if (!row) throw new Error(`internal: no masking result for ${instance.instance_id}`);
         try {
-          masked.push(JSON.stringify(stampRecord({ ...instance, problem_statement: row.maskedProblemStatement, ...(row.maskedHintsText !== undefined ? { hints_text: row.maskedHintsText } : {}) })));
+          masked.push(
+            JSON.stringify(
+              stampRecord({
+                ...instance,
+                problem_statement: row.maskedProblemStatement,
+                ...(row.maskedHintsText !== undefined ? { hints_text: row.maskedHintsText } : {}),
+              }),
+            ),
+          );
           reports.push(
             JSON.stringify(
               stampRecord({
                 instance_id: instance.instance_id,
                 original_problem_statement: instance.problem_statement,
                 ...(options.includeHints ? { original_hints_text: instance.hints_text ?? "" } : {}),
-                mask: { level: options.level, knownFiles: options.repos ? "base-commit" : "patches", replacements: row.report.replacements, placeholders: row.report.placeholders, leftAlone: row.report.leftAlone },
+                mask: {
+                  level: options.level,
+                  knownFiles: options.repos ? "base-commit" : "patches",
+                  replacements: row.report.replacements,
+                  placeholders: row.report.placeholders,
+                  leftAlone: row.report.leftAlone,
+                },
               }),
             ),
           );
         } catch (error) {
           // JSON.stringify recurses: a field nested hundreds of thousands deep cannot be written back.
-          throw new Error(`${options.benchmark}: ${instance.instance_id} (row ${i + 1}): cannot be written: ${(error as Error).message} (a field nested too deeply?); nothing was written`);
+          throw new Error(
+            `${options.benchmark}: ${instance.instance_id} (row ${i + 1}): cannot be written: ${(error as Error).message} (a field nested too deeply?); nothing was written`,
+          );
         }
       }
       for (const [file, lines] of [
@@ -93,13 +133,21 @@ export function registerMaskCommand(program: Command): void {
       }
       progress(`wrote ${masked.length} masked instances to ${options.out} and what was replaced to ${reportFile}`);
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ benchmark: benchmark.name, out: options.out, report: reportFile, knownFiles: options.repos ? "base-commit" : "patches", ...summary })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ benchmark: benchmark.name, out: options.out, report: reportFile, knownFiles: options.repos ? "base-commit" : "patches", ...summary })}\n`,
+        );
         return;
       }
-      process.stdout.write(`${benchmark.name}: ${summary.instancesWithMention} of ${summary.instances} issues had a mention masked at level ${summary.level} (known files: ${options.repos ? "the base commit's full list" : "those the patches touch"}); ${summary.leftAlone} file paths resolved to no known file and were left alone\n`);
+      process.stdout.write(
+        `${benchmark.name}: ${summary.instancesWithMention} of ${summary.instances} issues had a mention masked at level ${summary.level} (known files: ${options.repos ? "the base commit's full list" : "those the patches touch"}); ${summary.leftAlone} file paths resolved to no known file and were left alone\n`,
+      );
       printTable(Object.entries(summary.mentionsReplaced).map(([kind, count]) => ({ kind, replaced: count })));
       printTable(
-        (["path", "module", "basename", "symbol"] as const).map((kind) => ({ "issues naming their gold": kind, before: summary.revealingBefore[kind], after: summary.revealingAfter[kind] })),
+        (["path", "module", "basename", "symbol"] as const).map((kind) => ({
+          "issues naming their gold": kind,
+          before: summary.revealingBefore[kind],
+          after: summary.revealingAfter[kind],
+        })),
       );
     });
 }

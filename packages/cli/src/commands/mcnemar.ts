@@ -20,6 +20,9 @@ export function registerMcNemarCommand(program: Command): void {
       const c = numericOption("c", options.c, { integer: true, min: 0 });
       const result = exactMcNemar({ b, c });
       if (options.json) process.stdout.write(`${JSON.stringify({ b, c, p: result.p, midP: result.midP })}\n`);
-      else process.stdout.write(`exact McNemar: b = ${b}, c = ${c}, p = ${result.p.toPrecision(6)}, mid-p = ${result.midP.toPrecision(6)}\n`);
+      else
+        process.stdout.write(
+          `exact McNemar: b = ${b}, c = ${c}, p = ${result.p.toPrecision(6)}, mid-p = ${result.midP.toPrecision(6)}\n`,
+        );
     });
 }

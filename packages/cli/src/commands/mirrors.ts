@@ -1,4 +1,10 @@
-import { checkMirrors, DEFAULT_REMOTE_TEMPLATE, fetchMirror, type MirrorCheckReport, remoteFor } from "@loclab/checkouts";
+import {
+  checkMirrors,
+  DEFAULT_REMOTE_TEMPLATE,
+  fetchMirror,
+  type MirrorCheckReport,
+  remoteFor,
+} from "@loclab/checkouts";
 import { loadBenchmark } from "@loclab/datasets";
 import { stampRecord } from "@loclab/schemas";
 import type { Command } from "commander";
@@ -29,7 +35,10 @@ export function registerMirrorsCommand(program: Command): void {
     .description("clone (or update) a bare mirror of every repository of a benchmark, then check every base commit")
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .requiredOption("--to <dir>", "the mirrors folder (<owner>__<name>.git inside)")
-    .option("--remote <template>", `where to clone from: {repo} {owner} {name} {slug} are replaced (default ${DEFAULT_REMOTE_TEMPLATE})`)
+    .option(
+      "--remote <template>",
+      `where to clone from: {repo} {owner} {name} {slug} are replaced (default ${DEFAULT_REMOTE_TEMPLATE})`,
+    )
     .option("--json", "print the check report as JSON")
     .option("--data-dir <dir>", "the shared data folder")
     .action(async (options: MirrorsOptions) => {
@@ -64,18 +73,42 @@ export function registerMirrorsCommand(program: Command): void {
     });
 }
 
-async function report(instances: readonly { instance_id: string; repo: string; base_commit: string }[], dir: string, json: boolean): Promise<MirrorCheckReport> {
-  const checked = await checkMirrors({ instances, mirrors: dir, onProgress: (done, total, repo) => progress(`checked ${repo} (${done}/${total})`) });
+async function report(
+  instances: readonly { instance_id: string; repo: string; base_commit: string }[],
+  dir: string,
+  json: boolean,
+): Promise<MirrorCheckReport> {
+  const checked = await checkMirrors({
+    instances,
+    mirrors: dir,
+    onProgress: (done, total, repo) => progress(`checked ${repo} (${done}/${total})`),
+  });
   const bad = checked.instances.filter((instance) => instance.status !== "ok");
   if (json) process.stdout.write(`${JSON.stringify(stampRecord({ mirrors: dir, ...checked }))}\n`);
   else {
-    printTable(checked.repositories.map((repo) => ({ repo: repo.repo, mirror: repo.mirror ?? "(none)", instances: repo.instances, commits: repo.commits, ok: repo.ok, "missing commit": repo.missingCommit, "missing files": repo.missingBlobs })));
+    printTable(
+      checked.repositories.map((repo) => ({
+        repo: repo.repo,
+        mirror: repo.mirror ?? "(none)",
+        instances: repo.instances,
+        commits: repo.commits,
+        ok: repo.ok,
+        "missing commit": repo.missingCommit,
+        "missing files": repo.missingBlobs,
+      })),
+    );
     for (const repo of checked.repositories) {
-      const none = checked.instances.filter((instance) => instance.repo === repo.repo && instance.status === "no-mirror");
-      if (none.length > 0) process.stdout.write(`${repo.repo}: no mirror, ${none.length} instance(s): ${none[0]?.detail ?? ""}\n`);
+      const none = checked.instances.filter(
+        (instance) => instance.repo === repo.repo && instance.status === "no-mirror",
+      );
+      if (none.length > 0)
+        process.stdout.write(`${repo.repo}: no mirror, ${none.length} instance(s): ${none[0]?.detail ?? ""}\n`);
     }
     for (const instance of bad.filter((instance) => instance.status !== "no-mirror")) {
-      const what = instance.status === "missing-blobs" ? `${instance.missing.length} of ${instance.files} files missing (${instance.missing.slice(0, 3).join(", ")}${instance.missing.length > 3 ? ", …" : ""})` : (instance.detail ?? instance.status);
+      const what =
+        instance.status === "missing-blobs"
+          ? `${instance.missing.length} of ${instance.files} files missing (${instance.missing.slice(0, 3).join(", ")}${instance.missing.length > 3 ? ", …" : ""})`
+          : (instance.detail ?? instance.status);
       process.stdout.write(`${instance.instanceId}: ${instance.status}: ${what}\n`);
     }
   }

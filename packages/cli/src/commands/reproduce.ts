@@ -35,7 +35,10 @@ export function registerReproduceCommand(program: Command): void {
       const started = performance.now();
       const names = options.benchmarks.split(",").map((name) => name.trim());
       const unknown = names.filter((name) => !isBenchmarkName(name));
-      if (unknown.length > 0) throw new Error(`unknown benchmark(s) ${unknown.join(", ")}; expected some of ${Object.keys(BENCHMARKS).join(", ")}`);
+      if (unknown.length > 0)
+        throw new Error(
+          `unknown benchmark(s) ${unknown.join(", ")}; expected some of ${Object.keys(BENCHMARKS).join(", ")}`,
+        );
       const out = resolve(options.out);
       await mkdir(out, { recursive: true });
       const dataDir = options.dataDir ? { dataDir: options.dataDir } : {};
@@ -50,10 +53,19 @@ export function registerReproduceCommand(program: Command): void {
       const trajectories = await trajectoriesStage({ out, ...dataDir });
       process.stdout.write("\n== localizer demo (fixture repository, scripted model server over HTTP, scored)\n");
       const demo = await localizerDemoStage({ out });
-      process.stdout.write("\n== a real model (loclab serve on SmolLM2-135M-Instruct, CPU): the calc fixture, 2 seeds × 2 temperatures, scored and broken down\n");
+      process.stdout.write(
+        "\n== a real model (loclab serve on SmolLM2-135M-Instruct, CPU): the calc fixture, 2 seeds × 2 temperatures, scored and broken down\n",
+      );
       const real = await realModelStage({ out });
 
-      const written = [...gold.written, ...leaderboard.written, ...significance.written, ...trajectories.written, ...demo.written, ...real.written];
+      const written = [
+        ...gold.written,
+        ...leaderboard.written,
+        ...significance.written,
+        ...trajectories.written,
+        ...demo.written,
+        ...real.written,
+      ];
       process.stdout.write(`\nwrote ${written.map((path) => relative(process.cwd(), path)).join(", ")}\n`);
       process.stdout.write(`reproduce finished in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       if (gold.failures > 0) process.exitCode = 1;

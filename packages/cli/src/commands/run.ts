@@ -1,4 +1,17 @@
-import { formatRunStatus, loadRunSpec, RunSpecError, readRunStatus, resumeRun, type RunScore, type RunSpec, type RunSummary, besideSherlocRows, scoreRun, startRun, terminalProgress } from "@loclab/runner";
+import {
+  formatRunStatus,
+  loadRunSpec,
+  RunSpecError,
+  readRunStatus,
+  resumeRun,
+  type RunScore,
+  type RunSpec,
+  type RunSummary,
+  besideSherlocRows,
+  scoreRun,
+  startRun,
+  terminalProgress,
+} from "@loclab/runner";
 import type { Command } from "commander";
 import { summaryOf } from "../command-summaries.js";
 import { comparisonRows } from "../comparison-table.js";
@@ -6,8 +19,12 @@ import { printTable } from "../table.js";
 
 /** What a run's end says on stderr and what the exit code is: 0 only when every attempt key has a final outcome. */
 export function reportRunEnd(summary: RunSummary, options: { allowPartial?: boolean } = {}): void {
-  const missing = Object.entries(summary.noPrediction).map(([reason, n]) => `${reason} ${n}`).join(", ");
-  const outcomes = Object.entries(summary.outcomes).map(([outcome, n]) => `${outcome} ${n}`).join(", ");
+  const missing = Object.entries(summary.noPrediction)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
+  const outcomes = Object.entries(summary.outcomes)
+    .map(([outcome, n]) => `${outcome} ${n}`)
+    .join(", ");
   process.stdout.write(
     `run: ${summary.dir}\n` +
       `keys: ${summary.keys}, done ${summary.done}, with a prediction ${summary.predicted}${outcomes ? ` (${outcomes})` : ""}\n` +
@@ -17,16 +34,25 @@ export function reportRunEnd(summary: RunSummary, options: { allowPartial?: bool
   if (summary.complete) return;
   const why = summary.stoppedBy ? ` (stopped: ${summary.stoppedBy})` : "";
   if (options.allowPartial && summary.predicted > 0) return;
-  throw new Error(`${summary.keys - summary.done} of ${summary.keys} attempt key(s) have no final outcome${why}; continue with: loclab run --resume ${summary.dir}`);
+  throw new Error(
+    `${summary.keys - summary.done} of ${summary.keys} attempt key(s) have no final outcome${why}; continue with: loclab run --resume ${summary.dir}`,
+  );
 }
 
 /** Runs with the terminal progress display and Ctrl-C as a graceful stop (a second Ctrl-C quits at once). */
-export async function runWithProgress(run: (options: { onEvent: (event: Parameters<ReturnType<typeof terminalProgress>["onEvent"]>[0]) => void; signal: AbortSignal }) => Promise<RunSummary>): Promise<RunSummary> {
+export async function runWithProgress(
+  run: (options: {
+    onEvent: (event: Parameters<ReturnType<typeof terminalProgress>["onEvent"]>[0]) => void;
+    signal: AbortSignal;
+  }) => Promise<RunSummary>,
+): Promise<RunSummary> {
   const display = terminalProgress();
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
-    process.stderr.write("loclab: stopping after the attempts in flight (Ctrl-C again to quit now; the run resumes either way)\n");
+    process.stderr.write(
+      "loclab: stopping after the attempts in flight (Ctrl-C again to quit now; the run resumes either way)\n",
+    );
     controller.abort();
   };
   process.on("SIGINT", onSigint);
@@ -50,31 +76,45 @@ export function registerRunCommands(program: Command): void {
     .option("--resume <dir>", "continue the run in this folder exactly where it stopped")
     .option("--allow-partial", "exit 0 when some keys are left open but at least one has a prediction")
     .action(async (specFile: string | undefined, options: { resume?: string; allowPartial?: boolean }) => {
-      if ((specFile === undefined) === (options.resume === undefined)) throw new Error("give a run spec (loclab run SPEC) or --resume DIR, not both and not neither");
+      if ((specFile === undefined) === (options.resume === undefined))
+        throw new Error("give a run spec (loclab run SPEC) or --resume DIR, not both and not neither");
       let spec: RunSpec | undefined;
       if (specFile) spec = await loadRunSpec(specFile);
       const command = specFile ? `loclab run ${specFile}` : `loclab run --resume ${options.resume}`;
       let summary: RunSummary;
       try {
-        summary = await runWithProgress((observe) => (spec ? startRun(spec, { ...observe, command }) : resumeRun(options.resume as string, { ...observe, command })));
+        summary = await runWithProgress((observe) =>
+          spec ? startRun(spec, { ...observe, command }) : resumeRun(options.resume as string, { ...observe, command }),
+        );
       } catch (error) {
         // A field found bad only against the benchmark (an unknown instance id) is named with its file too.
-        if (error instanceof RunSpecError && error.where.startsWith("$") && specFile) throw new RunSpecError(`${specFile}: ${error.where}`, error.problem);
+        if (error instanceof RunSpecError && error.where.startsWith("$") && specFile)
+          throw new RunSpecError(`${specFile}: ${error.where}`, error.problem);
         throw error;
       }
       reportRunEnd(summary, { allowPartial: options.allowPartial ?? false });
     });
   run
     .command("score")
-    .description("score a run: per cell the unified metrics and SHERLOC's (its evaluator), mean ± sd across seeds, each control against plain (exact McNemar, mid-p, paired bootstrap)")
+    .description(
+      "score a run: per cell the unified metrics and SHERLOC's (its evaluator), mean ± sd across seeds, each control against plain (exact McNemar, mid-p, paired bootstrap)",
+    )
     .argument("<dir>", "the run folder")
-    .option("--metric <key...>", "metrics of the tables (default file.acc@1 file.acc@5 file.recall@5 module.acc@5 function.acc@5 span.coverageRecall span.precision)")
+    .option(
+      "--metric <key...>",
+      "metrics of the tables (default file.acc@1 file.acc@5 file.recall@5 module.acc@5 function.acc@5 span.coverageRecall span.precision)",
+    )
     .option("--paired-metric <key>", "the binary metric of the paired tests", "file.acc@1")
     .option("--json", "print the whole result as JSON")
     .action(async (dir: string, options: { metric?: string[]; pairedMetric: string; json?: boolean }) => {
-      const score = await scoreRun(dir, { pairedMetric: options.pairedMetric, ...(options.metric ? { metrics: options.metric } : {}) });
+      const score = await scoreRun(dir, {
+        pairedMetric: options.pairedMetric,
+        ...(options.metric ? { metrics: options.metric } : {}),
+      });
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(score, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify(score, (_key, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value), 2)}\n`,
+        );
         return;
       }
       printRunScore(dir, score, options.pairedMetric);
@@ -88,7 +128,9 @@ export function registerRunCommands(program: Command): void {
       const status = await readRunStatus(dir);
       if (options.json) {
         const { manifest, ...rest } = status;
-        process.stdout.write(`${JSON.stringify({ ...rest, manifest: { startedAt: manifest.startedAt, benchmark: manifest.benchmark, cells: manifest.cells, instances: manifest.instances.length } }, null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ ...rest, manifest: { startedAt: manifest.startedAt, benchmark: manifest.benchmark, cells: manifest.cells, instances: manifest.instances.length } }, null, 2)}\n`,
+        );
       } else process.stdout.write(`${formatRunStatus(status).join("\n")}\n`);
     });
 }
@@ -105,28 +147,57 @@ export function printRunScore(dir: string, score: RunScore, pairedMetric: string
   const predicted = score.attempts.reduce((sum, cell) => sum + cell.predicted, 0);
   if (predicted === 0) {
     const exits = new Map<string, number>();
-    for (const cell of score.attempts) for (const [exit, n] of Object.entries(cell.exits)) exits.set(exit, (exits.get(exit) ?? 0) + n);
+    for (const cell of score.attempts)
+      for (const [exit, n] of Object.entries(cell.exits)) exits.set(exit, (exits.get(exit) ?? 0) + n);
     const open = score.attempts.reduce((sum, cell) => sum + (cell.outcomes.open ?? 0), 0);
-    const why = [...exits].sort((a, b) => b[1] - a[1]).map(([exit, n]) => `${exit} ${n}`).join(", ");
+    const why = [...exits]
+      .sort((a, b) => b[1] - a[1])
+      .map(([exit, n]) => `${exit} ${n}`)
+      .join(", ");
     write();
-    write(`no predictions: none of the ${keys} attempt keys produced one (final exits: ${why || "none"}${open > 0 ? `; ${open} without a final outcome` : ""}); every metric below is 0.`);
+    write(
+      `no predictions: none of the ${keys} attempt keys produced one (final exits: ${why || "none"}${open > 0 ? `; ${open} without a final outcome` : ""}); every metric below is 0.`,
+    );
   }
   write();
   write("attempts per cell (final outcome of each key; exits of the final attempts):");
-  printTable(score.attempts.map((cell) => ({ cell: cell.cell, keys: cell.keys, predicted: cell.predicted, outcomes: formatCounts(cell.outcomes), exits: formatCounts(cell.exits) })));
+  printTable(
+    score.attempts.map((cell) => ({
+      cell: cell.cell,
+      keys: cell.keys,
+      predicted: cell.predicted,
+      outcomes: formatCounts(cell.outcomes),
+      exits: formatCounts(cell.exits),
+    })),
+  );
   write();
-  write("leak audit per cell (occurrences in the prompts the model was first given, summed over the cell's final attempts):");
+  write(
+    "leak audit per cell (occurrences in the prompts the model was first given, summed over the cell's final attempts):",
+  );
   printTable(score.attempts.map((cell) => ({ cell: cell.cell, audited: cell.audited, ...cell.leaks })));
   for (const cell of score.attempts) {
-    if (cell.found.length > 0) write(`  ${cell.cell}: ${cell.found.map((entry) => `${entry.term} (${entry.attempts})`).join(", ")}`);
+    if (cell.found.length > 0)
+      write(`  ${cell.cell}: ${cell.found.map((entry) => `${entry.term} (${entry.attempts})`).join(", ")}`);
   }
   write();
   write("per control, across seeds (percent, mean ± sample sd):");
   const controls = [...new Set(score.acrossSeeds.map((row) => row.control))];
   const unified = score.metrics.filter((metric) => !metric.startsWith("sherloc."));
-  printTable(controls.map((control) => ({ control, ...Object.fromEntries(unified.map((metric) => [metric, score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? ""])) })));
+  printTable(
+    controls.map((control) => ({
+      control,
+      ...Object.fromEntries(
+        unified.map((metric) => [
+          metric,
+          score.acrossSeeds.find((row) => row.control === control && row.metric === metric)?.formatted ?? "",
+        ]),
+      ),
+    })),
+  );
   write();
-  write("beside SHERLOC: the same predictions under its evaluator (sherloc preset; percent, mean ± sample sd; recall − acc@1 in points):");
+  write(
+    "beside SHERLOC: the same predictions under its evaluator (sherloc preset; percent, mean ± sample sd; recall − acc@1 in points):",
+  );
   printTable(besideSherlocRows(score));
   write();
   write(`each control against plain on ${pairedMetric} (difference = control − plain, points):`);

@@ -39,14 +39,27 @@ export function registerScoreCommand(program: Command): void {
     .description(summaryOf("score"))
     .requiredOption("-b, --benchmark <name|path>", "lite, verified, locbench, or a JSONL file of SWE-bench rows")
     .requiredOption("-p, --predictions <file>", "the predictions file")
-    .addOption(new Option("-f, --format <format>", "the predictions file's format").choices([...PREDICTION_FORMATS]).makeOptionMandatory())
+    .addOption(
+      new Option("-f, --format <format>", "the predictions file's format")
+        .choices([...PREDICTION_FORMATS])
+        .makeOptionMandatory(),
+    )
     .addOption(new Option("--preset <preset>", "the scoring rules").choices([...SCORING_PRESETS]).default("unified"))
     .option("--k <list>", "comma-separated k values, replacing the preset's (e.g. 1,3,5,10)")
     .option("--json", "print one JSON object")
-    .option("--per-instance <file>", "also write each instance's metric values as JSONL ({instanceId, metrics}; null where excluded), for paired tests")
-    .option("--allow-partial", "exit 0 even when gold patches fail to parse or most predictions are for ids not in the benchmark")
+    .option(
+      "--per-instance <file>",
+      "also write each instance's metric values as JSONL ({instanceId, metrics}; null where excluded), for paired tests",
+    )
+    .option(
+      "--allow-partial",
+      "exit 0 even when gold patches fail to parse or most predictions are for ids not in the benchmark",
+    )
     .option("--data-dir <dir>", "the shared data folder")
-    .option("--repos <dir>", "folder of mirrors (<owner>__<name>[.git]): gold spans at the real lines of the files at base commit, exact function gold (unified preset)")
+    .option(
+      "--repos <dir>",
+      "folder of mirrors (<owner>__<name>[.git]): gold spans at the real lines of the files at base commit, exact function gold (unified preset)",
+    )
     .action(async (options: ScoreCommandOptions) => {
       const result = await scorePredictionsFile({
         benchmark: options.benchmark,
@@ -63,14 +76,27 @@ export function registerScoreCommand(program: Command): void {
           `${read.duplicateInstanceIds.length} repeated ids; ${read.duplicatesRemoved} repeated ranking entries removed; ` +
           `${report.missingPredictions} instances without a prediction (scored 0); gold: ${result.goldSource}`,
       );
-      if (read.unknownInstanceIds.length > 0) progress(`unknown ids: ${read.unknownInstanceIds.slice(0, 10).join(", ")}${read.unknownInstanceIds.length > 10 ? ", …" : ""}`);
+      if (read.unknownInstanceIds.length > 0)
+        progress(
+          `unknown ids: ${read.unknownInstanceIds.slice(0, 10).join(", ")}${read.unknownInstanceIds.length > 10 ? ", …" : ""}`,
+        );
       for (const failure of result.patchFailures) progress(`gold failed: ${failure.message}`);
       for (const failure of result.checkoutFailures) progress(`no checkout (patch-only gold): ${failure.message}`);
       const metrics = Object.fromEntries(Object.values(report.metrics).map((metric) => [metric.key, metric.value]));
       if (options.perInstance) {
         const keyed = Object.values(report.metrics).filter((metric) => metric.perInstance !== undefined);
         const lines = report.instanceIds.map((instanceId, i) =>
-          JSON.stringify(stampRecord({ instanceId, metrics: Object.fromEntries(keyed.map((metric) => [metric.key, Number.isNaN(metric.perInstance?.[i] as number) ? null : (metric.perInstance?.[i] as number)])) })),
+          JSON.stringify(
+            stampRecord({
+              instanceId,
+              metrics: Object.fromEntries(
+                keyed.map((metric) => [
+                  metric.key,
+                  Number.isNaN(metric.perInstance?.[i] as number) ? null : (metric.perInstance?.[i] as number),
+                ]),
+              ),
+            }),
+          ),
         );
         await mkdir(dirname(resolve(options.perInstance)), { recursive: true });
         await writeFile(options.perInstance, lines.length === 0 ? "" : `${lines.join("\n")}\n`);
@@ -78,11 +104,21 @@ export function registerScoreCommand(program: Command): void {
       }
       if (options.json) {
         const sherloc = isSherlocReport(report) ? { sherloc: report.sherloc } : {};
-        process.stdout.write(`${JSON.stringify({ preset: report.preset, benchmark: result.benchmark, n: report.n, excluded: report.excluded, metrics, ...sherloc })}\n`);
-      }
-      else {
-        process.stdout.write(`preset ${report.preset} on ${result.benchmark}: n = ${report.n}, excluded = ${report.excluded}\n`);
-        printTable(Object.values(report.metrics).map((metric) => ({ metric: metric.key, value: fixed(metric.value, 4), n: metric.n, excluded: metric.excluded })));
+        process.stdout.write(
+          `${JSON.stringify({ preset: report.preset, benchmark: result.benchmark, n: report.n, excluded: report.excluded, metrics, ...sherloc })}\n`,
+        );
+      } else {
+        process.stdout.write(
+          `preset ${report.preset} on ${result.benchmark}: n = ${report.n}, excluded = ${report.excluded}\n`,
+        );
+        printTable(
+          Object.values(report.metrics).map((metric) => ({
+            metric: metric.key,
+            value: fixed(metric.value, 4),
+            n: metric.n,
+            excluded: metric.excluded,
+          })),
+        );
         if (isSherlocReport(report)) {
           const own = report.sherloc;
           process.stdout.write(
@@ -94,12 +130,23 @@ export function registerScoreCommand(program: Command): void {
       }
       // The numbers are printed either way; the exit code says whether they can be trusted.
       if (options.allowPartial) return;
-      if (read.records === 0) throw new Error(`score: ${options.predictions} holds no predictions, so every instance scored 0; pass --allow-partial to accept`);
-      if (result.checkoutFailures.length > 0) throw new Error(`score: ${result.checkoutFailures.length} instance(s) could not be read at base commit under ${options.repos}, so their gold keeps the patch's @@ numbers (see above; loclab mirrors check tells what is missing); pass --allow-partial to accept`);
-      if (result.patchFailures.length > 0) throw new Error(`score: ${result.patchFailures.length} gold patch(es) failed to parse, so those instances have no gold (see above); pass --allow-partial to accept`);
+      if (read.records === 0)
+        throw new Error(
+          `score: ${options.predictions} holds no predictions, so every instance scored 0; pass --allow-partial to accept`,
+        );
+      if (result.checkoutFailures.length > 0)
+        throw new Error(
+          `score: ${result.checkoutFailures.length} instance(s) could not be read at base commit under ${options.repos}, so their gold keeps the patch's @@ numbers (see above; loclab mirrors check tells what is missing); pass --allow-partial to accept`,
+        );
+      if (result.patchFailures.length > 0)
+        throw new Error(
+          `score: ${result.patchFailures.length} gold patch(es) failed to parse, so those instances have no gold (see above); pass --allow-partial to accept`,
+        );
       const known = read.records - read.unknownInstanceIds.length;
       if (read.records > 0 && read.unknownInstanceIds.length > known) {
-        throw new Error(`score: ${read.unknownInstanceIds.length} of ${read.records} predictions are for ids not in ${result.benchmark}: is this the benchmark the predictions were made on? (pass --allow-partial to accept)`);
+        throw new Error(
+          `score: ${read.unknownInstanceIds.length} of ${read.records} predictions are for ids not in ${result.benchmark}: is this the benchmark the predictions were made on? (pass --allow-partial to accept)`,
+        );
       }
     });
 }

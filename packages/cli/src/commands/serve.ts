@@ -26,7 +26,10 @@ export function registerServeCommand(program: Command): void {
     .command("serve")
     .description(summaryOf("serve"))
     .option("--model <file>", "the .gguf model file")
-    .option("--test-model", "serve the test model (SmolLM2-135M-Instruct Q4_1), fetched into the cache on first use; LOCLAB_MODEL overrides")
+    .option(
+      "--test-model",
+      "serve the test model (SmolLM2-135M-Instruct Q4_1), fetched into the cache on first use; LOCLAB_MODEL overrides",
+    )
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--port <port>", "port (0 picks a free one)", "8000")
     .option("--parallel <n>", "requests evaluated at once (parallel sequences)", "1")
@@ -37,17 +40,25 @@ export function registerServeCommand(program: Command): void {
     .option("--no-prefix-caching", "evaluate every prompt from scratch instead of reusing a sequence's cached prefix")
     .option("--quiet", "no line per request")
     .action(async (options: ServeCliOptions) => {
-      if ((options.model === undefined) === (options.testModel !== true)) throw new Error("give --model FILE.gguf or --test-model (one of them)");
+      if ((options.model === undefined) === (options.testModel !== true))
+        throw new Error("give --model FILE.gguf or --test-model (one of them)");
       const { ensureTestModel, startModelServer } = await import("@loclab/serve");
-      const testModel = options.model === undefined ? await ensureTestModel({ onProgress: (line) => process.stderr.write(`serve: ${line}\n`) }) : undefined;
+      const testModel =
+        options.model === undefined
+          ? await ensureTestModel({ onProgress: (line) => process.stderr.write(`serve: ${line}\n`) })
+          : undefined;
       const server = await startModelServer({
         modelPath: options.model ?? testModel!.path,
         ...(testModel ? { modelSha256: testModel.sha256 } : {}),
         host: options.host,
         port: numericOption("port", options.port, { integer: true, min: 0, max: 65535 }),
         parallel: numericOption("parallel", options.parallel, { integer: true, min: 1, max: 64 }),
-        ...(options.ctx !== undefined ? { contextSize: numericOption("ctx", options.ctx, { integer: true, min: 16 }) } : {}),
-        ...(options.threads !== undefined ? { threads: numericOption("threads", options.threads, { integer: true, min: 1 }) } : {}),
+        ...(options.ctx !== undefined
+          ? { contextSize: numericOption("ctx", options.ctx, { integer: true, min: 16 }) }
+          : {}),
+        ...(options.threads !== undefined
+          ? { threads: numericOption("threads", options.threads, { integer: true, min: 1 }) }
+          : {}),
         ...(options.servedModelName !== undefined ? { servedModelName: options.servedModelName } : {}),
         maxWaiting: numericOption("max-waiting", options.maxWaiting, { integer: true, min: 0 }),
         prefixCaching: options.prefixCaching,

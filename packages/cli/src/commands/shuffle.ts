@@ -24,33 +24,62 @@ export function registerShuffleCommands(program: Command): void {
     .requiredOption("--seed <n>", "seed of the renaming")
     .requiredOption("--out <dir>", "where the shuffled copy goes (must not exist, or be empty)")
     .requiredOption("--mapping <file>", "where the mapping goes (outside --out and --repo; never shown to a model)")
-    .option("--rewrite-dotted-strings", "also rename the repository's modules in strings that name them (\"django.contrib.admin\"); default: counted, left")
-    .addOption(new Option("--hidden-names <rule>", "hidden files and folders: project (rename those naming a top-level package), keep, all").choices(["project", "keep", "all"]).default("project"))
+    .option(
+      "--rewrite-dotted-strings",
+      'also rename the repository\'s modules in strings that name them ("django.contrib.admin"); default: counted, left',
+    )
+    .addOption(
+      new Option(
+        "--hidden-names <rule>",
+        "hidden files and folders: project (rename those naming a top-level package), keep, all",
+      )
+        .choices(["project", "keep", "all"])
+        .default("project"),
+    )
     .option("--json", "print the report as JSON")
-    .action(async (options: { repo: string; seed: string; out: string; mapping: string; json?: boolean; rewriteDottedStrings?: boolean; hiddenNames: "project" | "keep" | "all" }) => {
-      const seed = numericOption("seed", options.seed, { integer: true, min: 0 });
-      progress(`shuffling ${options.repo} with seed ${seed}`);
-      const report = await shuffleRepository({ repo: options.repo, out: options.out, mapping: options.mapping, seed, rewriteDottedStrings: options.rewriteDottedStrings ?? false, hiddenNames: options.hiddenNames });
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify(report)}\n`);
-        return;
-      }
-      printTable([
-        { what: "files written", count: report.files },
-        { what: "directories written", count: report.directories },
-        { what: "Python files", count: report.pythonFiles },
-        { what: "imports rewritten", count: report.importsRewritten },
-        { what: "imports of absent modules: repository prefix renamed", count: report.imports.prefixRenamed },
-        { what: "imports still naming the repository", count: report.importsLeftNamingRepository },
-        { what: "imports inside parse errors (left)", count: report.imports.skippedInErrors },
-        { what: "hidden names renamed", count: report.hiddenRenamed.length },
-        { what: "dynamic references left (dotted strings)", count: report.unresolvedDynamicReferences },
-        { what: "non-code references left", count: report.nonCodeReferencesLeft },
-        { what: "files that did not parse", count: report.unparsedFiles.length },
-        { what: "entries skipped (links out of the tree, loops…)", count: report.skipped.length },
-      ]);
-      process.stdout.write(`wrote ${options.out} and the mapping ${options.mapping} in ${(report.ms / 1000).toFixed(1)} s\n`);
-    });
+    .action(
+      async (options: {
+        repo: string;
+        seed: string;
+        out: string;
+        mapping: string;
+        json?: boolean;
+        rewriteDottedStrings?: boolean;
+        hiddenNames: "project" | "keep" | "all";
+      }) => {
+        const seed = numericOption("seed", options.seed, { integer: true, min: 0 });
+        progress(`shuffling ${options.repo} with seed ${seed}`);
+        const report = await shuffleRepository({
+          repo: options.repo,
+          out: options.out,
+          mapping: options.mapping,
+          seed,
+          rewriteDottedStrings: options.rewriteDottedStrings ?? false,
+          hiddenNames: options.hiddenNames,
+        });
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(report)}\n`);
+          return;
+        }
+        printTable([
+          { what: "files written", count: report.files },
+          { what: "directories written", count: report.directories },
+          { what: "Python files", count: report.pythonFiles },
+          { what: "imports rewritten", count: report.importsRewritten },
+          { what: "imports of absent modules: repository prefix renamed", count: report.imports.prefixRenamed },
+          { what: "imports still naming the repository", count: report.importsLeftNamingRepository },
+          { what: "imports inside parse errors (left)", count: report.imports.skippedInErrors },
+          { what: "hidden names renamed", count: report.hiddenRenamed.length },
+          { what: "dynamic references left (dotted strings)", count: report.unresolvedDynamicReferences },
+          { what: "non-code references left", count: report.nonCodeReferencesLeft },
+          { what: "files that did not parse", count: report.unparsedFiles.length },
+          { what: "entries skipped (links out of the tree, loops…)", count: report.skipped.length },
+        ]);
+        process.stdout.write(
+          `wrote ${options.out} and the mapping ${options.mapping} in ${(report.ms / 1000).toFixed(1)} s\n`,
+        );
+      },
+    );
 
   program
     .command("unshuffle")
@@ -81,7 +110,14 @@ export function registerShuffleCommands(program: Command): void {
       }
       const result = unmapPredictions(mapping, predictions);
       await mkdir(dirname(options.out), { recursive: true });
-      await writeFile(options.out, predictions.length === 0 ? "" : `${result.predictions.map((prediction) => JSON.stringify(stampRecord(prediction))).join("\n")}\n`);
-      progress(`${result.predictions.length} predictions mapped back; ${result.unmapped.length} paths not in the mapping (marked "<unmapped>/", so they score as misses)`);
+      await writeFile(
+        options.out,
+        predictions.length === 0
+          ? ""
+          : `${result.predictions.map((prediction) => JSON.stringify(stampRecord(prediction))).join("\n")}\n`,
+      );
+      progress(
+        `${result.predictions.length} predictions mapped back; ${result.unmapped.length} paths not in the mapping (marked "<unmapped>/", so they score as misses)`,
+      );
     });
 }

@@ -29,7 +29,12 @@ function openRepo(options: RepoOptions): Promise<Workspace> {
 }
 
 /** Prints one JSON object (`--json`) or the text the model would read; a refused call is an error. */
-async function print<T>(options: RepoOptions, run: () => Promise<T>, render: (result: T) => string, found: (result: T) => boolean): Promise<void> {
+async function print<T>(
+  options: RepoOptions,
+  run: () => Promise<T>,
+  render: (result: T) => string,
+  found: (result: T) => boolean,
+): Promise<void> {
   let result: T;
   try {
     result = await run();
@@ -69,12 +74,18 @@ export function registerToolCommand(program: Command): void {
     .option("--end <line>", "last line (1-based, inclusive)")
     .option("--json", "print one JSON object")
     .action(async (options: RepoOptions & { path: string; start?: string; end?: string }) => {
-      const start = options.start === undefined ? undefined : numericOption("start", options.start, { integer: true, min: 1 });
+      const start =
+        options.start === undefined ? undefined : numericOption("start", options.start, { integer: true, min: 1 });
       const end = options.end === undefined ? undefined : numericOption("end", options.end, { integer: true, min: 1 });
       const workspace = await openRepo(options);
       await print(
         options,
-        () => viewFile(workspace, { path: options.path, ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) }),
+        () =>
+          viewFile(workspace, {
+            path: options.path,
+            ...(start !== undefined ? { start } : {}),
+            ...(end !== undefined ? { end } : {}),
+          }),
         renderViewFile,
         (result) => result.status === "shown",
       );
@@ -90,7 +101,10 @@ export function registerToolCommand(program: Command): void {
     .option("--max-hits <n>", "most hits printed (default 50)")
     .option("--json", "print one JSON object")
     .action(async (options: RepoOptions & { query: string; ignoreCase?: boolean; glob?: string; maxHits?: string }) => {
-      const maxHits = options.maxHits === undefined ? undefined : numericOption("max-hits", options.maxHits, { integer: true, min: 1 });
+      const maxHits =
+        options.maxHits === undefined
+          ? undefined
+          : numericOption("max-hits", options.maxHits, { integer: true, min: 1 });
       const workspace = await openRepo(options);
       await print(
         options,
@@ -121,9 +135,21 @@ export function registerToolCommand(program: Command): void {
     .option("--json", "print one JSON object")
     .action(
       async (
-        options: RepoOptions & { path?: string; depth?: string; include?: string[]; exclude?: string[]; hideTests?: boolean; hideDocs?: boolean; showVendored?: boolean; showHidden?: boolean },
+        options: RepoOptions & {
+          path?: string;
+          depth?: string;
+          include?: string[];
+          exclude?: string[];
+          hideTests?: boolean;
+          hideDocs?: boolean;
+          showVendored?: boolean;
+          showHidden?: boolean;
+        },
       ) => {
-        const depth = options.depth === undefined ? undefined : numericOption("depth", options.depth, { integer: true, min: 1, max: 20 });
+        const depth =
+          options.depth === undefined
+            ? undefined
+            : numericOption("depth", options.depth, { integer: true, min: 1, max: 20 });
         const workspace = await openRepo(options);
         await print(
           options,
@@ -153,8 +179,12 @@ export function registerToolCommand(program: Command): void {
     .option("--direction <direction>", "both, imports or importedBy", "both")
     .option("--json", "print one JSON object")
     .action(async (options: RepoOptions & { path: string; depth?: string; direction: string }) => {
-      const depth = options.depth === undefined ? undefined : numericOption("depth", options.depth, { integer: true, min: 1, max: 5 });
-      if (!["both", "imports", "importedBy"].includes(options.direction)) throw new Error(`--direction: ${JSON.stringify(options.direction)} is not one of both, imports, importedBy`);
+      const depth =
+        options.depth === undefined
+          ? undefined
+          : numericOption("depth", options.depth, { integer: true, min: 1, max: 5 });
+      if (!["both", "imports", "importedBy"].includes(options.direction))
+        throw new Error(`--direction: ${JSON.stringify(options.direction)} is not one of both, imports, importedBy`);
       const workspace = await openRepo(options);
       await print(
         options,

@@ -27,7 +27,10 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 function fleetOptions(command: Command): Command {
   return command
-    .option("--spec <file>", "fleet options as JSON ({gpus, layout, basePort, server: {model, …}}); the flags below override")
+    .option(
+      "--spec <file>",
+      "fleet options as JSON ({gpus, layout, basePort, server: {model, …}}); the flags below override",
+    )
     .option("--gpus <n>", "GPUs on the host", "4")
     .option("--layout <layout>", "per-gpu (one server per GPU) or tp (one tensor-parallel server)", "per-gpu")
     .option("--model <id>", "Hugging Face model id or local path")
@@ -48,13 +51,26 @@ function fleetOptions(command: Command): Command {
 
 async function planFrom(options: FleetCliOptions) {
   const { planFleet } = await import("@loclab/vllm");
-  const base = options.spec ? (JSON.parse(await readFile(options.spec, "utf8")) as { gpus?: number; layout?: "per-gpu" | "tp"; basePort?: number; server?: Record<string, unknown> }) : {};
+  const base = options.spec
+    ? (JSON.parse(await readFile(options.spec, "utf8")) as {
+        gpus?: number;
+        layout?: "per-gpu" | "tp";
+        basePort?: number;
+        server?: Record<string, unknown>;
+      })
+    : {};
   const server: Record<string, unknown> = { ...(base.server ?? {}) };
   if (options.model) server.model = options.model;
   if (server.model === undefined) throw new Error("give --model (or server.model in --spec)");
   if (options.servedModelName) server.servedModelName = options.servedModelName;
-  if (options.maxModelLen) server.maxModelLen = numericOption("max-model-len", options.maxModelLen, { integer: true, min: 16 });
-  if (options.gpuMemoryUtilization) server.gpuMemoryUtilization = numericOption("gpu-memory-utilization", options.gpuMemoryUtilization, { min: 0, exclusiveMin: true, max: 1 });
+  if (options.maxModelLen)
+    server.maxModelLen = numericOption("max-model-len", options.maxModelLen, { integer: true, min: 16 });
+  if (options.gpuMemoryUtilization)
+    server.gpuMemoryUtilization = numericOption("gpu-memory-utilization", options.gpuMemoryUtilization, {
+      min: 0,
+      exclusiveMin: true,
+      max: 1,
+    });
   if (options.toolCallParser) server.toolCallParser = options.toolCallParser;
   if (options.seed) server.seed = numericOption("seed", options.seed, { integer: true });
   if (options.lora.length > 0 || options.maxLoraRank || options.runtimeLora) {
@@ -63,12 +79,25 @@ async function planFrom(options: FleetCliOptions) {
       if (at <= 0 || at === entry.length - 1) throw new Error(`--lora: ${JSON.stringify(entry)} is not name=path`);
       return { name: entry.slice(0, at), path: entry.slice(at + 1) };
     });
-    server.lora = { adapters, ...(options.maxLoraRank ? { maxLoraRank: numericOption("max-lora-rank", options.maxLoraRank, { integer: true, min: 1 }) } : {}), runtimeUpdates: options.runtimeLora === true };
+    server.lora = {
+      adapters,
+      ...(options.maxLoraRank
+        ? { maxLoraRank: numericOption("max-lora-rank", options.maxLoraRank, { integer: true, min: 1 }) }
+        : {}),
+      runtimeUpdates: options.runtimeLora === true,
+    };
   }
-  if (options.launcher === "docker") server.launcher = { kind: "docker", image: options.image, ...(options.hfCache ? { hfCache: options.hfCache } : {}) };
-  else if (options.launcher !== "process") throw new Error(`--launcher: ${JSON.stringify(options.launcher)} is not process or docker`);
+  if (options.launcher === "docker")
+    server.launcher = {
+      kind: "docker",
+      image: options.image,
+      ...(options.hfCache ? { hfCache: options.hfCache } : {}),
+    };
+  else if (options.launcher !== "process")
+    throw new Error(`--launcher: ${JSON.stringify(options.launcher)} is not process or docker`);
   const layout = options.layout as "per-gpu" | "tp";
-  if (layout !== "per-gpu" && layout !== "tp") throw new Error(`--layout: ${JSON.stringify(options.layout)} is not per-gpu or tp`);
+  if (layout !== "per-gpu" && layout !== "tp")
+    throw new Error(`--layout: ${JSON.stringify(options.layout)} is not per-gpu or tp`);
   return planFleet({
     gpus: numericOption("gpus", options.gpus, { integer: true, min: 1 }),
     layout,
@@ -84,20 +113,36 @@ async function planFrom(options: FleetCliOptions) {
  */
 export function registerVllmCommands(program: Command): void {
   const vllm = program.command("vllm").description(summaryOf("vllm"));
-  fleetOptions(vllm.command("plan").description("print the exact vllm serve commands and the runner's endpoints")).action(async (options: FleetCliOptions) => {
+  fleetOptions(
+    vllm.command("plan").description("print the exact vllm serve commands and the runner's endpoints"),
+  ).action(async (options: FleetCliOptions) => {
     const { shellCommand, vllmServeArgs, vllmServeEnv } = await import("@loclab/vllm");
     const plan = await planFrom(options);
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ servers: plan.servers.map((spec) => ({ spec, argv: ["vllm", ...vllmServeArgs(spec)], env: vllmServeEnv(spec) })), endpoints: plan.endpoints }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ servers: plan.servers.map((spec) => ({ spec, argv: ["vllm", ...vllmServeArgs(spec)], env: vllmServeEnv(spec) })), endpoints: plan.endpoints }, null, 2)}\n`,
+      );
       return;
     }
     for (const spec of plan.servers) {
-      const command = shellCommand(spec.launcher.kind === "process" ? spec.launcher.executable : "vllm", vllmServeArgs(spec), vllmServeEnv(spec));
-      process.stdout.write(spec.launcher.kind === "docker" ? `# in ${spec.launcher.image} (docker, GPUs ${spec.gpus.join(",")}, --ipc=host, port on 127.0.0.1)\n${command}\n` : `${command}\n`);
+      const command = shellCommand(
+        spec.launcher.kind === "process" ? spec.launcher.executable : "vllm",
+        vllmServeArgs(spec),
+        vllmServeEnv(spec),
+      );
+      process.stdout.write(
+        spec.launcher.kind === "docker"
+          ? `# in ${spec.launcher.image} (docker, GPUs ${spec.gpus.join(",")}, --ipc=host, port on 127.0.0.1)\n${command}\n`
+          : `${command}\n`,
+      );
     }
     process.stdout.write(`# run spec endpoints:\n${JSON.stringify(plan.endpoints)}\n`);
   });
-  fleetOptions(vllm.command("up").description("start the planned servers, wait until each is ready, write the fleet state and endpoints.json"))
+  fleetOptions(
+    vllm
+      .command("up")
+      .description("start the planned servers, wait until each is ready, write the fleet state and endpoints.json"),
+  )
     .option("--state <dir>", "folder for the fleet's state, logs and endpoints.json", "vllm-fleet")
     .option("--ready-timeout <seconds>", "per server", "900")
     .action(async (options: FleetCliOptions & { state: string; readyTimeout: string }) => {
@@ -120,9 +165,15 @@ export function registerVllmCommands(program: Command): void {
     .action(async (options: { state: string; json?: boolean }) => {
       const { fleetStatus, readFleetState } = await import("@loclab/vllm");
       const state = await readFleetState(options.state);
-      const status = await fleetStatus(options.state, { launchers: await launchersFor(state.servers.map((entry) => entry.spec)) });
+      const status = await fleetStatus(options.state, {
+        launchers: await launchersFor(state.servers.map((entry) => entry.spec)),
+      });
       if (options.json) process.stdout.write(`${JSON.stringify(status)}\n`);
-      else for (const entry of status) process.stdout.write(`server ${entry.index} port ${entry.port}: ${entry.readiness.ready ? "ready" : `NOT READY (${entry.readiness.failed?.check}: ${entry.readiness.failed?.problem})`}\n`);
+      else
+        for (const entry of status)
+          process.stdout.write(
+            `server ${entry.index} port ${entry.port}: ${entry.readiness.ready ? "ready" : `NOT READY (${entry.readiness.failed?.check}: ${entry.readiness.failed?.problem})`}\n`,
+          );
       if (status.some((entry) => !entry.readiness.ready)) process.exitCode = 1;
     });
   vllm
@@ -134,7 +185,10 @@ export function registerVllmCommands(program: Command): void {
       const { downFleet, readFleetState } = await import("@loclab/vllm");
       const state = await readFleetState(options.state);
       const launchers = await launchersFor(state.servers.map((entry) => entry.spec));
-      const stopped = await downFleet(options.state, { graceMs: numericOption("grace", options.grace, { min: 0 }) * 1000, launchers });
+      const stopped = await downFleet(options.state, {
+        graceMs: numericOption("grace", options.grace, { min: 0 }) * 1000,
+        launchers,
+      });
       process.stdout.write(`stopped ${stopped} server(s)\n`);
     });
 }

@@ -19,7 +19,11 @@ const TOP_REPOS = 15;
  * and write the gold summary, per-instance and per-repository CSVs and two charts.
  * Returns the files written; throws nothing for a bad patch (it is reported and counted).
  */
-export async function goldStage(options: { out: string; benchmarks: BenchmarkName[]; dataDir?: string }): Promise<{ written: string[]; failures: number }> {
+export async function goldStage(options: {
+  out: string;
+  benchmarks: BenchmarkName[];
+  dataDir?: string;
+}): Promise<{ written: string[]; failures: number }> {
   const summaries: BenchmarkGoldSummary[] = [];
   const reports: BenchmarkGoldReport[] = [];
   for (const name of options.benchmarks) {
@@ -29,10 +33,15 @@ export async function goldStage(options: { out: string; benchmarks: BenchmarkNam
     const summary = summarizeGold(name, benchmark.instances, golds);
     summaries.push(summary);
     reports.push(benchmarkGoldReport(summary, benchmark.path, failures));
-    progress(`${name}: ${benchmark.instances.length} instances, ${summary.repos.length} repositories, ${failures.length} gold failures`);
+    progress(
+      `${name}: ${benchmark.instances.length} instances, ${summary.repos.length} repositories, ${failures.length} gold failures`,
+    );
     for (const failure of failures) process.stderr.write(`loclab: gold failed: ${failure.message}\n`);
   }
-  const written = await writeResults(options.out, summaries, reports, { benchmarks: options.benchmarks, dataDir: options.dataDir ?? null });
+  const written = await writeResults(options.out, summaries, reports, {
+    benchmarks: options.benchmarks,
+    dataDir: options.dataDir ?? null,
+  });
   printTable(
     reports.map((report) => ({
       benchmark: report.benchmark,
@@ -63,10 +72,17 @@ async function writeResults(
     written.push(path);
   };
 
-  await write("gold-summary.json", `${JSON.stringify(makeArtifact("gold-summary", { benchmarks: reports }, provenance), null, 2)}\n`);
-  const perInstance = summaries.flatMap((summary) => summary.perInstance.map((row) => ({ benchmark: summary.benchmark, ...row })));
+  await write(
+    "gold-summary.json",
+    `${JSON.stringify(makeArtifact("gold-summary", { benchmarks: reports }, provenance), null, 2)}\n`,
+  );
+  const perInstance = summaries.flatMap((summary) =>
+    summary.perInstance.map((row) => ({ benchmark: summary.benchmark, ...row })),
+  );
   await write("gold-per-instance.csv", toCsv(perInstance));
-  const perRepo = summaries.flatMap((summary) => summary.repos.map((row) => ({ benchmark: summary.benchmark, ...row })));
+  const perRepo = summaries.flatMap((summary) =>
+    summary.repos.map((row) => ({ benchmark: summary.benchmark, ...row })),
+  );
   await write("gold-per-repo.csv", toCsv(perRepo));
 
   const topRepos = new Set(
@@ -79,7 +95,9 @@ async function writeResults(
       .map((row) => (row as { repo: string }).repo),
   );
   const reposChart = barChart({
-    data: perRepo.filter((row) => topRepos.has(row.repo)).map(({ benchmark, repo, instances }) => ({ benchmark, repo, instances })),
+    data: perRepo
+      .filter((row) => topRepos.has(row.repo))
+      .map(({ benchmark, repo, instances }) => ({ benchmark, repo, instances })),
     x: { field: "repo", title: "repository" },
     y: { field: "instances", title: "instances" },
     color: { field: "benchmark" },
@@ -90,7 +108,11 @@ async function writeResults(
   written.push(...(await writeChart(reposChart, join(out, "instances-per-repo"), { formats: ["svg", "png"] })));
 
   const filesChart = barChart({
-    data: perInstance.map((row) => ({ benchmark: row.benchmark, goldFiles: row.goldFiles >= 5 ? "5+" : String(row.goldFiles), instances: 1 })),
+    data: perInstance.map((row) => ({
+      benchmark: row.benchmark,
+      goldFiles: row.goldFiles >= 5 ? "5+" : String(row.goldFiles),
+      instances: 1,
+    })),
     x: { field: "goldFiles", title: "gold files per instance", type: "ordinal" },
     y: { field: "instances", title: "instances" },
     color: { field: "benchmark" },

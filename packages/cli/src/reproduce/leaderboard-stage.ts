@@ -29,14 +29,35 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
   };
   await write("localization-leaderboard.csv", toCsv(wide));
   await write("localization-leaderboard-long.csv", toCsv(long));
-  const provenance = provenanceNow({ dataDir: options.dataDir ?? null, files: entries.map((entry) => entry.output.file) });
+  const provenance = provenanceNow({
+    dataDir: options.dataDir ?? null,
+    files: entries.map((entry) => entry.output.file),
+  });
   const payload = entries.map(({ output, unified, own }) => ({
     ...output,
-    unified: { n: unified.report.n, excluded: unified.report.excluded, gold: unified.goldSource, metrics: valuesOf(unified.report.metrics) },
-    own: { n: own.report.n, excluded: own.report.excluded, gold: own.goldSource, metrics: valuesOf(own.report.metrics) },
-    read: { records: unified.read.records, duplicatesRemoved: unified.read.duplicatesRemoved, unknownInstanceIds: unified.read.unknownInstanceIds.length, emptyFileRankings: unified.read.emptyFileRankings },
+    unified: {
+      n: unified.report.n,
+      excluded: unified.report.excluded,
+      gold: unified.goldSource,
+      metrics: valuesOf(unified.report.metrics),
+    },
+    own: {
+      n: own.report.n,
+      excluded: own.report.excluded,
+      gold: own.goldSource,
+      metrics: valuesOf(own.report.metrics),
+    },
+    read: {
+      records: unified.read.records,
+      duplicatesRemoved: unified.read.duplicatesRemoved,
+      unknownInstanceIds: unified.read.unknownInstanceIds.length,
+      emptyFileRankings: unified.read.emptyFileRankings,
+    },
   }));
-  await write("localization-leaderboard.json", `${JSON.stringify(makeArtifact("localization-leaderboard", payload, provenance), null, 2)}\n`);
+  await write(
+    "localization-leaderboard.json",
+    `${JSON.stringify(makeArtifact("localization-leaderboard", payload, provenance), null, 2)}\n`,
+  );
   const curves = lineChart({
     data: recallCurves(entries),
     x: { field: "k", title: "k" },
@@ -46,9 +67,18 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
     yDomain: [0, 1],
     title: "File-level recall@k of the bundled localizers",
   });
-  written.push(...(await writeChart(curves, join(options.out, "localization-recall-curves"), { formats: ["svg", "png"] })));
+  written.push(
+    ...(await writeChart(curves, join(options.out, "localization-recall-curves"), { formats: ["svg", "png"] })),
+  );
   printTable(
-    wide.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === "number" && !Number.isInteger(value) ? fixed(value, 4) : (value ?? "")]))),
+    wide.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([key, value]) => [
+          key,
+          typeof value === "number" && !Number.isInteger(value) ? fixed(value, 4) : (value ?? ""),
+        ]),
+      ),
+    ),
   );
   return { written };
 }

@@ -27,16 +27,36 @@ export async function localizerDemoStage(options: { out: string }): Promise<{ wr
     const cell = "seed-none/plain";
     const predictionsPath = runLayout.predictions(run, cell);
     const scored = await scorePredictionsFile({ benchmark, predictions: predictionsPath, format: "loclab" });
-    const written = [join(options.out, "localizer-demo-predictions.jsonl"), join(options.out, "localizer-demo-trajectory.jsonl"), join(options.out, "localizer-demo-score.json")];
+    const written = [
+      join(options.out, "localizer-demo-predictions.jsonl"),
+      join(options.out, "localizer-demo-trajectory.jsonl"),
+      join(options.out, "localizer-demo-score.json"),
+    ];
     await copyFile(predictionsPath, written[0] as string);
     await copyFile(runLayout.trajectory(run, cell, CALC_ISSUE.instance_id, 1), written[1] as string);
-    const metrics = Object.fromEntries(Object.values(scored.report.metrics).map((metric) => [metric.key, metric.value]));
-    await writeFile(written[2] as string, `${JSON.stringify({ outcomes: summary.outcomes, n: scored.report.n, metrics }, null, 2)}\n`);
+    const metrics = Object.fromEntries(
+      Object.values(scored.report.metrics).map((metric) => [metric.key, metric.value]),
+    );
+    await writeFile(
+      written[2] as string,
+      `${JSON.stringify({ outcomes: summary.outcomes, n: scored.report.n, metrics }, null, 2)}\n`,
+    );
     printTable([
-      { what: "outcomes", value: Object.entries(summary.outcomes).map(([key, n]) => `${key} ${n}`).join(", ") },
-      { what: "model requests (scripted server, real HTTP)", value: server.requests.filter((request) => request.method === "POST").length },
+      {
+        what: "outcomes",
+        value: Object.entries(summary.outcomes)
+          .map(([key, n]) => `${key} ${n}`)
+          .join(", "),
+      },
+      {
+        what: "model requests (scripted server, real HTTP)",
+        value: server.requests.filter((request) => request.method === "POST").length,
+      },
       { what: "file.acc@1", value: metrics["file.acc@1"] ?? "" },
-      { what: "span.coverageRecall / span.precision", value: `${metrics["span.coverageRecall"]} / ${metrics["span.precision"]}` },
+      {
+        what: "span.coverageRecall / span.precision",
+        value: `${metrics["span.coverageRecall"]} / ${metrics["span.precision"]}`,
+      },
     ]);
     return { written };
   } finally {

@@ -9,7 +9,13 @@ import { parseRunSpec, scoreRun, startRun } from "@loclab/runner";
 import { printTable } from "../table.js";
 
 /** The settings of the real-model stage: small enough for a 2-core CPU, large enough to show how a 135M model fails. */
-export const REAL_MODEL_STAGE = { seeds: [1, 2], temperatures: [0.2, 1.0], maxTurns: 4, maxOutputTokens: 192, parallel: 2 } as const;
+export const REAL_MODEL_STAGE = {
+  seeds: [1, 2],
+  temperatures: [0.2, 1.0],
+  maxTurns: 4,
+  maxOutputTokens: 192,
+  parallel: 2,
+} as const;
 
 export interface RealModelStageResult {
   written: string[];
@@ -38,7 +44,11 @@ export async function realModelStage(options: { out: string; model?: string }): 
         seeds: [...REAL_MODEL_STAGE.seeds],
         controls: [{ kind: "plain" }],
         endpoints: [{ baseURL: server.baseURL, model: server.model, maxConcurrency: REAL_MODEL_STAGE.parallel }],
-        localizer: { maxTurns: REAL_MODEL_STAGE.maxTurns, temperature, maxOutputTokens: REAL_MODEL_STAGE.maxOutputTokens },
+        localizer: {
+          maxTurns: REAL_MODEL_STAGE.maxTurns,
+          temperature,
+          maxOutputTokens: REAL_MODEL_STAGE.maxOutputTokens,
+        },
         repos: mirrors,
         out: dir,
       });
@@ -48,7 +58,11 @@ export async function realModelStage(options: { out: string; model?: string }): 
       const score = await scoreRun(dir);
       for (const seed of REAL_MODEL_STAGE.seeds) {
         const cell = `seed-${seed}/plain`;
-        const read = await readRun({ name: cell, format: "loclab", dir: join(dir, "trajectories", `seed-${seed}`, "plain") });
+        const read = await readRun({
+          name: cell,
+          format: "loclab",
+          dir: join(dir, "trajectories", `seed-${seed}`, "plain"),
+        });
         const row = breakdownRun({ name: cell, summaries: read.summaries, resolved: new Set() });
         const summaryOfTask = read.summaries[0];
         const cellScore = score.cells.find((candidate) => candidate.cell === cell);
@@ -57,7 +71,9 @@ export async function realModelStage(options: { out: string; model?: string }): 
           seed,
           exit: Object.keys(row.exitStatuses).join(",") || "(none)",
           turns: summaryOfTask?.steps ?? 0,
-          "tool calls": Object.entries(summaryOfTask?.toolCalls ?? {}).map(([name, n]) => `${name} ${n}`).join(", "),
+          "tool calls": Object.entries(summaryOfTask?.toolCalls ?? {})
+            .map(([name, n]) => `${name} ${n}`)
+            .join(", "),
           "failed calls": Object.values(summaryOfTask?.failedCalls ?? {}).reduce((sum, n) => sum + n, 0),
           "no-such-file": summaryOfTask?.noFileObservations ?? 0,
           loops: row.loops,
@@ -67,7 +83,10 @@ export async function realModelStage(options: { out: string; model?: string }): 
       runs[`t${temperature}`] = { seconds, outcomes: summary.outcomes, attempts: summary.attemptsThisSession };
     }
     const written = [join(options.out, "real-model-runs.json")];
-    await writeFile(written[0]!, `${JSON.stringify({ model: server.fingerprint, settings: REAL_MODEL_STAGE, runs, cells: rows }, null, 2)}\n`);
+    await writeFile(
+      written[0]!,
+      `${JSON.stringify({ model: server.fingerprint, settings: REAL_MODEL_STAGE, runs, cells: rows }, null, 2)}\n`,
+    );
     printTable(rows);
     return { written, rows };
   } finally {
@@ -86,7 +105,16 @@ interface ServeProcess {
 /** `loclab serve` as a child process on a free port; its first stdout line is the base URL. */
 async function startServeProcess(model: string | undefined): Promise<ServeProcess> {
   const bin = fileURLToPath(new URL("../bin.js", import.meta.url));
-  const args = [bin, "serve", ...(model ? ["--model", model] : ["--test-model"]), "--port", "0", "--parallel", String(REAL_MODEL_STAGE.parallel), "--quiet"];
+  const args = [
+    bin,
+    "serve",
+    ...(model ? ["--model", model] : ["--test-model"]),
+    "--port",
+    "0",
+    "--parallel",
+    String(REAL_MODEL_STAGE.parallel),
+    "--quiet",
+  ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
@@ -100,10 +128,19 @@ async function startServeProcess(model: string | undefined): Promise<ServeProces
       const line = stdout.split("\n")[0];
       if (stdout.includes("\n") && line) resolve(line.trim());
     });
-    child.once("exit", (code) => reject(new Error(`loclab serve exited with ${code} before it was ready: ${stderr.trim().split("\n").slice(-2).join(" | ")}`)));
+    child.once("exit", (code) =>
+      reject(
+        new Error(
+          `loclab serve exited with ${code} before it was ready: ${stderr.trim().split("\n").slice(-2).join(" | ")}`,
+        ),
+      ),
+    );
   });
   const root = baseURL.replace(/\/v1$/, "");
-  const [models, fingerprint] = await Promise.all([fetch(`${baseURL}/models`).then((r) => r.json() as Promise<{ data: Array<{ id: string }> }>), fetch(`${root}/version`).then((r) => r.json())]);
+  const [models, fingerprint] = await Promise.all([
+    fetch(`${baseURL}/models`).then((r) => r.json() as Promise<{ data: Array<{ id: string }> }>),
+    fetch(`${root}/version`).then((r) => r.json()),
+  ]);
   return {
     baseURL,
     model: models.data[0]!.id,
@@ -116,5 +153,3 @@ async function startServeProcess(model: string | undefined): Promise<ServeProces
       }),
   };
 }
-
-

@@ -32,7 +32,16 @@ export async function significanceStage(options: { out: string; dataDir?: string
     const matrix = parseResolvedMatrix(await readFile(path, "utf8"), { source: path });
     const result = leaderboardSignificance(matrix);
     progress(`${name}: ${matrix.systems.length} systems, ${result.comparison.pairs.length} pairs`);
-    await write(`significance-${name}-systems.csv`, toCsv(result.comparison.systems.map(({ wilson, ...system }) => ({ ...system, wilsonLower: wilson[0], wilsonUpper: wilson[1] }))));
+    await write(
+      `significance-${name}-systems.csv`,
+      toCsv(
+        result.comparison.systems.map(({ wilson, ...system }) => ({
+          ...system,
+          wilsonLower: wilson[0],
+          wilsonUpper: wilson[1],
+        })),
+      ),
+    );
     await write(`significance-${name}-pairs.csv`, toCsv(result.comparison.pairs));
     await write(`significance-${name}-neighbours.csv`, toCsv(result.neighbours));
     const { order, rows } = pairwiseMatrixRows(result.comparison);
@@ -48,7 +57,9 @@ export async function significanceStage(options: { out: string; dataDir?: string
       cellSize: 12,
       title: `SWE-bench ${name}: pairwise exact McNemar p (Holm)`,
     });
-    written.push(...(await writeChart(chart, join(options.out, `significance-${name}-heatmap`), { formats: ["svg", "png"] })));
+    written.push(
+      ...(await writeChart(chart, join(options.out, `significance-${name}-heatmap`), { formats: ["svg", "png"] })),
+    );
     summary.push({
       benchmark: name,
       systems: matrix.systems.length,
@@ -63,8 +74,17 @@ export async function significanceStage(options: { out: string; dataDir?: string
       minimumDetectableEffectPp: result.minimumDetectableEffect === null ? null : result.minimumDetectableEffect * 100,
     });
   }
-  await write("significance-summary.json", `${JSON.stringify(makeArtifact("leaderboard-significance", summary, provenanceNow({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`);
+  await write(
+    "significance-summary.json",
+    `${JSON.stringify(makeArtifact("leaderboard-significance", summary, provenanceNow({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`,
+  );
   await write("significance-summary.csv", toCsv(summary));
-  printTable(summary.map((row) => ({ ...row, medianNeighbourPsi: fixed(row.medianNeighbourPsi, 3), minimumDetectableEffectPp: row.minimumDetectableEffectPp?.toFixed(2) ?? "" })));
+  printTable(
+    summary.map((row) => ({
+      ...row,
+      medianNeighbourPsi: fixed(row.medianNeighbourPsi, 3),
+      minimumDetectableEffectPp: row.minimumDetectableEffectPp?.toFixed(2) ?? "",
+    })),
+  );
   return { written };
 }

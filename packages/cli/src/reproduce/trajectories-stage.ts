@@ -1,7 +1,14 @@
 import { toCsv } from "@loclab/runner";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { analyzeRealTrajectories, breakdownArtifact, breakdownTable, outcomeChart, overlapHeatmap, pairwiseTable } from "@loclab/analysis";
+import {
+  analyzeRealTrajectories,
+  breakdownArtifact,
+  breakdownTable,
+  outcomeChart,
+  overlapHeatmap,
+  pairwiseTable,
+} from "@loclab/analysis";
 import { writeChart } from "@loclab/charts";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
@@ -14,8 +21,10 @@ import { provenanceNow } from "../provenance.js";
  */
 export async function trajectoriesStage(options: { out: string; dataDir?: string }): Promise<{ written: string[] }> {
   const analysis = await analyzeRealTrajectories(options.dataDir ? { dataDir: options.dataDir } : {});
-  for (const problem of analysis.problems) progress(`trajectory not used: ${problem.run}: ${problem.path}: ${problem.reason}`);
-  for (const check of analysis.manifestCheck.filter((c) => !c.agrees)) progress(`solved set of ${check.run} differs from the manifest labels (${check.solved} vs ${check.expected})`);
+  for (const problem of analysis.problems)
+    progress(`trajectory not used: ${problem.run}: ${problem.path}: ${problem.reason}`);
+  for (const check of analysis.manifestCheck.filter((c) => !c.agrees))
+    progress(`solved set of ${check.run} differs from the manifest labels (${check.solved} vs ${check.expected})`);
   const written: string[] = [];
   const write = async (name: string, text: string) => {
     const path = join(options.out, name);
@@ -25,11 +34,25 @@ export async function trajectoriesStage(options: { out: string; dataDir?: string
   const table = breakdownTable(analysis.breakdown);
   await write("trajectory-breakdown.csv", toCsv(table));
   await write("trajectory-pairwise.csv", toCsv(pairwiseTable(analysis.breakdown)));
-  const artifact = breakdownArtifact(analysis.breakdown, provenanceNow({ dataDir: analysis.dataDir, tasks: analysis.taskIds.length }), { problems: analysis.problems });
+  const artifact = breakdownArtifact(
+    analysis.breakdown,
+    provenanceNow({ dataDir: analysis.dataDir, tasks: analysis.taskIds.length }),
+    { problems: analysis.problems },
+  );
   await write("trajectory-breakdown.json", `${JSON.stringify(artifact, null, 2)}\n`);
-  written.push(...(await writeChart(outcomeChart(analysis.breakdown), join(options.out, "trajectory-outcomes"), { formats: ["svg", "png"] })));
-  written.push(...(await writeChart(overlapHeatmap(analysis.breakdown), join(options.out, "trajectory-overlap"), { formats: ["svg", "png"] })));
+  written.push(
+    ...(await writeChart(outcomeChart(analysis.breakdown), join(options.out, "trajectory-outcomes"), {
+      formats: ["svg", "png"],
+    })),
+  );
+  written.push(
+    ...(await writeChart(overlapHeatmap(analysis.breakdown), join(options.out, "trajectory-overlap"), {
+      formats: ["svg", "png"],
+    })),
+  );
   printTable(table.objects() as object[]);
-  process.stdout.write(`${analysis.breakdown.everSolved} of ${analysis.taskIds.length} tasks solved by at least one run; base: ${analysis.base}\n`);
+  process.stdout.write(
+    `${analysis.breakdown.everSolved} of ${analysis.taskIds.length} tasks solved by at least one run; base: ${analysis.base}\n`,
+  );
   return { written };
 }

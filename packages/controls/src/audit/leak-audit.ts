@@ -36,7 +36,16 @@ export interface LeakAudit {
   found: string[];
 }
 
-export const LEAK_AUDIT_COUNTS = ["instanceId", "owner", "repository", "packages", "goldPaths", "goldModules", "goldFileNames", "goldSymbols"] as const;
+export const LEAK_AUDIT_COUNTS = [
+  "instanceId",
+  "owner",
+  "repository",
+  "packages",
+  "goldPaths",
+  "goldModules",
+  "goldFileNames",
+  "goldSymbols",
+] as const;
 export type LeakAuditCount = (typeof LEAK_AUDIT_COUNTS)[number];
 
 const MAX_FOUND = 20;
@@ -57,7 +66,11 @@ export function leakAudit(input: LeakAuditInput): LeakAudit {
   const { text } = input;
   const taken: boolean[] = [];
   const found: string[] = [];
-  const count = (kind: LeakAuditCount, terms: readonly string[], options: { ignoreCase: boolean; boundary: RegExp }): number => {
+  const count = (
+    kind: LeakAuditCount,
+    terms: readonly string[],
+    options: { ignoreCase: boolean; boundary: RegExp },
+  ): number => {
     let total = 0;
     const haystack = options.ignoreCase ? text.toLowerCase() : text;
     const sorted = [...new Set(terms.filter((term) => term.length >= 3))].sort((a, b) => b.length - a.length);
@@ -85,15 +98,33 @@ export function leakAudit(input: LeakAuditInput): LeakAudit {
   const audit = {
     instanceId: count("instanceId", [input.instanceId], names),
     goldPaths: count("goldPaths", input.goldFiles.map(pathTail), code),
-    goldModules: count("goldModules", input.goldFiles.map(moduleTail).filter((module): module is string => module !== undefined), code),
-    goldFileNames: count("goldFileNames", input.goldFiles.map((file) => file.split("/").at(-1) as string), code),
-    goldSymbols: count("goldSymbols", input.goldSymbols.map((symbol) => symbol.split(".").at(-1) as string), code),
+    goldModules: count(
+      "goldModules",
+      input.goldFiles.map(moduleTail).filter((module): module is string => module !== undefined),
+      code,
+    ),
+    goldFileNames: count(
+      "goldFileNames",
+      input.goldFiles.map((file) => file.split("/").at(-1) as string),
+      code,
+    ),
+    goldSymbols: count(
+      "goldSymbols",
+      input.goldSymbols.map((symbol) => symbol.split(".").at(-1) as string),
+      code,
+    ),
     repository: count("repository", [repository.replace(/^_+/, "")], names),
     owner: count("owner", [owner], names),
-    packages: count("packages", input.packages.map((pkg) => pkg.replace(/^_+/, "")), names),
+    packages: count(
+      "packages",
+      input.packages.map((pkg) => pkg.replace(/^_+/, "")),
+      names,
+    ),
   };
   const order = new Map(LEAK_AUDIT_COUNTS.map((kind, index) => [kind, index]));
-  found.sort((a, b) => (order.get(a.split(":")[0] as LeakAuditCount) ?? 0) - (order.get(b.split(":")[0] as LeakAuditCount) ?? 0));
+  found.sort(
+    (a, b) => (order.get(a.split(":")[0] as LeakAuditCount) ?? 0) - (order.get(b.split(":")[0] as LeakAuditCount) ?? 0),
+  );
   return { ...audit, found };
 }
 

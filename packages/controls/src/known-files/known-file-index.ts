@@ -176,7 +176,8 @@ export class KnownFileIndex {
     const importable = components.slice(components.findLastIndex((component) => !IDENTIFIER.test(component)) + 1);
     this.moduleOf.set(file, importable.join("."));
     this.maxModuleComponents = Math.max(this.maxModuleComponents, importable.length);
-    for (let start = 0; start <= importable.length - 2; start += 1) push(this.byModule, importable.slice(start).join("."), file);
+    for (let start = 0; start <= importable.length - 2; start += 1)
+      push(this.byModule, importable.slice(start).join("."), file);
   }
 }
 

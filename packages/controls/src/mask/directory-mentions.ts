@@ -18,7 +18,12 @@ export interface DirectoryMention extends TextSpan {
  * A token without any `/` or `\` is a word, never a folder (`django` alone stays). Inside a
  * URL the host is never part of a mention. The mention covers the matched segments only.
  */
-export function directoryMentions(text: string, directories: ReadonlySet<string>, urls: readonly UrlSpan[], maxDepth: number): DirectoryMention[] {
+export function directoryMentions(
+  text: string,
+  directories: ReadonlySet<string>,
+  urls: readonly UrlSpan[],
+  maxDepth: number,
+): DirectoryMention[] {
   const mentions: DirectoryMention[] = [];
   for (const match of text.matchAll(PATH_TOKEN)) {
     if (!/[\\/]/.test(match[0])) continue;

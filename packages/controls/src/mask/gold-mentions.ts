@@ -19,13 +19,20 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * names, and (given) symbol names. A detector for reports and notebooks, written apart from
  * the masker so that it can judge it; backslashes count as slashes (Windows tracebacks).
  */
-export function goldMentions(text: string, options: { goldFiles: readonly string[]; symbols?: readonly string[] }): GoldMentions {
+export function goldMentions(
+  text: string,
+  options: { goldFiles: readonly string[]; symbols?: readonly string[] },
+): GoldMentions {
   const normalized = text.replace(/[\\/]+/g, "/");
   const has = (pattern: string) => new RegExp(pattern).test(normalized);
   return {
     path: options.goldFiles.some((file) => has(`(?<![\\w.\\-])${escape(file)}(?!\\w)`)),
-    module: options.goldFiles.some((file) => dottedModuleNames(file).some((name) => has(`(?<![\\w.])${escape(name)}(?!\\w)`))),
+    module: options.goldFiles.some((file) =>
+      dottedModuleNames(file).some((name) => has(`(?<![\\w.])${escape(name)}(?!\\w)`)),
+    ),
     basename: options.goldFiles.some((file) => has(`(?<![\\w.\\-])${escape(file.split("/").at(-1) as string)}(?!\\w)`)),
-    symbol: (options.symbols ?? []).some((name) => /^[A-Za-z_]\w*$/.test(name) && has(`(?<![\\w.])${escape(name)}(?!\\w)`)),
+    symbol: (options.symbols ?? []).some(
+      (name) => /^[A-Za-z_]\w*$/.test(name) && has(`(?<![\\w.])${escape(name)}(?!\\w)`),
+    ),
   };
 }

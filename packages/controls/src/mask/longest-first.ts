@@ -7,8 +7,14 @@ import type { TextSpan } from "./mention-candidate.js";
  * Shared by path masking and repository shuffling's issue-text mapping (docs/definitions.md §4).
  * Cost: O(c log c + covered characters) for c candidates.
  */
-export function longestFirst<T extends TextSpan>(candidates: readonly T[], length: number, rank: (candidate: T) => number): T[] {
-  const ordered = [...candidates].sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start || rank(a) - rank(b));
+export function longestFirst<T extends TextSpan>(
+  candidates: readonly T[],
+  length: number,
+  rank: (candidate: T) => number,
+): T[] {
+  const ordered = [...candidates].sort(
+    (a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start || rank(a) - rank(b),
+  );
   const taken = new Uint8Array(length);
   const chosen: T[] = [];
   for (const candidate of ordered) {

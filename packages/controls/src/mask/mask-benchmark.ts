@@ -71,7 +71,10 @@ export interface MaskBenchmarkSummary {
  * of its gold. Pure: the caller loads instances and writes results. An instance whose patch
  * does not parse throws (its gold is unknown), naming the instance.
  */
-export function maskBenchmark(instances: readonly MaskableInstance[], options: MaskBenchmarkOptions = {}): { rows: MaskedInstance[]; summary: MaskBenchmarkSummary } {
+export function maskBenchmark(
+  instances: readonly MaskableInstance[],
+  options: MaskBenchmarkOptions = {},
+): { rows: MaskedInstance[]; summary: MaskBenchmarkSummary } {
   const level = options.level ?? DEFAULT_MASK_LEVEL;
   const includeHints = options.includeHints ?? false;
   const rows = instances.map((instance) => {
@@ -101,7 +104,12 @@ export function maskBenchmark(instances: readonly MaskableInstance[], options: M
     };
   });
   const count = (pick: (row: MaskedInstance) => GoldMentions) =>
-    Object.fromEntries((["path", "module", "basename", "symbol"] as const).map((kind) => [kind, rows.filter((row) => pick(row)[kind]).length])) as Record<keyof GoldMentions, number>;
+    Object.fromEntries(
+      (["path", "module", "basename", "symbol"] as const).map((kind) => [
+        kind,
+        rows.filter((row) => pick(row)[kind]).length,
+      ]),
+    ) as Record<keyof GoldMentions, number>;
   const mentionsReplaced: Record<MentionKind, number> = { path: 0, module: 0, filename: 0, symbol: 0 };
   for (const row of rows) for (const replacement of row.report.replacements) mentionsReplaced[replacement.kind] += 1;
   return {

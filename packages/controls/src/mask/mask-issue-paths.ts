@@ -1,6 +1,13 @@
 import { KnownFileIndex } from "../known-files/known-file-index.js";
 import { longestFirst } from "./longest-first.js";
-import type { MaskedIssue, MaskIssuePathsOptions, MaskLevel, MaskReplacement, MaskReport, MentionKind } from "./mask-types.js";
+import type {
+  MaskedIssue,
+  MaskIssuePathsOptions,
+  MaskLevel,
+  MaskReplacement,
+  MaskReport,
+  MentionKind,
+} from "./mask-types.js";
 import { DEFAULT_MASK_LEVEL, MASK_LEVELS, MENTION_KINDS } from "./mask-types.js";
 import type { MentionCandidate } from "./mention-candidate.js";
 import { moduleMentions } from "./module-mentions.js";
@@ -46,10 +53,18 @@ const KIND_RANK: Record<MentionKind, number> = { path: 0, module: 1, filename: 2
  */
 export function maskIssuePaths(text: string, options: MaskIssuePathsOptions): MaskedIssue {
   const level: MaskLevel = options.level ?? DEFAULT_MASK_LEVEL;
-  if ((level as string) === "paths") throw new RangeError('maskIssuePaths: the level "paths" was renamed: use "modules" (the default: paths and dotted module paths, the control of docs/definitions.md §4) or "paths-only" (file paths and names only)');
-  if (!MASK_LEVELS.includes(level)) throw new RangeError(`maskIssuePaths: unknown level ${JSON.stringify(level)} (expected one of ${MASK_LEVELS.join(", ")})`);
+  if ((level as string) === "paths")
+    throw new RangeError(
+      'maskIssuePaths: the level "paths" was renamed: use "modules" (the default: paths and dotted module paths, the control of docs/definitions.md §4) or "paths-only" (file paths and names only)',
+    );
+  if (!MASK_LEVELS.includes(level))
+    throw new RangeError(
+      `maskIssuePaths: unknown level ${JSON.stringify(level)} (expected one of ${MASK_LEVELS.join(", ")})`,
+    );
   if (level === "symbols" && options.symbols === undefined) {
-    throw new TypeError('maskIssuePaths: level "symbols" requires the symbols option (e.g. goldFromPatch(...).symbols)');
+    throw new TypeError(
+      'maskIssuePaths: level "symbols" requires the symbols option (e.g. goldFromPatch(...).symbols)',
+    );
   }
   const index = new KnownFileIndex(options.knownFiles);
   const urls = urlSpans(text);
@@ -68,7 +83,12 @@ function leftAlonePaths(text: string, chosen: readonly MentionCandidate[]): Mask
     const start = match.index as number;
     const end = start + token.length;
     const segments = token.split(/[\\/]+/).filter((segment) => segment !== "" && segment !== ".");
-    if (segments.length < 2 || !FILE_LIKE.test(segments.at(-1) as string) || /^\d+(\.\d+)*$/.test(segments.at(-1) as string)) continue;
+    if (
+      segments.length < 2 ||
+      !FILE_LIKE.test(segments.at(-1) as string) ||
+      /^\d+(\.\d+)*$/.test(segments.at(-1) as string)
+    )
+      continue;
     if (chosen.some((candidate) => candidate.start < end && start < candidate.end)) continue;
     left.push({ text: token, start, end });
   }
@@ -78,7 +98,12 @@ function leftAlonePaths(text: string, chosen: readonly MentionCandidate[]): Mask
 /** A file name with an extension of letters (`x.py`, `setup.cfg`), not a version or a number. */
 const FILE_LIKE = /^[^.\s][^\s]*\.[A-Za-z][A-Za-z0-9_]{0,9}$/;
 
-function rewrite(text: string, level: MaskLevel, chosen: readonly MentionCandidate[], leftAlone: MaskReport["leftAlone"]): MaskedIssue {
+function rewrite(
+  text: string,
+  level: MaskLevel,
+  chosen: readonly MentionCandidate[],
+  leftAlone: MaskReport["leftAlone"],
+): MaskedIssue {
   const placeholderOf = new Map<string, string>();
   const placeholders: Record<string, string> = {};
   const counts = Object.fromEntries(MENTION_KINDS.map((kind) => [kind, 0])) as Record<MentionKind, number>;

@@ -28,9 +28,17 @@ export function moduleMentions(text: string, index: KnownFileIndex, urls: readon
     const start = match.index as number;
     let end = start + components.slice(0, resolved.matched).join(".").length;
     const next = components[resolved.matched];
-    if (next !== undefined && resolved.matched === components.length - 1 && SOURCE_SUFFIXES.has(next)) end += next.length + 1;
+    if (next !== undefined && resolved.matched === components.length - 1 && SOURCE_SUFFIXES.has(next))
+      end += next.length + 1;
     if (urls.some((url) => start < url.host.end && url.host.start < end)) continue;
-    candidates.push({ kind: "module", start, end, file: resolved.file, inferred: false, alternatives: resolved.alternatives });
+    candidates.push({
+      kind: "module",
+      start,
+      end,
+      file: resolved.file,
+      inferred: false,
+      alternatives: resolved.alternatives,
+    });
   }
   return candidates;
 }

@@ -9,7 +9,10 @@ const SEGMENT = String.raw`[\p{L}\p{N}_.\-+~@%]`;
  * JSON-escaped `\\` too). A colon, quote, comma, bracket, `#` or space ends it, so
  * `query.py:12`, `query.py", line 12` and `query.py#L12` keep their line references.
  */
-export const PATH_TOKEN = new RegExp(String.raw`(?:[A-Za-z]:(?=[\\/]))?[\\/]*${SEGMENT}+(?:[\\/]+${SEGMENT}+)*[\\/]*`, "gu");
+export const PATH_TOKEN = new RegExp(
+  String.raw`(?:[A-Za-z]:(?=[\\/]))?[\\/]*${SEGMENT}+(?:[\\/]+${SEGMENT}+)*[\\/]*`,
+  "gu",
+);
 /** A traceback frame's file, which may hold spaces (`File "C:\Program Files\…\x.py", line 3`). */
 const TRACEBACK_FILE = /File "([^"\r\n]+)"/g;
 /** A last segment that looks like a file name with an extension (`query.py`, `setup.cfg`). */
@@ -92,7 +95,14 @@ function segmentsMention(
   if (!last) return undefined;
   if (segments.length === 1) {
     if (index.has(last.text)) {
-      return { kind: "path", start: url ? last.start : start, end: last.end, file: last.text, inferred: false, alternatives: [] };
+      return {
+        kind: "path",
+        start: url ? last.start : start,
+        end: last.end,
+        file: last.text,
+        inferred: false,
+        alternatives: [],
+      };
     }
     const inBackticks = text[last.start - 1] === "`" && text[last.end] === "`";
     if (!FILE_NAME.test(last.text) && !inBackticks) return undefined;

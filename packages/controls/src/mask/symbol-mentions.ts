@@ -10,13 +10,22 @@ import type { MentionCandidate } from "./mention-candidate.js";
  */
 export function symbolMentions(text: string, symbols: readonly MaskSymbol[]): MentionCandidate[] {
   const fileOf = new Map<string, string>();
-  for (const symbol of symbols) if (symbol.name !== "" && !fileOf.has(symbol.name)) fileOf.set(symbol.name, symbol.path);
+  for (const symbol of symbols)
+    if (symbol.name !== "" && !fileOf.has(symbol.name)) fileOf.set(symbol.name, symbol.path);
   const candidates: MentionCandidate[] = [];
   for (const [name, file] of fileOf) {
     const word = new RegExp(`(?<![\\p{L}\\p{N}_$])${escapeRegExp(name)}(?![\\p{L}\\p{N}_$])`, "gu");
     for (const match of text.matchAll(word)) {
       const start = match.index as number;
-      candidates.push({ kind: "symbol", start, end: start + name.length, file, inferred: false, alternatives: [], symbol: name });
+      candidates.push({
+        kind: "symbol",
+        start,
+        end: start + name.length,
+        file,
+        inferred: false,
+        alternatives: [],
+        symbol: name,
+      });
     }
   }
   return candidates;

@@ -53,8 +53,12 @@ const MIXING_STEPS_PER_INSTANCE = 20;
  * @example mismatchPairing((await loadBenchmark("lite")).instances, { seed: 1 }).pairs[0]
  * // { instanceId: "astropy__astropy-12907", snapshotOf: "django__django-13933", repo: "astropy/astropy", snapshotRepo: "django/django", … }
  */
-export function mismatchPairing(instances: readonly SnapshotInstance[], options: MismatchPairingOptions): MismatchPairing {
-  if (!Number.isSafeInteger(options.seed)) throw new RangeError(`mismatchPairing requires an integer seed, got ${options.seed}`);
+export function mismatchPairing(
+  instances: readonly SnapshotInstance[],
+  options: MismatchPairingOptions,
+): MismatchPairing {
+  if (!Number.isSafeInteger(options.seed))
+    throw new RangeError(`mismatchPairing requires an integer seed, got ${options.seed}`);
   const sorted = sortedById(instances);
   const n = sorted.length;
   if (n === 0) return { pairs: [] };
@@ -86,7 +90,9 @@ export function mismatchPairing(instances: readonly SnapshotInstance[], options:
 }
 
 function sortedById(instances: readonly SnapshotInstance[]): SnapshotInstance[] {
-  const sorted = [...instances].sort((a, b) => (a.instance_id < b.instance_id ? -1 : a.instance_id > b.instance_id ? 1 : 0));
+  const sorted = [...instances].sort((a, b) =>
+    a.instance_id < b.instance_id ? -1 : a.instance_id > b.instance_id ? 1 : 0,
+  );
   for (let i = 1; i < sorted.length; i += 1) {
     if (sorted[i]?.instance_id === sorted[i - 1]?.instance_id) {
       throw new Error(`mismatchPairing: duplicate instance_id ${sorted[i]?.instance_id}`);

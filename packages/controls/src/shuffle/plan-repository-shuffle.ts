@@ -1,8 +1,21 @@
-import { type DecodedPythonSource, decodePythonSource, encodePythonSource, PythonModuleIndex, type PythonParser, type PythonSourceFacts, pythonSourceFacts } from "@loclab/python";
+import {
+  type DecodedPythonSource,
+  decodePythonSource,
+  encodePythonSource,
+  PythonModuleIndex,
+  type PythonParser,
+  type PythonSourceFacts,
+  pythonSourceFacts,
+} from "@loclab/python";
 import { isGenericDir } from "../known-files/generic-dirs.js";
 import { countFileNameMentions } from "../mask/file-name-mentions.js";
 import { planShuffle } from "./plan-shuffle.js";
-import { addImportRewriteStats, EMPTY_IMPORT_REWRITE_STATS, type ImportRewriteStats, planImportRewrites } from "./python-import-rewrites.js";
+import {
+  addImportRewriteStats,
+  EMPTY_IMPORT_REWRITE_STATS,
+  type ImportRewriteStats,
+  planImportRewrites,
+} from "./python-import-rewrites.js";
 import type { ShuffleMapping } from "./shuffle-mapping.js";
 import { isPythonSource, splitFileName } from "./shuffle-names.js";
 import { type ShuffleLookup, shuffleLookup } from "./shuffle-paths.js";
@@ -30,7 +43,13 @@ export interface TreeSymlink {
  */
 export interface SkippedEntry {
   path: string;
-  reason: "skipped-directory" | "symlink-outside" | "symlink-to-skipped" | "symlink-loop" | "symlink-dangling" | "special-file";
+  reason:
+    | "skipped-directory"
+    | "symlink-outside"
+    | "symlink-to-skipped"
+    | "symlink-loop"
+    | "symlink-dangling"
+    | "special-file";
 }
 
 /** A checkout as the planner sees it: its listing and the bytes of its Python files. */
@@ -75,7 +94,13 @@ export function topLevelPackageNames(files: readonly string[]): string[] {
   for (const file of files) {
     const parts = file.split("/");
     const inner = parts[0] === "src" && parts.length > 1 ? parts.slice(1) : parts;
-    if (inner.length === 1 && (inner[0] as string).endsWith(".py") && inner[0] !== "setup.py" && inner[0] !== "conftest.py") names.add((inner[0] as string).slice(0, -3));
+    if (
+      inner.length === 1 &&
+      (inner[0] as string).endsWith(".py") &&
+      inner[0] !== "setup.py" &&
+      inner[0] !== "conftest.py"
+    )
+      names.add((inner[0] as string).slice(0, -3));
     if (inner.length === 2 && inner[1] === "__init__.py") names.add(inner[0] as string);
   }
   return [...names].filter((name) => /^[A-Za-z_]\w*$/.test(name) && !isGenericDir(name)).sort();
@@ -144,18 +169,30 @@ export interface RepositoryShufflePlan {
  *
  * @example const plan = planRepositoryShuffle(tree, { seed: 7 }, await loadPythonParser()); plan.mapping.files["django/db/models/query.py"]
  */
-export function planRepositoryShuffle(tree: RepositoryTree, options: PlanRepositoryShuffleOptions, python: PythonParser): RepositoryShufflePlan {
-  if (!Number.isSafeInteger(options.seed)) throw new RangeError(`planRepositoryShuffle requires an integer seed, got ${options.seed}`);
+export function planRepositoryShuffle(
+  tree: RepositoryTree,
+  options: PlanRepositoryShuffleOptions,
+  python: PythonParser,
+): RepositoryShufflePlan {
+  if (!Number.isSafeInteger(options.seed))
+    throw new RangeError(`planRepositoryShuffle requires an integer seed, got ${options.seed}`);
   // A link is copied only when its target is copied too.
   const copied = new Set([...tree.files, ...tree.directories]);
-  const skipped: SkippedEntry[] = tree.symlinks.filter((link) => !copied.has(link.target)).map((link) => ({ path: link.path, reason: "symlink-dangling" as const }));
+  const skipped: SkippedEntry[] = tree.symlinks
+    .filter((link) => !copied.has(link.target))
+    .map((link) => ({ path: link.path, reason: "symlink-dangling" as const }));
   const links = tree.symlinks.filter((link) => copied.has(link.target));
   const entries = [...tree.files, ...links.map((link) => link.path)];
   const projectNames = topLevelPackageNames(entries)
     .map((name) => name.replace(/^_+/, "").toLowerCase())
     .filter((name) => name.length >= 3);
   const hidden = options.hiddenNames ?? "project";
-  const renameHidden = hidden === "all" ? () => true : hidden === "keep" ? () => false : (name: string) => projectNames.some((project) => name.toLowerCase().includes(project));
+  const renameHidden =
+    hidden === "all"
+      ? () => true
+      : hidden === "keep"
+        ? () => false
+        : (name: string) => projectNames.some((project) => name.toLowerCase().includes(project));
   const mapping = planShuffle(entries, {
     seed: options.seed,
     renameHidden,
@@ -173,7 +210,8 @@ export function planRepositoryShuffle(tree: RepositoryTree, options: PlanReposit
   const notUtf8Files: string[] = [];
   for (const path of tree.files.filter(isPythonSource)) {
     const bytes = tree.pythonSources.get(path);
-    if (bytes === undefined) throw new Error(`planRepositoryShuffle: the contents of the Python file ${path} are missing from pythonSources`);
+    if (bytes === undefined)
+      throw new Error(`planRepositoryShuffle: the contents of the Python file ${path} are missing from pythonSources`);
     const decoded = decodePythonSource(bytes);
     if (!decoded) {
       unparsedFiles.push({ path, reason: "binary" });
@@ -212,7 +250,9 @@ export function planRepositoryShuffle(tree: RepositoryTree, options: PlanReposit
     (isPythonSource(name) ? pythonNames : other).add(name);
   }
   const symlinks = links.map((link) => {
-    const to = (link.targetKind === "file" ? lookup.files.get(link.target) : lookup.directories.get(link.target)) as string;
+    const to = (
+      link.targetKind === "file" ? lookup.files.get(link.target) : lookup.directories.get(link.target)
+    ) as string;
     return { at: lookup.files.get(link.path) as string, to, targetKind: link.targetKind };
   });
   const allEntries = [...lookup.files, ...lookup.directories];
@@ -242,10 +282,17 @@ export function planRepositoryShuffle(tree: RepositoryTree, options: PlanReposit
  * Mentions of the original names of renamed files left in one non-Python text file of the
  * copy (`docs/index.rst` naming `base.css` or `query.py`): counted, not rewritten. Pure.
  */
-export function referencesLeft(plan: RepositoryShufflePlan, path: string, content: Uint8Array): { python: number; other: number } {
+export function referencesLeft(
+  plan: RepositoryShufflePlan,
+  path: string,
+  content: Uint8Array,
+): { python: number; other: number } {
   if (isPythonSource(path) || content.subarray(0, 8192).includes(0)) return { python: 0, other: 0 };
   const text = Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString("utf8");
-  return { python: countFileNameMentions(text, plan.renamedNames.python), other: countFileNameMentions(text, plan.renamedNames.other) };
+  return {
+    python: countFileNameMentions(text, plan.renamedNames.python),
+    other: countFileNameMentions(text, plan.renamedNames.other),
+  };
 }
 
 function baseName(path: string): string {

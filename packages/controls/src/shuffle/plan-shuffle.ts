@@ -58,7 +58,8 @@ const FILE_PREFIX = "m_";
  * // "d_…/__init__.py"
  */
 export function planShuffle(files: readonly string[], options: PlanShuffleOptions): ShuffleMapping {
-  if (!Number.isSafeInteger(options.seed)) throw new RangeError(`planShuffle requires an integer seed, got ${options.seed}`);
+  if (!Number.isSafeInteger(options.seed))
+    throw new RangeError(`planShuffle requires an integer seed, got ${options.seed}`);
   const keepNames = new Set(options.keepNames ?? SHUFFLE_KEEP_NAMES);
   const keepTopLevel = new Set(options.keepTopLevel ?? SHUFFLE_KEEP_TOP_LEVEL);
   const fileList = normalizedUnique(files, "file");
@@ -70,7 +71,8 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
   for (const path of fileList) addFolders(path, -1);
   for (const path of normalizedUnique(options.directories ?? [], "directory")) addFolders(path, 0);
   for (const path of fileList) {
-    if (directorySet.has(path)) throw new Error(`planShuffle: ${path} is listed as a file but also holds other entries`);
+    if (directorySet.has(path))
+      throw new Error(`planShuffle: ${path} is listed as a file but also holds other entries`);
   }
 
   const rng = seededRandom(options.seed);
@@ -135,7 +137,8 @@ function normalizedUnique(paths: readonly string[], what: string): Set<string> {
   for (const raw of paths) {
     const path = normalizeRepoPath(raw);
     if (path === "") throw new Error(`planShuffle: empty ${what} path ${JSON.stringify(raw)}`);
-    if (path.split("/").includes("..")) throw new Error(`planShuffle: ${what} path ${JSON.stringify(raw)} leaves the repository`);
+    if (path.split("/").includes(".."))
+      throw new Error(`planShuffle: ${what} path ${JSON.stringify(raw)} leaves the repository`);
     if (seen.has(path) && what === "file") throw new Error(`planShuffle: ${path} is listed twice`);
     seen.add(path);
   }

@@ -74,7 +74,8 @@ export function projectNames(repo: string, mapping: ShuffleMapping): ProjectName
     }
     names.set(name, { name, sources: [source], replacement: replacement() });
   };
-  for (const pkg of topLevelPackageNames(Object.keys(mapping.files))) add(pkg, "package", () => shuffledPackageName(mapping, pkg));
+  for (const pkg of topLevelPackageNames(Object.keys(mapping.files)))
+    add(pkg, "package", () => shuffledPackageName(mapping, pkg));
   const [owner = "", name = ""] = repo.split("/");
   add(name, "repository", () => drawnName(mapping.seed, name));
   add(owner, "owner", () => drawnName(mapping.seed, owner));
@@ -113,7 +114,10 @@ const isWordChar = (ch: string | undefined) => ch !== undefined && NAME_WORD_CHA
  * and "a requests exception" all lose the name; `FlaskClient` does not (counted in
  * `inIdentifiers`). Matching ignores case; longer names are tried first. Pure.
  */
-export function renameProjectNames(text: string, names: readonly ProjectName[]): { text: string; report: ProjectNameReport } {
+export function renameProjectNames(
+  text: string,
+  names: readonly ProjectName[],
+): { text: string; report: ProjectNameReport } {
   const renamed: RenamedName[] = [];
   const inIdentifiers: Record<string, number> = {};
   if (names.length === 0) return { text, report: { renamed, inIdentifiers } };
@@ -130,7 +134,14 @@ export function renameProjectNames(text: string, names: readonly ProjectName[]):
         continue;
       }
       for (let i = at; i < end; i += 1) taken[i] = true;
-      found.push({ name: entry.name, original: text.slice(at, end), replacement: entry.replacement, context: contextOf(text, at, end, urls), start: at, end });
+      found.push({
+        name: entry.name,
+        original: text.slice(at, end),
+        replacement: entry.replacement,
+        context: contextOf(text, at, end, urls),
+        start: at,
+        end,
+      });
     }
   }
   found.sort((a, b) => a.start - b.start);
@@ -146,7 +157,12 @@ export function renameProjectNames(text: string, names: readonly ProjectName[]):
 }
 
 /** The whitespace-delimited token around an occurrence says what kind of text it was. */
-function contextOf(text: string, start: number, end: number, urls: readonly { start: number; end: number }[]): NameContext {
+function contextOf(
+  text: string,
+  start: number,
+  end: number,
+  urls: readonly { start: number; end: number }[],
+): NameContext {
   if (urls.some((url) => url.start <= start && end <= url.end)) return "url";
   let from = start;
   while (from > 0 && !/\s/.test(text[from - 1] as string)) from -= 1;

@@ -1,4 +1,10 @@
-import { type ModuleStep, type NamePart, type PythonModuleIndex, type PythonSourceFacts, shadowingNames } from "@loclab/python";
+import {
+  type ModuleStep,
+  type NamePart,
+  type PythonModuleIndex,
+  type PythonSourceFacts,
+  shadowingNames,
+} from "@loclab/python";
 import { splitFileName } from "./shuffle-names.js";
 import type { ShuffleLookup } from "./shuffle-paths.js";
 import type { TextEdit } from "./text-edits.js";
@@ -115,7 +121,11 @@ interface Binding {
  *
  * Pure: no I/O. Cost: linear in the facts.
  */
-export function planImportRewrites(file: string, facts: PythonSourceFacts, context: ImportRewriteContext): ImportRewrites {
+export function planImportRewrites(
+  file: string,
+  facts: PythonSourceFacts,
+  context: ImportRewriteContext,
+): ImportRewrites {
   const { index } = context;
   const stats: ImportRewriteStats = { ...EMPTY_IMPORT_REWRITE_STATS };
   const edits: TextEdit[] = [];
@@ -124,7 +134,11 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
   const keepBindings = context.keepBindings ?? true;
   const rename = (part: NamePart, to: string, keepAs?: string) => {
     if (to === part.name) return false;
-    edits.push({ start: part.start, end: part.end, text: keepAs === undefined || !keepBindings ? to : `${to} as ${keepAs}` });
+    edits.push({
+      start: part.start,
+      end: part.end,
+      text: keepAs === undefined || !keepBindings ? to : `${to} as ${keepAs}`,
+    });
     return true;
   };
   /** An import of a module the tree lacks: rename the leading components that resolve (`prefix`), leave the rest. */
@@ -146,7 +160,8 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
     }
     return !shadowed.has(name);
   };
-  const submodule = (step: ModuleStep, name: string) => (meansSubmodule(step, name) ? index.submodule(step, name) : undefined);
+  const submodule = (step: ModuleStep, name: string) =>
+    meansSubmodule(step, name) ? index.submodule(step, name) : undefined;
 
   const bindings = new Map<number, Map<string, Binding>>();
   const bind = (scope: number, name: string, binding: Binding) => {
@@ -178,7 +193,11 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
           const [first] = module.parts;
           if (prefix.length === 0 || !first) continue;
           renamePrefix(module.parts, prefix);
-          if (!module.alias) bind(fact.scope, first.name, { target: prefix[0] as ModuleStep, renamedTo: newName(prefix[0] as ModuleStep) });
+          if (!module.alias)
+            bind(fact.scope, first.name, {
+              target: prefix[0] as ModuleStep,
+              renamedTo: newName(prefix[0] as ModuleStep),
+            });
           continue;
         }
         stats.inRepository += 1;
@@ -213,7 +232,10 @@ export function planImportRewrites(file: string, facts: PythonSourceFacts, conte
         const first = components[0];
         if (fact.level > 0 || (first !== undefined && index.ownsTopLevel(file, first))) {
           stats.unresolvedInRepository += 1;
-          const prefix = fact.level > 0 ? index.resolveRelativePrefix(file, fact.level, components) : index.resolveAbsolutePrefix(file, components);
+          const prefix =
+            fact.level > 0
+              ? index.resolveRelativePrefix(file, fact.level, components)
+              : index.resolveAbsolutePrefix(file, components);
           renamePrefix(fact.module, prefix);
         }
         if (edits.length > before) stats.statementsRewritten += 1;

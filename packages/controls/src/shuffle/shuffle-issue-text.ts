@@ -112,7 +112,11 @@ const indexes = new WeakMap<ShuffleMapping, Partial<Record<ShuffleDirection, Tex
  *
  * @example mapIssueText(mapping, "see django/db/models/query.py").text // "see d_k3x9q2/d_0hq7re/d_p1m4xa/m_p8w1z0.py"
  */
-export function mapIssueText(mapping: ShuffleMapping, text: string, options: MapIssueTextOptions = {}): MappedIssueText {
+export function mapIssueText(
+  mapping: ShuffleMapping,
+  text: string,
+  options: MapIssueTextOptions = {},
+): MappedIssueText {
   const layout = rewriteMentions(textIndex(mapping, "map"), text, "map");
   if ((options.policy ?? "layout-only") === "layout-only") return layout;
   // Names after the layout: paths are already in shuffled names, and what is left of the
@@ -152,7 +156,12 @@ function rewriteMentions(index: TextIndex, text: string, direction: ShuffleDirec
   const candidates: Candidate[] = [];
   for (const found of [...pathMentions(text, index.files, urls), ...moduleMentions(text, index.files, urls)]) {
     if (found.kind === "symbol") continue;
-    candidates.push({ kind: found.kind, start: found.start, end: found.end, targets: [found.file, ...found.alternatives] });
+    candidates.push({
+      kind: found.kind,
+      start: found.start,
+      end: found.end,
+      targets: [found.file, ...found.alternatives],
+    });
   }
   for (const found of directoryMentions(text, index.directories, urls, index.maxDepth)) {
     candidates.push({ kind: "directory", start: found.start, end: found.end, targets: [found.directory] });
@@ -191,7 +200,12 @@ function rewriteMentions(index: TextIndex, text: string, direction: ShuffleDirec
  * The span's text with the segments (or module components) that name `target` replaced by
  * their new names; `undefined` when the span does not end with the target's trailing names.
  */
-function rewriteSpan(kind: IssueMentionKind, original: string, target: string, lookup: ShuffleLookup): string | undefined {
+function rewriteSpan(
+  kind: IssueMentionKind,
+  original: string,
+  target: string,
+  lookup: ShuffleLookup,
+): string | undefined {
   if (kind === "module") {
     const renamed = lookup.files.get(target);
     if (renamed === undefined) return undefined;
@@ -212,7 +226,8 @@ function rewriteSpan(kind: IssueMentionKind, original: string, target: string, l
   const to = renamed.split("/");
   const segments = [...original.matchAll(/[^\\/]+/g)].filter((segment) => segment[0] !== ".");
   let k = 0;
-  while (k < segments.length && k < from.length && segments[segments.length - 1 - k]?.[0] === from[from.length - 1 - k]) k += 1;
+  while (k < segments.length && k < from.length && segments[segments.length - 1 - k]?.[0] === from[from.length - 1 - k])
+    k += 1;
   if (k === 0) return undefined;
   let result = original;
   for (let i = 0; i < k; i += 1) {

@@ -70,13 +70,22 @@ export const ShuffleMappingSchema = z
     // Every path is repository-relative and normalized: the mapping is applied to paths models
     // write, and a key or value that climbs (`../x`) or is absolute would map a path out of the tree.
     const badPath = (path: string) =>
-      path.startsWith("/") ? "is absolute" : path.includes("\0") ? "holds a NUL byte" : path.split("/").some((segment) => segment === "" || segment === "." || segment === "..") ? "is not a normalized relative path (empty, . or .. segments)" : undefined;
+      path.startsWith("/")
+        ? "is absolute"
+        : path.includes("\0")
+          ? "holds a NUL byte"
+          : path.split("/").some((segment) => segment === "" || segment === "." || segment === "..")
+            ? "is not a normalized relative path (empty, . or .. segments)"
+            : undefined;
     const parent = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf("/")));
     for (const key of ["directories", "files"] as const) {
       const seen = new Map<string, string>();
       for (const [original, shuffled] of Object.entries(mapping[key])) {
         const issue = (message: string) => context.addIssue({ code: "custom", path: [key, original], message });
-        for (const [side, path] of [["original", original], ["shuffled", shuffled]] as const) {
+        for (const [side, path] of [
+          ["original", original],
+          ["shuffled", shuffled],
+        ] as const) {
           const problem = badPath(path);
           if (problem) issue(`the ${side} path ${JSON.stringify(path)} ${problem}`);
         }
@@ -84,9 +93,13 @@ export const ShuffleMappingSchema = z
         const folder = parent(original);
         const expected = folder === "" ? "" : mapping.directories[folder];
         if (expected === undefined) issue(`its folder ${JSON.stringify(folder)} is not in directories`);
-        else if (parent(shuffled) !== expected) issue(`${JSON.stringify(shuffled)} is not inside ${JSON.stringify(expected || ".")}, where its folder ${JSON.stringify(folder || ".")} maps to`);
+        else if (parent(shuffled) !== expected)
+          issue(
+            `${JSON.stringify(shuffled)} is not inside ${JSON.stringify(expected || ".")}, where its folder ${JSON.stringify(folder || ".")} maps to`,
+          );
         const other = seen.get(shuffled);
-        if (other !== undefined) issue(`${original} and ${other} both map to ${shuffled}: a shuffle mapping must be one-to-one`);
+        if (other !== undefined)
+          issue(`${original} and ${other} both map to ${shuffled}: a shuffle mapping must be one-to-one`);
         seen.set(shuffled, original);
       }
     }
@@ -99,11 +112,14 @@ export const ShuffleMappingSchema = z
  * @example parseShuffleMapping(JSON.parse(readFileSync("django.shuffle.json", "utf8"))).seed // 7
  */
 export function parseShuffleMapping(value: unknown): ShuffleMapping {
-  const version = typeof value === "object" && value !== null ? (value as { schemaVersion?: unknown }).schemaVersion : undefined;
+  const version =
+    typeof value === "object" && value !== null ? (value as { schemaVersion?: unknown }).schemaVersion : undefined;
   if (typeof version === "number" && version !== SHUFFLE_MAPPING_SCHEMA_VERSION) {
     throw new Error(
       `a shuffle mapping of schemaVersion ${version} cannot be used: this loclab reads version ${SHUFFLE_MAPPING_SCHEMA_VERSION}` +
-        (version < SHUFFLE_MAPPING_SCHEMA_VERSION ? " (names are now drawn with another generator); shuffle the checkout again with this version" : " (written by a newer loclab)"),
+        (version < SHUFFLE_MAPPING_SCHEMA_VERSION
+          ? " (names are now drawn with another generator); shuffle the checkout again with this version"
+          : " (written by a newer loclab)"),
     );
   }
   const result = ShuffleMappingSchema.safeParse(value);

@@ -20,7 +20,13 @@
  * Renamed like any file: `setup.py`, `setup.cfg`, `pyproject.toml`, `README.rst`, `LICENSE`,
  * test files (`test_*.py`: pytest no longer collects them by pattern), migrations, templates.
  */
-export const SHUFFLE_KEEP_NAMES: readonly string[] = ["__init__.py", "__init__.pyi", "__main__.py", "py.typed", "conftest.py"];
+export const SHUFFLE_KEEP_NAMES: readonly string[] = [
+  "__init__.py",
+  "__init__.pyi",
+  "__main__.py",
+  "py.typed",
+  "conftest.py",
+];
 
 /** Names kept at the repository root only (see `SHUFFLE_KEEP_NAMES`). */
 export const SHUFFLE_KEEP_TOP_LEVEL: readonly string[] = ["src"];

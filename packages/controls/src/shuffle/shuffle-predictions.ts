@@ -53,7 +53,11 @@ export interface MappedPredictions {
  * @example unmapPredictions(mapping, [{ instanceId: "x", files: ["d_k3x9q2/m_p8w1z0.py", "django/x.py"], locations: [] }]).predictions[0].files
  * // ["django/query.py", "<unmapped>/django/x.py"]
  */
-export function unmapPredictions(mapping: ShuffleMapping, predictions: readonly Prediction[], options: MapPredictionsOptions = {}): MappedPredictions {
+export function unmapPredictions(
+  mapping: ShuffleMapping,
+  predictions: readonly Prediction[],
+  options: MapPredictionsOptions = {},
+): MappedPredictions {
   return throughMapping(mapping, predictions, "unmap", options);
 }
 
@@ -61,7 +65,11 @@ export function unmapPredictions(mapping: ShuffleMapping, predictions: readonly 
  * `unmapPredictions` forwards: predictions in the original names to the shuffled tree's
  * (for round-trip checks, or to replay a plain run's output on a shuffled tree).
  */
-export function mapPredictions(mapping: ShuffleMapping, predictions: readonly Prediction[], options: MapPredictionsOptions = {}): MappedPredictions {
+export function mapPredictions(
+  mapping: ShuffleMapping,
+  predictions: readonly Prediction[],
+  options: MapPredictionsOptions = {},
+): MappedPredictions {
   return throughMapping(mapping, predictions, "map", options);
 }
 
@@ -76,7 +84,8 @@ function throughMapping(
   const unmapped: UnmappedPredictionPath[] = [];
   const mapText = direction === "map" ? mapIssueText : unmapIssueText;
   const mapped = predictions.map((prediction) => {
-    const note = (field: UnmappedPredictionPath["field"], path: string) => unmapped.push({ instanceId: prediction.instanceId, field, path });
+    const note = (field: UnmappedPredictionPath["field"], path: string) =>
+      unmapped.push({ instanceId: prediction.instanceId, field, path });
     const path = (field: UnmappedPredictionPath["field"], raw: string): string | undefined => {
       const found = lookUpPrediction(lookup, raw);
       if (found !== undefined) return found;

@@ -18,7 +18,8 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[]): string
   let cursor = 0;
   for (const edit of sorted) {
     if (edit.start < cursor) throw new Error(`applyTextEdits: overlapping edits at offset ${edit.start}`);
-    if (edit.end < edit.start || edit.end > text.length) throw new RangeError(`applyTextEdits: edit [${edit.start}, ${edit.end}) outside the text`);
+    if (edit.end < edit.start || edit.end > text.length)
+      throw new RangeError(`applyTextEdits: edit [${edit.start}, ${edit.end}) outside the text`);
     parts.push(text.slice(cursor, edit.start), edit.text);
     cursor = edit.end;
   }

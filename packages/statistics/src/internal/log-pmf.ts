@@ -32,7 +32,12 @@ export function logPmf(k: number, n: number, p: number, q: number, qLow: number)
     return p < 0.1 ? -devianceTerm(n, nq.hi, nqLow) - np.hi - np.lo : n * (Math.log(q) + qLow / q);
   }
   if (k === n) return q < 0.1 ? -devianceTerm(n, np.hi, np.lo) - nq.hi - nqLow : n * Math.log(p);
-  const lc = stirlingError(n) - stirlingError(k) - stirlingError(n - k) - devianceTerm(k, np.hi, np.lo) - devianceTerm(n - k, nq.hi, nqLow);
+  const lc =
+    stirlingError(n) -
+    stirlingError(k) -
+    stirlingError(n - k) -
+    devianceTerm(k, np.hi, np.lo) -
+    devianceTerm(n - k, nq.hi, nqLow);
   const lf = LN_2PI + Math.log(k) + Math.log(n - k) - Math.log(n);
   return lc - 0.5 * lf;
 }

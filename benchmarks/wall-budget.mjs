@@ -12,7 +12,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startScriptedModelServer } from "@loclab/agent";
 import { buildToyBenchmark } from "@loclab/fixtures";
-import { parseRunSpec, runLayout, startRun } from "@loclab/runner";
+import { parseRunSpec, startRun } from "@loclab/runner";
+import { runLayout } from "@loclab/schemas";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, "..", "results", "bench-wall-budget.json");

@@ -8,7 +8,8 @@
 //   2c. the Debian packages the notebooks need, and those whose source trees the tests read
 //      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
 //      otherwise the exact command;
-//   3. type-check of the tests (tsc --noEmit);
+//   3. format and lint (Biome, biome.json: a format error or unused code fails), then the
+//      type-check of the tests (tsc --noEmit);
 //   4. every unit and cross-package test (vitest);
 //   5. every notebook executed headlessly (scripts/run-notebooks.mjs).
 // Every stage runs even when an earlier test stage fails, so one run shows every failure;
@@ -51,6 +52,16 @@ try {
   process.stderr.write(`test: setup failed: ${error.message}\n`);
   process.stdout.write("total: 0 passed, 1 failed\n");
   process.exit(1);
+}
+
+step("format and lint (Biome: biome.json)");
+try {
+  // Formatting and unused code: `npx biome check --write .` fixes what it can.
+  run(process.execPath, [join(repoRoot, "node_modules", "@biomejs", "biome", "bin", "biome"), "check", "."], { env });
+  passed += 1;
+} catch {
+  failed += 1;
+  failures.push("format and lint (npx biome check --write . fixes most)");
 }
 
 step("type-check (tsc --noEmit)");

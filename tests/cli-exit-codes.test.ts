@@ -4,14 +4,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { dataDir } from "./helpers.js";
+import { dataDir, loclab, scratch } from "./helpers.js";
 
 // Exit codes that tell the truth, and the smaller defects of issue 12 (items 12, 13): each
 // case here exited 0, or failed without naming the file, before.
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
-const loclab = (args: string[]) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
-const scratch = mkdtempSync(join(tmpdir(), "loclab-exit-"));
+const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const scratchDir = scratch("loclab-exit-");
 
 describe("an empty benchmark is an error everywhere", () => {
   for (const [name, content] of [
@@ -19,11 +17,11 @@ describe("an empty benchmark is an error everywhere", () => {
     ["blank", "  \n\n \n"],
   ] as const) {
     it(`${name} file`, async () => {
-      const path = join(scratch, `${name}.jsonl`);
+      const path = join(scratchDir, `${name}.jsonl`);
       writeFileSync(path, content);
       for (const command of [
         ["gold", "--benchmark", path],
-        ["mask", "--benchmark", path, "--out", join(scratch, `${name}-masked.jsonl`)],
+        ["mask", "--benchmark", path, "--out", join(scratchDir, `${name}-masked.jsonl`)],
       ]) {
         const result = await loclab(command);
         expect(result.exitCode, command.join(" ")).toBe(1);
@@ -52,9 +50,9 @@ describe("loclab score exits 1 when its numbers cannot be trusted", () => {
     const rows = readFileSync(join(dataDir, "swebench/lite.jsonl"), "utf8").trim().split("\n").slice(0, 2);
     const broken = JSON.parse(rows[1] as string) as { patch: string };
     broken.patch = `${broken.patch}garbage after the diff\n`;
-    const benchmark = join(scratch, "two.jsonl");
+    const benchmark = join(scratchDir, "two.jsonl");
     writeFileSync(benchmark, `${rows[0]}\n${JSON.stringify(broken)}\n`);
-    const predictions = join(scratch, "two-predictions.jsonl");
+    const predictions = join(scratchDir, "two-predictions.jsonl");
     writeFileSync(
       predictions,
       `${JSON.stringify({ schemaVersion: 1, instanceId: JSON.parse(rows[0] as string).instance_id, files: ["x.py"] })}\n`,
@@ -68,7 +66,7 @@ describe("loclab score exits 1 when its numbers cannot be trusted", () => {
 
 describe("compare, unshuffle: files are named, nothing is dropped silently", () => {
   it("compare on a header-only CSV names the file", async () => {
-    const path = join(scratch, "header-only.csv");
+    const path = join(scratchDir, "header-only.csv");
     writeFileSync(path, "instance_id,a,b\n");
     const result = await loclab(["compare", "--resolved", path]);
     expect(result.exitCode).toBe(1);
@@ -76,11 +74,11 @@ describe("compare, unshuffle: files are named, nothing is dropped silently", () 
   });
 
   it("unshuffle reads a mapping with a byte-order mark, names the file when the mapping is bad, and reports repeated ids", async () => {
-    const repo = join(scratch, "repo");
+    const repo = join(scratchDir, "repo");
     mkdirSync(join(repo, "pkg"), { recursive: true });
     writeFileSync(join(repo, "pkg", "__init__.py"), "");
     writeFileSync(join(repo, "pkg", "core.py"), "x = 1\n");
-    const mapping = join(scratch, "keys", "m.json");
+    const mapping = join(scratchDir, "keys", "m.json");
     expect(
       (
         await loclab([
@@ -90,18 +88,18 @@ describe("compare, unshuffle: files are named, nothing is dropped silently", () 
           "--seed",
           "3",
           "--out",
-          join(scratch, "shuffled"),
+          join(scratchDir, "shuffled"),
           "--mapping",
           mapping,
         ])
       ).exitCode,
     ).toBe(0);
-    const withBom = join(scratch, "keys", "bom.json");
+    const withBom = join(scratchDir, "keys", "bom.json");
     writeFileSync(withBom, `\uFEFF${readFileSync(mapping, "utf8")}`);
     const core = (JSON.parse(readFileSync(mapping, "utf8")) as { files: Record<string, string> }).files[
       "pkg/core.py"
     ] as string;
-    const predictions = join(scratch, "p.jsonl");
+    const predictions = join(scratchDir, "p.jsonl");
     const line = (files: string[]) => JSON.stringify({ schemaVersion: 1, instanceId: "o__r-1", files });
     writeFileSync(predictions, `${line([core])}\n${line(["other.py"])}\n`);
     const back = await loclab([
@@ -111,13 +109,13 @@ describe("compare, unshuffle: files are named, nothing is dropped silently", () 
       "--predictions",
       predictions,
       "--out",
-      join(scratch, "back.jsonl"),
+      join(scratchDir, "back.jsonl"),
     ]);
     expect(back.exitCode, back.stderr).toBe(0);
     expect(back.stderr).toContain(
       `${predictions}: 1 instance id(s) on more than one line; the first line of each is kept: o__r-1`,
     );
-    const bad = join(scratch, "keys", "bad.json");
+    const bad = join(scratchDir, "keys", "bad.json");
     writeFileSync(bad, JSON.stringify({ schemaVersion: 2, seed: 1, directories: {}, files: { "a.py": 3 } }));
     const refused = await loclab([
       "unshuffle",
@@ -126,7 +124,7 @@ describe("compare, unshuffle: files are named, nothing is dropped silently", () 
       "--predictions",
       predictions,
       "--out",
-      join(scratch, "x.jsonl"),
+      join(scratchDir, "x.jsonl"),
     ]);
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toMatch(
@@ -213,7 +211,7 @@ describe("comparing two localization runs from the CLI (issue 12, item 19)", () 
   });
 
   it("score --per-instance writes every instance's values, null where excluded", async () => {
-    const out = join(scratch, "per-instance.jsonl");
+    const out = join(scratchDir, "per-instance.jsonl");
     const result = await loclab([
       "score",
       "-b",
@@ -252,9 +250,9 @@ describe("defects the malformed-input sweep found (issue 12)", () => {
   it("mask: a field nested 200,000 deep is an error naming the instance, and nothing is written", async () => {
     const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
     const row = JSON.stringify(liteRow()).replace(/}$/, `,"extra":${deep}}`);
-    const benchmark = join(scratch, "deep.jsonl");
+    const benchmark = join(scratchDir, "deep.jsonl");
     writeFileSync(benchmark, `${row}\n`);
-    const out = join(scratch, "deep-masked.jsonl");
+    const out = join(scratchDir, "deep-masked.jsonl");
     const result = await loclab(["mask", "--benchmark", benchmark, "--out", out]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(
@@ -269,7 +267,7 @@ describe("defects the malformed-input sweep found (issue 12)", () => {
     expect((await loclab(["mcnemar", "--b", "0x10", "--c", "1"])).stderr).toContain(
       '--b: "0x10" is not an integer >= 0',
     );
-    const empty = join(scratch, "empty-predictions.jsonl");
+    const empty = join(scratchDir, "empty-predictions.jsonl");
     writeFileSync(empty, "");
     const result = await loclab(["score", "-b", "lite", "-p", empty, "-f", "loclab"]);
     expect(result.exitCode).toBe(1);
@@ -277,7 +275,7 @@ describe("defects the malformed-input sweep found (issue 12)", () => {
   });
 
   it("tool search: a glob that climbs is refused; tool view on a folder that cannot be walked says so", async () => {
-    const repo = join(scratch, "globrepo");
+    const repo = join(scratchDir, "globrepo");
     mkdirSync(repo, { recursive: true });
     writeFileSync(join(repo, "a.py"), "x = 1\n");
     const climbing = await loclab(["tool", "search", "--repo", repo, "--query", "x", "--glob", "../*"]);
@@ -286,13 +284,13 @@ describe("defects the malformed-input sweep found (issue 12)", () => {
   });
 
   it("breakdown --tasks of random bytes, and compare on a CSV with invalid UTF-8, name the file and line", async () => {
-    const tasks = join(scratch, "tasks.bin");
+    const tasks = join(scratchDir, "tasks.bin");
     writeFileSync(tasks, Buffer.from([0x61, 0x0a, 0xff, 0xfe, 0x0a]));
     const run = join(dataDir, "trajectories");
     const breakdown = await loclab(["breakdown", "--run", `x=swe-agent:${run}`, "--tasks", tasks]);
     expect(breakdown.exitCode).toBe(1);
     expect(breakdown.stderr).toContain(`--tasks: ${tasks}:2: not valid UTF-8 (at byte 0 of the line)`);
-    const csv = join(scratch, "latin1.csv");
+    const csv = join(scratchDir, "latin1.csv");
     writeFileSync(
       csv,
       Buffer.concat([Buffer.from("instance_id,sys"), Buffer.from([0xe9]), Buffer.from("\na__a-1,1\n")]),

@@ -1,16 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { dataDir } from "./helpers.js";
+import { dataDir, loclab, scratch } from "./helpers.js";
 
 // The CLI as a user runs it: the built bin in a child process, real files, exit codes.
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
-const loclab = (args: string[]) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
-const scratch = mkdtempSync(join(tmpdir(), "loclab-cli-"));
+const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const scratchDir = scratch("loclab-cli-");
 
 describe("loclab --help", () => {
   it("lists the subcommands", async () => {
@@ -61,7 +57,7 @@ describe("loclab gold", () => {
     const rows = readFileSync(join(dataDir, "swebench/verified.jsonl"), "utf8").trim().split("\n").slice(0, 3);
     const broken = JSON.parse(rows[1] ?? "{}") as { instance_id: string; patch: string };
     broken.patch = `${broken.patch}this line is not part of any diff\n`;
-    const path = join(scratch, "one-broken.jsonl");
+    const path = join(scratchDir, "one-broken.jsonl");
     writeFileSync(path, [rows[0], JSON.stringify(broken), rows[2]].join("\n"));
     const { stdout, stderr, exitCode } = await loclab(["gold", "--benchmark", path, "--json"]);
     expect(exitCode).toBe(1);
@@ -192,7 +188,7 @@ describe("loclab mcnemar, compare, power", () => {
   });
 
   it("compare refuses a bad matrix, naming line and column, and prints nothing", async () => {
-    const path = join(scratch, "bad-matrix.csv");
+    const path = join(scratchDir, "bad-matrix.csv");
     writeFileSync(path, "instance_id,A,B\nx__x-1,1,0\nx__x-2,1,yes\n");
     const { stdout, stderr, exitCode } = await loclab(["compare", "--resolved", path, "--json"]);
     expect(exitCode).toBe(1);
@@ -224,7 +220,7 @@ describe("loclab mcnemar, compare, power", () => {
 
 describe("loclab mask", () => {
   it("writes loadable masked instances with their reports and prints the summary", async () => {
-    const out = join(scratch, "masked", "lite-paths.jsonl");
+    const out = join(scratchDir, "masked", "lite-paths.jsonl");
     const { stdout, exitCode } = await loclab(["mask", "--benchmark", "lite", "--out", out, "--json"]);
     expect(exitCode).toBe(0);
     const summary = JSON.parse(stdout) as {
@@ -245,7 +241,7 @@ describe("loclab mask", () => {
     expect(changed).toHaveLength(summary.instancesWithMention);
     expect(changed.every((row) => /<path-\d+>/.test(row.problem_statement))).toBe(true);
     expect(masked.instances.some((row) => "original_problem_statement" in row || "mask" in row)).toBe(false);
-    const reports = readFileSync(join(scratch, "masked", "lite-paths.report.jsonl"), "utf8")
+    const reports = readFileSync(join(scratchDir, "masked", "lite-paths.report.jsonl"), "utf8")
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line));
@@ -257,13 +253,13 @@ describe("loclab mask", () => {
 describe("loclab shuffle and unshuffle", () => {
   it("shuffles a checkout, and maps predictions made on it back to the original names", async () => {
     const { mkdirSync } = await import("node:fs");
-    const repo = join(scratch, "repo");
+    const repo = join(scratchDir, "repo");
     mkdirSync(join(repo, "pkg"), { recursive: true });
     writeFileSync(join(repo, "pkg", "__init__.py"), "");
     writeFileSync(join(repo, "pkg", "core.py"), "def f():\n    return 1\n");
     writeFileSync(join(repo, "pkg", "api.py"), "from pkg.core import f\nfrom . import core\n");
-    const out = join(scratch, "shuffled");
-    const mappingFile = join(scratch, "keys", "mapping.json");
+    const out = join(scratchDir, "shuffled");
+    const mappingFile = join(scratchDir, "keys", "mapping.json");
     const shuffled = await loclab([
       "shuffle",
       "--repo",
@@ -284,12 +280,12 @@ describe("loclab shuffle and unshuffle", () => {
     const shuffledCore = mapping.files["pkg/core.py"] as string;
     expect(shuffledCore).toMatch(/^d_[a-z0-9]{6}\/m_[a-z0-9]{6}\.py$/);
     expect(readFileSync(join(out, shuffledCore), "utf8")).toBe("def f():\n    return 1\n");
-    const predictions = join(scratch, "on-shuffled.jsonl");
+    const predictions = join(scratchDir, "on-shuffled.jsonl");
     writeFileSync(
       predictions,
       `${JSON.stringify({ schemaVersion: 1, instanceId: "o__r-1", files: [shuffledCore, "nowhere/x.py"], locations: [{ path: shuffledCore, startLine: 1, endLine: 2, role: "edit" }] })}\n`,
     );
-    const back = join(scratch, "unshuffled.jsonl");
+    const back = join(scratchDir, "unshuffled.jsonl");
     const unshuffled = await loclab([
       "unshuffle",
       "--mapping",
@@ -315,7 +311,7 @@ describe("loclab shuffle and unshuffle", () => {
       "--out",
       out,
       "--mapping",
-      join(scratch, "keys", "other.json"),
+      join(scratchDir, "keys", "other.json"),
     ]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toMatch(/loclab: error: .*not empty|loclab: error: .*exists/);
@@ -347,7 +343,7 @@ describe("loclab tool", () => {
 
   it("refuses a path that leaves the repository, and views a file by a fuzzy path", async () => {
     const { mkdirSync } = await import("node:fs");
-    const repo = join(scratch, "tool-repo");
+    const repo = join(scratchDir, "tool-repo");
     mkdirSync(join(repo, "pkg"), { recursive: true });
     writeFileSync(join(repo, "pkg", "module.py"), "import os\nfrom . import other\n");
     writeFileSync(join(repo, "pkg", "other.py"), "X = 1\n");
@@ -371,7 +367,7 @@ describe("loclab breakdown", () => {
     const manifest = JSON.parse(readFileSync(join(runs, "manifest.json"), "utf8")) as {
       core_instance_set: { ids: string[] };
     };
-    const tasks = join(scratch, "tasks.txt");
+    const tasks = join(scratchDir, "tasks.txt");
     writeFileSync(tasks, `${manifest.core_instance_set.ids.join("\n")}\n`);
     const { stdout, exitCode } = await loclab([
       "breakdown",
@@ -415,7 +411,7 @@ describe("loclab breakdown", () => {
   });
 
   it("names an unknown format", async () => {
-    const { stderr, exitCode } = await loclab(["breakdown", "--run", `x=openhands:${scratch}`]);
+    const { stderr, exitCode } = await loclab(["breakdown", "--run", `x=openhands:${scratchDir}`]);
     expect(exitCode).toBe(1);
     expect(stderr).toMatch(/openhands/);
   });

@@ -2,15 +2,14 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { execa } from "execa";
 import { buildCalcFixture, calcEvaluationRow, CALC_EVALUATION_SPECS, type CalcFixture } from "@loclab/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loclabWith } from "./helpers.js";
 
 // `loclab evaluate` (issue 17): grading a log offline agrees with the official harness; the
 // checks that run before any work; a whole evaluation on the Docker engine `npm test` starts.
-const bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
-const loclab = (args: string[], env: Record<string, string> = {}) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0", ...env } });
+const _bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
+const loclab = (args: string[], env: Record<string, string> = {}) => loclabWith({ env })(args);
 const reference = JSON.parse(
   await readFile(resolve(import.meta.dirname, "../packages/grading/fixtures/reference.json"), "utf8"),
 ) as {

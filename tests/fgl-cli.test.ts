@@ -1,15 +1,13 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fglTaskWeights } from "@loclab/fgl-math";
+import { loclab } from "./helpers.js";
 
 // `loclab fgl weights` and `loclab fgl signal-test` (issue 16): JSON lines in, JSON lines out; a
 // task that cannot be weighted is named and the others are still written.
-const bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
-const loclab = (...args: string[]) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+const _bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
 let root: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "loclab-fgl-"));
@@ -47,13 +45,11 @@ describe("loclab fgl weights", () => {
     expect(first.every((row) => Math.abs(row.ess - 2) < 1e-9 && row.tau > 0)).toBe(true);
     // The same numbers as the library's.
     const library = fglTaskWeights(
-      lines
-        .slice(0, 6)
-        .map(({ candidate, score, ...rest }) => ({
-          candidate,
-          score,
-          ...("teacher" in rest ? { teacher: true } : {}),
-        })),
+      lines.slice(0, 6).map(({ candidate, score, ...rest }) => ({
+        candidate,
+        score,
+        ...("teacher" in rest ? { teacher: true } : {}),
+      })),
     );
     expect(first.map((row) => row.weight)).toEqual(library.rows.map((row) => row.weight));
     expect(first.find((row) => row.candidate === "teacher").weight).toBeGreaterThanOrEqual(0.5);

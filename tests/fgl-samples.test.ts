@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { buildCandidates, samplesFromRun } from "@loclab/fgl";
-import { runLayout } from "@loclab/runner";
+import { runLayout } from "@loclab/schemas";
 import { stampRecord } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

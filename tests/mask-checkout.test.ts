@@ -2,17 +2,15 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commitFiles, fixtureGit } from "@loclab/fixtures";
+import { loclab } from "./helpers.js";
 
 // `loclab mask --repos` (issue 15, deliverable 4) on a fixture repository made with real git: the
 // base commit's full file list decides what is a repository file, hints are masked with the same
 // placeholders, and the masked file carries no original text.
 
-const bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
-const loclab = (...args: string[]) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
+const _bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
 let root: string;
 let benchmark: string;
 

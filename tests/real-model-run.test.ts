@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildCalcFixture, CALC_ISSUE } from "@loclab/fixtures";
-import { parseRunSpec, runLayout, startRun } from "@loclab/runner";
+import { parseRunSpec, startRun } from "@loclab/runner";
+import { runLayout } from "@loclab/schemas";
 import { startModelServer, type ModelServer } from "@loclab/serve";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 

@@ -1,23 +1,20 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { artifactSchema } from "@loclab/schemas";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { loclab, scratch } from "./helpers.js";
 
 // `loclab reproduce` whole, its real-model stage included (a `loclab serve` process on the
 // test model): in the real-model group of the vitest config, which runs alone after the others
 // (two llama.cpp processes on two cores spin against each other).
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
-const loclab = (args: string[]) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
-const scratch = mkdtempSync(join(tmpdir(), "loclab-reproduce-"));
+const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const scratchDir = scratch("loclab-reproduce-");
 
 describe("loclab reproduce", () => {
   it("writes the gold summary artifact, CSVs and charts", async () => {
-    const out = join(scratch, "results");
+    const out = join(scratchDir, "results");
     const { stdout, exitCode } = await loclab(["reproduce", "--out", out]);
     expect(exitCode).toBe(0);
     expect(stdout).toMatch(/reproduce finished in/);

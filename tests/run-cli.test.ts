@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type PolicyModelServer, startPolicyModelServer } from "@loclab/agent";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loclab } from "./helpers.js";
 
 // `loclab run`, `loclab status`, `loclab run score` as a researcher calls them: the real CLI
 // process, a spec file, the toy benchmark (real git), the policy model server over real HTTP.
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 let toy: ToyBenchmark;
 let server: PolicyModelServer;
 beforeAll(async () => {
@@ -19,8 +19,6 @@ afterAll(async () => {
   await server.close();
   await toy.dispose();
 });
-const loclab = (...args: string[]) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
 function specFile(name: string, spec: Record<string, unknown>): string {
   const path = join(toy.dir, name);
   writeFileSync(

@@ -1,4 +1,4 @@
-import type { ControlComparison } from "@loclab/runner";
+import type { ControlComparison } from "@loclab/schemas";
 
 /**
  * The rows of a run's paired comparisons (each control against plain), as `loclab run score`

@@ -73,17 +73,15 @@ describe("solveTemperature against scipy / mpmath (fixtures/reference.json)", ()
 
 describe("solveTemperature: property", () => {
   // Scores from a pool that makes ties likely, at scales from 1e-6 to 1e6.
-  const scores = fc
-    .integer({ min: 2, max: 64 })
-    .chain((size) =>
-      fc.tuple(
-        fc.constantFrom(1e-6, 1e-3, 1, 1e3, 1e6),
-        fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ min: -1, max: 1, noNaN: true })), {
-          minLength: size,
-          maxLength: size,
-        }),
-      ),
-    );
+  const scores = fc.integer({ min: 2, max: 64 }).chain((size) =>
+    fc.tuple(
+      fc.constantFrom(1e-6, 1e-3, 1, 1e3, 1e6),
+      fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ min: -1, max: 1, noNaN: true })), {
+        minLength: size,
+        maxLength: size,
+      }),
+    ),
+  );
 
   it("reaches n* = 2 to 1e-9 whenever fewer than 2 scores tie for the best and K > 2; else uniform or argmax", () => {
     fc.assert(

@@ -1,25 +1,6 @@
 import { LEAK_AUDIT_COUNTS } from "@loclab/controls";
-import { cellLabel, type RunRecord } from "@loclab/schemas";
-import type { KeyHistory } from "./ledger.js";
+import { type CellAttempts, cellLabel, type KeyHistory, type RunRecord } from "@loclab/schemas";
 import type { PlannedAttempt } from "./run-plan.js";
-
-/** How a cell's keys ended and what its prompts held. */
-export interface CellAttempts {
-  cell: string;
-  keys: number;
-  /** Keys with a prediction. */
-  predicted: number;
-  /** Final outcomes by name (`budget_exhausted`: …), and `open` for keys without one. */
-  outcomes: Record<string, number>;
-  /** The final attempts' exits (`submitted`, `step_limit`, `time_limit`, `context_limit`, …). */
-  exits: Record<string, number>;
-  /** Attempts whose record has a leak audit (the final attempt of each key). */
-  audited: number;
-  /** Summed leak counts of the audited attempts. */
-  leaks: Record<(typeof LEAK_AUDIT_COUNTS)[number], number>;
-  /** What was found, `kind:term`, with the number of attempts it was found in, most first. */
-  found: { term: string; attempts: number }[];
-}
 
 /**
  * Per cell, from the ledger's histories: how the keys ended (final outcomes and exits, open
@@ -42,7 +23,7 @@ export function attemptsByCell(
         outcomes: {},
         exits: {},
         audited: 0,
-        leaks: Object.fromEntries(LEAK_AUDIT_COUNTS.map((field) => [field, 0])) as CellAttempts["leaks"],
+        leaks: Object.fromEntries(LEAK_AUDIT_COUNTS.map((field) => [field, 0])),
         found: [],
       };
       byCell.set(cell, row);
@@ -58,7 +39,7 @@ export function attemptsByCell(
     row.exits[exit] = (row.exits[exit] ?? 0) + 1;
     if (!final.leaks) continue;
     row.audited += 1;
-    for (const field of LEAK_AUDIT_COUNTS) row.leaks[field] += final.leaks[field];
+    for (const field of LEAK_AUDIT_COUNTS) row.leaks[field] = (row.leaks[field] ?? 0) + final.leaks[field];
     const terms = found.get(cell) as Map<string, number>;
     for (const term of final.leaks.found) terms.set(term, (terms.get(term) ?? 0) + 1);
   }

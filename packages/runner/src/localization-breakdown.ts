@@ -1,13 +1,19 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { median, readTrajectory, summarizeTrajectory, type TaskSummary } from "@loclab/analysis";
-import { cellLabel, controlLabel, type RunRecord } from "@loclab/schemas";
-import { keyHistories, readLedger } from "./ledger.js";
+import {
+  cellLabel,
+  type ControlComparison,
+  controlLabel,
+  keyHistories,
+  readLedger,
+  readRunManifest,
+  type RunRecord,
+  runLayout,
+} from "@loclab/schemas";
 import { parseRunSpec } from "./load-run-spec.js";
-import { runLayout } from "./run-layout.js";
-import { readRunManifest } from "./run-manifest.js";
 import { type PlannedAttempt, planRun } from "./run-plan.js";
-import { type ControlComparison, scoreRun } from "./score-run.js";
+import { scoreRun } from "./score-run.js";
 
 /**
  * How the attempts of one cell ended and what went wrong on the way (docs/definitions.md §10,

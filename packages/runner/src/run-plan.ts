@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { PromptName } from "@loclab/agent";
-import { type MismatchPair, mismatchPairing } from "@loclab/controls";
+import { mismatchPairing } from "@loclab/controls";
 import { loadBenchmark } from "@loclab/datasets";
-import { cellLabel, type Instance, type RunCell } from "@loclab/schemas";
+import { cellLabel, type Instance, type MismatchPair, type RunCell } from "@loclab/schemas";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { attemptKey } from "./attempt-key.js";

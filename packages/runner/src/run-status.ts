@@ -1,15 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { isFinalOutcome } from "@loclab/schemas";
+import {
+  isFinalOutcome,
+  keyHistories,
+  readLedger,
+  readRunManifest,
+  type RunManifest,
+  runLayout,
+} from "@loclab/schemas";
 import { processAlive } from "@loclab/tools";
-import { keyHistories, readLedger } from "./ledger.js";
 import { parseRunSpec } from "./load-run-spec.js";
-import { summarize } from "./run-experiment.js";
+import { summarize } from "./run-summary.js";
 import type { RunSummary } from "./run-events.js";
-import { runLayout } from "./run-layout.js";
 import { LOCK_FILE } from "./run-lock.js";
-import { readRunManifest, type RunManifest } from "./run-manifest.js";
 import { planRun } from "./run-plan.js";
 
 export interface CellStatus {

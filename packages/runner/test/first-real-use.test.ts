@@ -15,6 +15,7 @@ import {
   RunRecordSchema,
   TrajectoryHeaderSchema,
   TrajectoryStepSchema,
+  runLayout,
 } from "@loclab/schemas";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -22,7 +23,6 @@ import {
   localizationBreakdown,
   parseRunSpec,
   planRun,
-  runLayout,
   type RunSpecInput,
   RunSpecError,
   serverWindow,

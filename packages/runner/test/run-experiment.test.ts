@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PolicyModelServer, startPolicyModelServer, startScriptedModelServer } from "@loclab/agent";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
-import { type RunRecord, RunRecordSchema } from "@loclab/schemas";
+import { type RunRecord, RunRecordSchema, runLayout } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   EndpointsNotReadyError,
@@ -13,7 +13,6 @@ import {
   resumeRun,
   RunFolderError,
   type RunEvent,
-  runLayout,
   type RunSpecInput,
   scoreRun,
   startRun,
@@ -189,7 +188,7 @@ describe("a run: seeds × controls × instances across a pool", () => {
     });
     expect(resumed.complete).toBe(false); // the token budget of 1 is still spent: nothing new starts
     expect(notes.some((note) => note.includes("a torn last line") && note.includes("set aside"))).toBe(true);
-    expect(notes.some((note) => note.includes("missing from") && note.includes("appended"))).toBe(true);
+    expect(notes.some((note) => note.includes("missing from") && note.includes("rebuilt from the ledger"))).toBe(true);
     expect(readFileSync(predictions, "utf8").split("\n").filter(Boolean)).toHaveLength(kept.length);
     const interrupted = ledger(spec.out).filter((record) => record.error?.startsWith("interrupted"));
     expect(interrupted.map((record) => [record.instanceId, record.attempt, record.outcome])).toEqual([

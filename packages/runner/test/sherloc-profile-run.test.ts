@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChatCompletionRequest, type ScriptedModelServer, startScriptedModelServer } from "@loclab/agent";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
-import { PredictionRecordSchema, type RunRecord, RunRecordSchema } from "@loclab/schemas";
+import { PredictionRecordSchema, type RunRecord, RunRecordSchema, runLayout } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { besideSherlocRows, parseRunSpec, runLayout, scoreRun, startRun } from "../src/index.js";
+import { besideSherlocRows, parseRunSpec, scoreRun, startRun } from "../src/index.js";
 
 // A run with `localizer.profile: "sherloc"` against a scripted server over real HTTP that
 // answers in SHERLOC's protocol: a repo_tree call, then a <locations> answer naming the first

@@ -3,8 +3,8 @@ import { SCHEMA_VERSION } from "./version.js";
 
 /**
  * Where an artifact came from: the tool and its version, the git revision of the workbench,
- * and free-form inputs (benchmark file, seed, model config). "The log is the contract"
- * (style.md): analysis reads only what runs wrote, so a file must say how it was made.
+ * and free-form inputs (benchmark file, seed, model config). The log is the contract
+ * (docs/architecture.md): analysis reads only what runs wrote, so a file must say how it was made.
  */
 export const ProvenanceSchema = z.looseObject({
   tool: z.string(),

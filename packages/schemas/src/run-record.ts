@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ARTIFACT_KINDS } from "./artifact-kinds.js";
 import { ControlSchema } from "./control.js";
 import { InstanceIdSchema } from "./instance-id.js";
 import { PredictionSchema } from "./prediction.js";
@@ -6,7 +7,7 @@ import { SCHEMA_VERSION } from "./version.js";
 import { TRAJECTORY_EXITS, TrajectoryRetrySchema, TrajectoryUsageSchema } from "./trajectory.js";
 
 /** The `kind` of a run record line. */
-export const RUN_RECORD_KIND = "loclab.run-record";
+export const RUN_RECORD_KIND = ARTIFACT_KINDS.runRecord;
 
 /**
  * How one attempt at one instance ended. The localizer's own outcomes (`finished`,
@@ -91,8 +92,9 @@ export const RunRecordSchema = z.strictObject({
   trajectory: z.string().min(1).nullable(),
   /**
    * The prediction, for `finished` and `forced_final` (mapped back to the original paths for
-   * `shuffled`). The ledger line is written first and the cell's predictions.jsonl line after
-   * it, so a kill between the two is mended on resume from here, never by running again.
+   * `shuffled`). The cell's predictions.jsonl is derived from these (`cellPredictions`): the
+   * ledger line is written first, and a kill before the predictions line is mended by
+   * rebuilding the file from the ledger, never by running again.
    */
   prediction: PredictionSchema.optional(),
   error: z.string().optional(),

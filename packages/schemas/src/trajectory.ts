@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ARTIFACT_KINDS } from "./artifact-kinds.js";
 import { formatZodError } from "./format-error.js";
 import { InstanceIdSchema } from "./instance-id.js";
 import { ProvenanceSchema } from "./artifact.js";
@@ -9,11 +10,11 @@ import { SCHEMA_VERSION } from "./version.js";
  * is a header and whose lines 2… are one step each. Runs write it (the agent's trajectory
  * writer validates every line against these schemas before it is written); analysis reads it
  * (the analysis package's reader validates every line on the way in). This file is the one
- * definition both sides share: "the log is the contract" (style.md).
+ * definition both sides share: the log is the contract (docs/architecture.md).
  */
 
 /** The `kind` of a loclab trajectory file's header line. */
-export const TRAJECTORY_KIND = "loclab.trajectory";
+export const TRAJECTORY_KIND = ARTIFACT_KINDS.trajectory;
 
 /**
  * How a loclab run ended. `submitted`: the agent handed in its answer (maybe empty). The

@@ -1,5 +1,5 @@
 import type { ScoreReport } from "@loclab/metrics";
-import { exactMcNemar } from "@loclab/statistics";
+import { exactMcNemar, pairedCounts } from "@loclab/statistics";
 
 /** One metric of two runs on the same instances: the paired table and the exact McNemar test. */
 export interface PairedMetricComparison {
@@ -41,26 +41,12 @@ export function compareScoreReports(a: ScoreReport, b: ScoreReport): PairedMetri
     const valuesA = metricA.perInstance;
     const valuesB = metricB?.perInstance;
     if (!valuesA || !valuesB) continue;
-    let n = 0;
-    let sumA = 0;
-    let sumB = 0;
-    let aOnly = 0;
-    let bOnly = 0;
-    let both = 0;
-    let binary = true;
-    for (let i = 0; i < valuesA.length && binary; i += 1) {
-      const x = valuesA[i] as number;
-      const y = valuesB[i] as number;
-      if (Number.isNaN(x) || Number.isNaN(y)) continue;
-      if ((x !== 0 && x !== 1) || (y !== 0 && y !== 1)) binary = false;
-      n += 1;
-      sumA += x;
-      sumB += y;
-      if (x === 1 && y === 1) both += 1;
-      else if (x === 1) aOnly += 1;
-      else if (y === 1) bOnly += 1;
-    }
-    if (!binary || n === 0) continue;
+    const counts = pairedCounts(valuesA, valuesB);
+    if (!counts.binary || counts.n === 0) continue;
+    const { n, aOnly, bOnly, bothSolved: both, neither } = counts;
+    // Binary: the means are the solved shares of the counted pairs.
+    const sumA = both + aOnly;
+    const sumB = both + bOnly;
     const test = exactMcNemar({ b: aOnly, c: bOnly });
     rows.push({
       key,
@@ -70,7 +56,7 @@ export function compareScoreReports(a: ScoreReport, b: ScoreReport): PairedMetri
       aOnly,
       bOnly,
       both,
-      neither: n - aOnly - bOnly - both,
+      neither,
       p: test.p,
       midP: test.midP,
     });

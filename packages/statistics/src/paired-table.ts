@@ -66,22 +66,56 @@ export function pairedTable(options: {
       `pairedTable requires both sides to cover the same instances: ${parts.join(", ")}; pass intersect: true to compare the ${a.size - onlyInA.length} shared ids`,
     );
   }
-  let bothSolved = 0;
-  let aOnly = 0;
-  let bOnly = 0;
-  let neither = 0;
   const ids: string[] = [];
+  const x: number[] = [];
+  const y: number[] = [];
   for (const [id, valueA] of a) {
     if (!b.has(id)) continue;
-    const x = solved(valueA, "a", id);
-    const y = solved(b.get(id), "b", id);
-    if (x && y) bothSolved += 1;
-    else if (x) aOnly += 1;
-    else if (y) bOnly += 1;
-    else neither += 1;
+    x.push(solved(valueA, "a", id) ? 1 : 0);
+    y.push(solved(b.get(id), "b", id) ? 1 : 0);
     ids.push(id);
   }
+  const { bothSolved, aOnly, bOnly, neither } = pairedCounts(x, y);
   for (const id of onlyInB) solved(b.get(id), "b", id);
   for (const id of onlyInA) solved(a.get(id), "a", id);
   return { n: ids.length, bothSolved, aOnly, bOnly, neither, ids, dropped: { onlyInA, onlyInB } };
+}
+
+/** The counts of a paired 2 × 2 table, from aligned values (`pairedCounts`). */
+export interface PairedCounts {
+  /** Pairs counted: both values defined (not NaN). */
+  n: number;
+  bothSolved: number;
+  /** 1 in a and 0 in b: McNemar's b. */
+  aOnly: number;
+  /** 0 in a and 1 in b: McNemar's c. */
+  bOnly: number;
+  neither: number;
+  /** Every counted value is 0 or 1; pairs with another value are in `n` but in none of the four cells, and McNemar does not apply. */
+  binary: boolean;
+}
+
+/**
+ * The one count of a paired 2 × 2 table (`pairedTable` keyed by instance id calls it too):
+ * `a[i]` and `b[i]` are one instance's values under two systems; pairs where either is NaN are
+ * left out (an instance a metric excludes). Pure; O(n).
+ *
+ * @example pairedCounts([1, 1, 0, NaN], [1, 0, 1, 1]) // { n: 3, bothSolved: 1, aOnly: 1, bOnly: 1, neither: 0, binary: true }
+ */
+export function pairedCounts(a: ArrayLike<number>, b: ArrayLike<number>): PairedCounts {
+  if (a.length !== b.length)
+    throw new RangeError(`pairedCounts: ${a.length} values in a and ${b.length} in b; they must be aligned`);
+  const counts: PairedCounts = { n: 0, bothSolved: 0, aOnly: 0, bOnly: 0, neither: 0, binary: true };
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    if (Number.isNaN(x) || Number.isNaN(y)) continue;
+    counts.n += 1;
+    if ((x !== 0 && x !== 1) || (y !== 0 && y !== 1)) counts.binary = false;
+    else if (x === 1 && y === 1) counts.bothSolved += 1;
+    else if (x === 1) counts.aOnly += 1;
+    else if (y === 1) counts.bOnly += 1;
+    else counts.neither += 1;
+  }
+  return counts;
 }

@@ -104,14 +104,12 @@ describe("seededRandom (xoshiro128**)", () => {
   });
 });
 
-const arbPaired = fc
-  .integer({ min: 1, max: 60 })
-  .chain((n) =>
-    fc.record({
-      a: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
-      b: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
-    }),
-  );
+const arbPaired = fc.integer({ min: 1, max: 60 }).chain((n) =>
+  fc.record({
+    a: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
+    b: fc.array(fc.constantFrom(0, 1), { minLength: n, maxLength: n }),
+  }),
+);
 
 describe("pairedBootstrap", () => {
   it("is determined by its seed (same seed ⇒ same result, bit for bit)", () => {

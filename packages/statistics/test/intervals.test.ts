@@ -42,15 +42,13 @@ describe("normal quantile and CDF", () => {
   });
 });
 
-const arbProportion = fc
-  .integer({ min: 1, max: 5000 })
-  .chain((n) =>
-    fc.record({
-      n: fc.constant(n),
-      successes: fc.integer({ min: 0, max: n }),
-      confidence: fc.constantFrom(0.5, 0.8, 0.9, 0.95, 0.99, 0.999),
-    }),
-  );
+const arbProportion = fc.integer({ min: 1, max: 5000 }).chain((n) =>
+  fc.record({
+    n: fc.constant(n),
+    successes: fc.integer({ min: 0, max: n }),
+    confidence: fc.constantFrom(0.5, 0.8, 0.9, 0.95, 0.99, 0.999),
+  }),
+);
 
 describe("Wilson interval", () => {
   it("hand value: 8 of 300 at 95 %", () => {

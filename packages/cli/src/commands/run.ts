@@ -124,7 +124,24 @@ export function registerRunCommands(program: Command): void {
     .description(summaryOf("status"))
     .argument("<dir>", "the run folder")
     .option("--json", "print the status as JSON")
-    .action(async (dir: string, options: { json?: boolean }) => {
+    .option(
+      "--repair",
+      "first mend the folder: set aside a torn ledger line, rebuild each cell's predictions from the ledger",
+    )
+    .action(async (dir: string, options: { json?: boolean; repair?: boolean }) => {
+      if (options.repair) {
+        const { repairRunFolder } = await import("@loclab/runner");
+        const repair = await repairRunFolder(dir);
+        if (repair.torn)
+          process.stderr.write(
+            `attempts.jsonl:${repair.torn.line}: a torn last line was set aside in ${repair.torn.savedTo}\n`,
+          );
+        for (const cell of repair.rebuilt)
+          process.stderr.write(
+            `${cell.path}: rebuilt from the ledger (${cell.predictions} predictions; ${cell.missing.length} were missing, ${cell.dropped} lines dropped)\n`,
+          );
+        if (!repair.torn && repair.rebuilt.length === 0) process.stderr.write(`${dir}: nothing to repair\n`);
+      }
       const status = await readRunStatus(dir);
       if (options.json) {
         const { manifest, ...rest } = status;

@@ -1,4 +1,4 @@
-import type { Instance } from "@loclab/schemas";
+import type { Instance, MismatchPair } from "@loclab/schemas";
 import { type SeededRandom, seededRandom } from "@loclab/statistics";
 
 /** The fields of an instance that the mismatch control reads. */
@@ -9,19 +9,7 @@ export interface MismatchPairingOptions {
   seed: number;
 }
 
-/** One instance of the negative control: its issue, run against another task's checkout. */
-export interface MismatchPair {
-  instanceId: string;
-  /** The instance whose repository snapshot this one gets. */
-  snapshotOf: string;
-  /** The instance's own repository. */
-  repo: string;
-  /** The repository of the snapshot: never `repo`. */
-  snapshotRepo: string;
-  /** The commit to check the snapshot out at (`base_commit` of `snapshotOf`). */
-  snapshotCommit: string;
-}
-
+/** The pairs (`MismatchPair`, the run folder's schema) of one seed. */
 export interface MismatchPairing {
   /** One pair per instance, in input order. */
   pairs: MismatchPair[];

@@ -1,33 +1,8 @@
 import { existsSync } from "node:fs";
-import { appendFile, mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
-import { isFinalOutcome, type JsonlLineError, readJsonl, type RunRecord, RunRecordSchema } from "@loclab/schemas";
+import { type JsonlLineError, readJsonl } from "../jsonl.js";
+import { isFinalOutcome, type RunRecord, RunRecordSchema } from "../run-record.js";
 import type { z } from "zod";
-import { repairTornTail, type TornTail } from "./jsonl-tail.js";
-
-/**
- * Appends lines to one JSONL file, one write per line, in call order: concurrent attempts
- * never interleave their records, and a kill can tear at most the last line (which
- * `repairTornTail` sets aside on the next start).
- */
-export class JsonlAppender {
-  private tail: Promise<void> = Promise.resolve();
-  private made = false;
-  constructor(readonly path: string) {}
-
-  append(value: unknown): Promise<void> {
-    const line = `${JSON.stringify(value)}\n`;
-    const next = this.tail.then(async () => {
-      if (!this.made) {
-        await mkdir(dirname(this.path), { recursive: true });
-        this.made = true;
-      }
-      await appendFile(this.path, line, "utf8");
-    });
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
+import { repairTornTail, type TornTail } from "../jsonl-tail.js";
 
 /** What reading a run's own JSONL file found besides its records. */
 export interface OwnFileReport {

@@ -1,46 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { readFile, writeFile, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { urlWithoutCredentials } from "@loclab/agent";
-import { SCHEMA_VERSION } from "@loclab/schemas";
-import { z } from "zod";
+import type { RunEnvironment } from "@loclab/schemas";
 import { canonicalJson } from "./attempt-key.js";
-import { runLayout } from "./run-layout.js";
 import type { RunSpec } from "./run-spec.js";
-
-export const RUN_MANIFEST_KIND = "loclab.run-manifest";
-
-/** `manifest.json`: written once when a run starts; what the run is and where it ran first. */
-export const RunManifestSchema = z.strictObject({
-  kind: z.literal(RUN_MANIFEST_KIND),
-  schemaVersion: z.literal(SCHEMA_VERSION),
-  /** The spec with defaults filled and paths absolute: `loclab run --resume` runs it again. */
-  spec: z.record(z.string(), z.unknown()),
-  /** sha256 of the spec's canonical JSON. */
-  specDigest: z.string(),
-  benchmark: z.string(),
-  instances: z.array(z.string()),
-  cells: z.array(z.string()),
-  attemptKeys: z.number().int().nonnegative(),
-  loclab: z.strictObject({ version: z.string(), gitRevision: z.string().nullable() }),
-  packages: z.record(z.string(), z.string()),
-  node: z.string(),
-  /** Each endpoint's `/v1/models` answer and `/version`, when offered, at the start. */
-  endpoints: z.array(
-    z.strictObject({
-      baseURL: z.string(),
-      model: z.string(),
-      ready: z.boolean(),
-      problem: z.string().optional(),
-      models: z.unknown().optional(),
-      version: z.unknown().optional(),
-    }),
-  ),
-  startedAt: z.string(),
-});
-export type RunManifest = z.infer<typeof RunManifestSchema>;
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -89,7 +54,8 @@ export function loclabRevision(): string | null {
   }
 }
 
-export function environmentFacts(): Pick<RunManifest, "loclab" | "packages" | "node"> {
+/** The software this process runs: loclab's version and revision, the packages that shape results, Node. */
+export function environmentFacts(): RunEnvironment {
   const packages: Record<string, string> = {};
   for (const name of RECORDED_PACKAGES) {
     const version = name === "@loclab/runner" ? RUNNER_VERSION : packageVersion(name);
@@ -131,31 +97,6 @@ export function runIdentity(stored: Record<string, unknown>): Record<string, unk
     instanceBudgets: budgets?.instance,
     model: endpoints?.[0]?.model,
   };
-}
-
-/** Reads `manifest.json` of a run folder, or undefined when there is none; a damaged one is an error naming it. */
-export async function readRunManifest(dir: string): Promise<RunManifest | undefined> {
-  const path = runLayout.manifest(dir);
-  if (!existsSync(path)) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, "utf8"));
-  } catch (error) {
-    throw new Error(`${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-  const checked = RunManifestSchema.safeParse(value);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw new Error(`${path}: not a loclab run manifest: ${issue?.path.join(".") || "(top)"}: ${issue?.message}`);
-  }
-  return checked.data;
-}
-
-/** Writes `manifest.json` atomically (a temporary file renamed into place). */
-export async function writeRunManifest(dir: string, manifest: RunManifest): Promise<void> {
-  const path = runLayout.manifest(dir);
-  await writeFile(`${path}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`, "utf8");
-  await rename(`${path}.tmp`, path);
 }
 
 /** The first field where two stored specs differ, as a dotted path, or undefined when equal. */

@@ -1,19 +1,20 @@
 import { join } from "node:path";
-import { instanceFile, pathInside } from "@loclab/schemas";
+import { instanceFile, pathInside } from "../instance-id.js";
 
 /**
- * Where a run keeps what it writes, inside its folder `dir` (docs/definitions.md §10):
+ * Where a run keeps what it writes, inside its folder `dir` (docs/architecture.md, "The run
+ * folder", gives each file's schema):
  *
  * - `manifest.json`: the resolved spec and the environment, written once at the start;
  * - `sessions.jsonl`: one line per start or resume (pid, host, endpoints' answers);
- * - `attempts.jsonl`: the attempt ledger, one `RunRecord` per attempt, append-only;
- * - `cells/<seed-s>/<control>/predictions.jsonl`: the predictions of one cell;
+ * - `attempts.jsonl`: the attempt ledger, one `RunRecord` per attempt, append-only: the truth;
+ * - `cells/<seed-s>/<control>/predictions.jsonl`: the predictions of one cell, derived from the
+ *   ledger (`cellPredictions`), rebuilt from it on resume;
  * - `trajectories/<seed-s>/<control>/<instance>/attempt-<n>.traj.jsonl`: every attempt's trajectory;
  * - `controls/mismatch-<seed>.json`: the mismatch pairing of the run's instances;
- * - `results/`: what `scoreRun` writes; `export/`: predictions in the peers' format;
+ * - `results/`: what `loclab run score` writes; `export/`: predictions in the peers' format;
  * - no workspace: materialized trees and shuffled copies (with their mappings, never shown to
- *   the model) are in the workspace cache all runs share (`cacheDir`, default
- *   `defaultWorkspaceCacheDir()`; `loclab cache ls|clear`), so deleting a run folder never
+ *   the model) are in the workspace cache all runs share, so deleting a run folder never
  *   touches a tree another run uses;
  * - `.loclab.lock` while a runner works in it.
  */
@@ -27,7 +28,10 @@ export const runLayout = {
     instanceFile(pathInside(dir, "trajectories", ...cell.split("/")), instanceId, ""),
   trajectory: (dir: string, cell: string, instanceId: string, attempt: number) =>
     join(runLayout.trajectoryDir(dir, cell, instanceId), `attempt-${attempt}.traj.jsonl`),
+  controls: (dir: string) => join(dir, "controls"),
   pairing: (dir: string, seed: number) => join(dir, "controls", `mismatch-${seed}.json`),
   results: (dir: string) => join(dir, "results"),
+  score: (dir: string) => join(dir, "results", "score.json"),
   export: (dir: string) => join(dir, "export"),
+  lock: (dir: string) => join(dir, ".loclab.lock"),
 } as const;

@@ -1,0 +1,230 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { relative } from "node:path";
+import {
+  type Completion,
+  type CompleteRequest,
+  createModelClient,
+  localizeInstance,
+  type ModelClient,
+  ModelTransportError,
+  urlWithoutCredentials,
+} from "@loclab/agent";
+import { goldAtBaseCommit } from "@loclab/checkouts";
+import { leakAudit } from "@loclab/controls";
+import { controlLabel, type Prediction, type RunRecord, runLayout } from "@loclab/schemas";
+import { defaultWorkspaceCacheDir } from "@loclab/tools";
+import { baseRecord } from "./attempt-record.js";
+import { CellWorkspaces, type PreparedAttempt } from "./cell-workspaces.js";
+import { contextLimitFor } from "./context-window.js";
+import { RUNNER_VERSION } from "./run-identity.js";
+import type { AttemptRequest, RunKind, RunKindSession } from "./run-kind.js";
+import type { PlannedAttempt, RunPlan } from "./run-plan.js";
+import type { LocalizerSpec } from "./run-spec.js";
+
+/** What the leak audit looks for of an instance's gold. */
+interface GoldTerms {
+  files: string[];
+  symbols: string[];
+}
+
+/** The localizer as a run kind: each attempt is one `localizeInstance` over the cell's workspace. */
+export const localizerRunKind: RunKind = {
+  name: "localization",
+  async openSession(plan, open): Promise<RunKindSession> {
+    const gold = await leakAuditGold(plan, open);
+    const workspaces = new CellWorkspaces({
+      mirrors: plan.spec.repos,
+      cacheDir: plan.spec.cacheDir ?? defaultWorkspaceCacheDir(),
+    });
+    const none: GoldTerms = { files: [], symbols: [] };
+    return {
+      runAttempt: (request) =>
+        runLocalizerAttempt(plan, request, workspaces, gold.get(request.attempt.instance.instance_id) ?? none),
+    };
+  },
+};
+
+/**
+ * The gold files and symbol names of the instances still to run, for the leak audit: exact
+ * symbols from the pre-images at base commit (read from the mirrors once, at the start), the
+ * patch's hunk-header names besides; an instance whose patch does not parse has none.
+ */
+async function leakAuditGold(plan: RunPlan, open: readonly PlannedAttempt[]): Promise<Map<string, GoldTerms>> {
+  const instances = [...new Map(open.map((attempt) => [attempt.instance.instance_id, attempt.instance])).values()];
+  const terms = new Map<string, GoldTerms>();
+  if (instances.length === 0) return terms;
+  const { golds } = await goldAtBaseCommit({ instances, mirrors: plan.spec.repos });
+  for (const gold of golds) {
+    const names = [
+      ...(gold.exact?.symbols ?? []).map((symbol) => symbol.name),
+      ...gold.symbols.map((symbol) => symbol.name),
+    ];
+    terms.set(gold.instanceId, { files: gold.files, symbols: [...new Set(names)] });
+  }
+  return terms;
+}
+
+/** One attempt at one key on one endpoint; never throws: a harness failure becomes a `failed` record. */
+async function runLocalizerAttempt(
+  plan: RunPlan,
+  { attempt, n, lease, pool, window, onRetry }: AttemptRequest,
+  workspaces: CellWorkspaces,
+  gold: GoldTerms,
+): Promise<RunRecord> {
+  const { spec } = plan;
+  const { localizer } = spec;
+  const endpoint = { baseURL: urlWithoutCredentials(lease.endpoint.baseURL), model: lease.endpoint.model };
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
+  const trajectoryPath = runLayout.trajectory(spec.out, attempt.cellLabel, attempt.instance.instance_id, n);
+  const base = baseRecord(attempt, n, endpoint, startedAt);
+  try {
+    await mkdir(runLayout.trajectoryDir(spec.out, attempt.cellLabel, attempt.instance.instance_id), {
+      recursive: true,
+    });
+    const prepared = await workspaces.prepare(attempt);
+    const client = pooledClient(plan, { attempt, n, lease, pool, window, onRetry });
+    const contextLimitTokens = contextLimitFor({
+      spec: localizer.contextLimitTokens,
+      window,
+      maxOutputTokens: localizer.maxOutputTokens,
+    });
+    const result = await localizeInstance({
+      instance: { instance_id: attempt.instance.instance_id, problem_statement: prepared.problemStatement },
+      // Opaque: the key's first digits name neither the repository nor the issue, and differ per cell.
+      taskLabel: `task-${attempt.key.slice(0, 8)}`,
+      workspace: prepared.workspace,
+      client,
+      maxTurns: localizer.maxTurns,
+      maxLocations: localizer.maxLocations,
+      toolMode: localizer.toolMode,
+      ...(localizer.profile ? { profile: localizer.profile } : {}),
+      ...(localizer.profile === "sherloc" && prepared.originalPathOf
+        ? { sherlocTools: { originalPathOf: prepared.originalPathOf } }
+        : {}),
+      ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
+      ...(spec.budgets.instance.tokens !== undefined ? { maxTotalTokens: spec.budgets.instance.tokens } : {}),
+      ...(spec.budgets.instance.wallSeconds !== undefined
+        ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 }
+        : {}),
+      prompts: plan.prompts,
+      trajectoryPath,
+      provenance: {
+        tool: "loclab",
+        toolVersion: RUNNER_VERSION,
+        createdAt: startedAt,
+        // The run, cell and attempt; never the control's mapping or pairing (they stay outside trajectories).
+        inputs: {
+          run: spec.name ?? null,
+          benchmark: plan.benchmarkName,
+          key: attempt.key,
+          attempt: n,
+          seed: attempt.cell.seed,
+          control: controlLabel(attempt.cell.control),
+          endpoint,
+          localizer: plan.config,
+        },
+      },
+    });
+    const leaks = leakAudit({
+      text: result.initialMessages.map((message) => message.content ?? "").join("\n"),
+      instanceId: attempt.instance.instance_id,
+      repo: attempt.instance.repo,
+      packages: prepared.packages,
+      goldFiles: gold.files,
+      goldSymbols: gold.symbols,
+    });
+    const prediction = predictionOf(result.prediction, prepared, attempt);
+    return {
+      ...base,
+      outcome: result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome,
+      exit: result.exit,
+      turns: result.turns,
+      usage: result.usage,
+      wallMs: performance.now() - started,
+      modelMs: result.modelMs,
+      retries: result.retries.map(({ attempt: a, error, message, waitedMs }) => ({
+        attempt: a,
+        error,
+        message,
+        waitedMs,
+      })),
+      trajectory: relative(spec.out, trajectoryPath),
+      ...(prediction ? { prediction } : {}),
+      ...(result.error ? { error: result.error } : {}),
+      leaks,
+      ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
+      endedAt: new Date().toISOString(),
+    };
+  } catch (error) {
+    return {
+      ...base,
+      wallMs: performance.now() - started,
+      trajectory: existsSync(trajectoryPath) ? relative(spec.out, trajectoryPath) : null,
+      error: error instanceof Error ? error.message : String(error),
+      endedAt: new Date().toISOString(),
+    };
+  }
+}
+
+/** The localizer's prediction in the original repository's names, tagged with its cell. */
+function predictionOf(
+  prediction: Prediction | undefined,
+  prepared: PreparedAttempt,
+  attempt: PlannedAttempt,
+): Prediction | undefined {
+  if (!prediction) return undefined;
+  return { ...prepared.toOriginal(prediction).prediction, seed: attempt.cell.seed, control: attempt.cell.control };
+}
+
+/**
+ * The attempt's model client on its leased endpoint, with the spec's sampling, timeouts and
+ * retries; the pool hears of every answer and every transport failure (its circuit breaker).
+ */
+function pooledClient(plan: RunPlan, { attempt, lease, pool, onRetry }: AttemptRequest): ModelClient {
+  const { spec } = plan;
+  const { localizer } = spec;
+  const inner = createModelClient({
+    baseURL: lease.endpoint.baseURL,
+    model: lease.endpoint.model,
+    ...(lease.endpoint.apiKeyEnv ? { apiKeyEnv: lease.endpoint.apiKeyEnv } : {}),
+    ...(attempt.cell.seed !== null ? { seed: attempt.cell.seed } : {}),
+    ...samplingOf(localizer),
+    ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}),
+    requestTimeoutMs: localizer.requestTimeoutSeconds * 1000,
+    callDeadlineMs: localizer.callDeadlineSeconds * 1000,
+    maxRetries: spec.retry.requestRetries,
+    backoffMs: spec.retry.backoffSeconds * 1000,
+    onProgress: (event) => {
+      if (event.kind !== "retrying") return;
+      pool.noteFault(lease.index, event.retry.error);
+      onRetry(event.retry);
+    },
+  });
+  return {
+    model: inner.model,
+    baseURL: inner.baseURL,
+    complete: async (request: CompleteRequest): Promise<Completion> => {
+      try {
+        const completion = await inner.complete(request);
+        pool.noteSuccess(lease.index);
+        return completion;
+      } catch (error) {
+        if (error instanceof ModelTransportError) pool.noteFault(lease.index, error.errorClass);
+        throw error;
+      }
+    },
+  };
+}
+
+/** SHERLOC's sampling defaults (temperature 0.99, top_p 0.95) apply to its profile when the spec sets none. */
+function samplingOf(localizer: LocalizerSpec): { temperature?: number; topP?: number } {
+  const sherloc = localizer.profile === "sherloc";
+  const temperature = localizer.temperature ?? (sherloc ? SHERLOC_SAMPLING.temperature : undefined);
+  const topP = localizer.topP ?? (sherloc ? SHERLOC_SAMPLING.topP : undefined);
+  return { ...(temperature !== undefined ? { temperature } : {}), ...(topP !== undefined ? { topP } : {}) };
+}
+
+/** SHERLOC's inference defaults (`SherlocGenerationConfig.inference`). */
+export const SHERLOC_SAMPLING = { temperature: 0.99, topP: 0.95 } as const;

@@ -1,0 +1,154 @@
+import { mkdir } from "node:fs/promises";
+import { urlWithoutCredentials } from "@loclab/agent";
+import {
+  cellLabel,
+  type KeyHistory,
+  readOwnJsonl,
+  readRunManifest,
+  RunSessionSchema,
+  runLayout,
+} from "@loclab/schemas";
+import { serverWindow } from "./context-window.js";
+import { mendRunFolder } from "./crash-mending.js";
+import { EndpointPool } from "./endpoint-pool.js";
+import type { EndpointProbe } from "./endpoint-probe.js";
+import { parseRunSpec } from "./load-run-spec.js";
+import { localizerRunKind } from "./localizer-kind.js";
+import { checkRunFolder, RunFolderError, recordSession, type SessionFacts, writeNewRun } from "./run-folder.js";
+import type { RunEvent, RunSummary } from "./run-events.js";
+import { environmentFacts } from "./run-identity.js";
+import type { RunKind } from "./run-kind.js";
+import { acquireRunLock } from "./run-lock.js";
+import { planRun, type RunPlan } from "./run-plan.js";
+import type { RunSpec } from "./run-spec.js";
+import { Scheduler } from "./scheduler.js";
+
+export interface RunOptions {
+  /** Told of everything the run does (progress displays, logs). */
+  onEvent?: (event: RunEvent) => void;
+  /** Aborting stops dispatching; attempts in flight finish and are recorded. */
+  signal?: AbortSignal;
+  /** For the lock file and the session line. */
+  command?: string;
+  /** What each attempt does; default the localizer (`localizerRunKind`). */
+  kind?: RunKind;
+}
+
+/** Every endpoint failed its readiness check: nothing was started. */
+export class EndpointsNotReadyError extends Error {
+  override readonly name = "EndpointsNotReadyError";
+}
+
+/**
+ * Runs the keys of `spec` that are not done (docs/definitions.md §10; docs/architecture.md,
+ * "The data flow of a run"), starting the run or continuing it when `spec.out` already holds
+ * this same run:
+ *
+ * 1. plan (benchmark, instances, cells, keys; errors name the spec's field) and check the folder
+ *    (`checkRunFolder`), take its lock, check every endpoint's readiness (none ready:
+ *    `EndpointsNotReadyError`, nothing started), write `manifest.json` (first start) and a
+ *    `sessions.jsonl` line;
+ * 2. mend what a crash left (`mendRunFolder`);
+ * 3. run the open keys over the pool (`Scheduler`), each by the run kind (the localizer).
+ */
+export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise<RunSummary> {
+  const emit = options.onEvent ?? (() => undefined);
+  const plan = await planRun(spec);
+  const dir = spec.out;
+  const existing = await checkRunFolder(spec);
+  await mkdir(dir, { recursive: true });
+  const lock = await acquireRunLock(dir, options.command ?? `loclab run ${dir}`);
+  if (lock.tookOver) emit({ type: "note", message: `${dir}: ${lock.tookOver}` });
+  const pool = new EndpointPool(spec.endpoints, {
+    breakerFailures: spec.retry.breakerFailures,
+    probeMs: spec.retry.probeSeconds * 1000,
+    healthMs: spec.retry.healthSeconds * 1000,
+    pauseMs: spec.retry.pauseSeconds * 1000,
+    onEvent: emit,
+  });
+  try {
+    const probes = await pool.checkAll();
+    if (!pool.anyUp)
+      throw new EndpointsNotReadyError(`no endpoint is ready, nothing was started: ${problems(spec, probes)}`);
+    pool.start();
+    const facts = sessionFacts(spec, probes, options.command);
+    if (!existing) await writeNewRun(plan, facts);
+    await recordSession(plan, facts, existing !== undefined);
+    const mended = await mendRunFolder(plan, emit);
+    const open = plan.attempts.filter((attempt) => !mended.histories.get(attempt.key)?.final);
+    emit({
+      type: "start",
+      dir,
+      resumed: existing !== undefined,
+      keys: plan.attempts.length,
+      done: plan.attempts.length - open.length,
+      cells: cellCounts(plan, mended.histories),
+      endpoints: pool.snapshot(),
+    });
+    const kind = await (options.kind ?? localizerRunKind).openSession(plan, open);
+    // Each endpoint's window (`max_model_len` of /v1/models), for the default context limit.
+    const windows = probes.map((probe, i) => serverWindow(probe.models, spec.endpoints[i]?.model ?? ""));
+    const scheduler = new Scheduler({
+      plan,
+      pool,
+      kind,
+      mended,
+      windows,
+      emit,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return await scheduler.run();
+  } finally {
+    pool.stop();
+    await lock.release();
+  }
+}
+
+/**
+ * Continues the run in `dir`: exactly the keys that have no final outcome yet, with the spec
+ * of its last session (`sessions.jsonl`: the endpoints and budgets last given), or the
+ * manifest's.
+ */
+export async function resumeRun(dir: string, options: RunOptions = {}): Promise<RunSummary> {
+  const manifest = await readRunManifest(dir);
+  if (!manifest)
+    throw new RunFolderError(`${dir}: no manifest.json: not a run folder (start one with loclab run SPEC)`);
+  const sessions = await readOwnJsonl(runLayout.sessions(dir), RunSessionSchema, { repair: false });
+  const last = sessions.records.at(-1)?.spec;
+  const source = last ? runLayout.sessions(dir) : runLayout.manifest(dir);
+  return startRun(parseRunSpec({ ...(last ?? manifest.spec), out: dir }, { source }), options);
+}
+
+function problems(spec: RunSpec, probes: readonly EndpointProbe[]): string {
+  return probes
+    .map((probe, i) => `endpoints[${i}] ${urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? "")}: ${probe.problem}`)
+    .join("; ");
+}
+
+/** The environment and each endpoint's answers, read once (it runs git): the manifest and the session line say the same. */
+function sessionFacts(spec: RunSpec, probes: readonly EndpointProbe[], command: string | undefined): SessionFacts {
+  return {
+    startedAt: new Date().toISOString(),
+    environment: environmentFacts(),
+    command: command ?? null,
+    endpoints: probes.map((probe, i) => ({
+      baseURL: urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? ""),
+      model: spec.endpoints[i]?.model ?? "",
+      ready: probe.ok,
+      ...(probe.problem ? { problem: probe.problem } : {}),
+      ...(probe.models !== undefined ? { models: probe.models } : {}),
+      ...(probe.version !== undefined ? { version: probe.version } : {}),
+    })),
+  };
+}
+
+/** Per cell, its keys, those done and those with a prediction: for the start event. */
+function cellCounts(plan: RunPlan, histories: ReadonlyMap<string, KeyHistory>) {
+  return plan.cells.map(cellLabel).map((cell) => {
+    const finals = plan.attempts
+      .filter((attempt) => attempt.cellLabel === cell)
+      .map((attempt) => histories.get(attempt.key)?.final);
+    const done = finals.filter(Boolean).length;
+    return { cell, keys: finals.length, done, predicted: finals.filter((final) => final?.prediction).length };
+  });
+}

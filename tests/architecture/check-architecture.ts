@@ -4,7 +4,7 @@ import ts from "typescript";
 
 /**
  * The architecture rules of the repository, checked over package.json files and the imports of
- * every `src` file (style.md; issue 11). The checker is a pure function of a `RepoModel`, so a
+ * every `src` file (docs/architecture.md; issue 11). The checker is a pure function of a `RepoModel`, so a
  * test can feed it a model with a planted violation and see it caught; `readRepoModel` builds
  * the model of the real tree.
  */

@@ -40,7 +40,7 @@ export interface ScriptedModelServer {
 const chatCompletionsPath = "/v1/chat/completions";
 
 /**
- * An honest fake of an OpenAI-compatible chat-completions endpoint (style.md habit 7): a real
+ * An honest fake of an OpenAI-compatible chat-completions endpoint (no mocks: docs/architecture.md): a real
  * `node:http` server on 127.0.0.1 that validates each request and answers it with the next turn
  * of a script, including transport faults, so the client's retry and parsing paths run over
  * real sockets. Non-streaming only. When the script runs out it answers HTTP 500 with an error

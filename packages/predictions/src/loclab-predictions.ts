@@ -4,7 +4,7 @@ import type { ReadPredictionsOptions, ReadPredictionsResult } from "./read-types
 
 /**
  * Reads loclab's own predictions JSONL (what loclab's localizers write). `schemaVersion` is
- * required on every line: artifacts written by loclab carry it (style.md, habit 4), and a
+ * required on every line: artifacts written by loclab carry it (docs/architecture.md), and a
  * reader that guessed the version of an unstamped line could misread a later shape. Each line
  * is validated by `PredictionSchema` (so a span with start > end or a non-positive line names
  * file, line and instance), then normalized and de-duplicated like the peers' formats.

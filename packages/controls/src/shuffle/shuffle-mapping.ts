@@ -32,7 +32,7 @@ export interface ShuffleMapping {
   provenance?: ShuffleProvenance;
 }
 
-/** How a saved mapping was made (style.md: every saved artifact says where it came from). */
+/** How a saved mapping was made (every saved artifact says where it came from). */
 export interface ShuffleProvenance {
   tool: string;
   toolVersion: string;

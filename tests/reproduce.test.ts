@@ -25,7 +25,7 @@ describe("loclab reproduce", () => {
         ),
       }),
     ).parse(JSON.parse(readFileSync(join(out, "gold-summary.json"), "utf8")));
-    expect(summary.kind).toBe("gold-summary");
+    expect(summary.kind).toBe("loclab.gold-summary");
     expect(summary.data.benchmarks.map((b) => [b.benchmark, b.instances, b.failures.length])).toEqual([
       ["lite", 300, 0],
       ["verified", 500, 0],

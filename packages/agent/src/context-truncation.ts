@@ -17,7 +17,7 @@ export function messageChars(messages: readonly ChatMessage[]): number {
 }
 
 /** Tokens per character before the server has told us any prompt's size: a little above 1/4, since code and chat templates cost more than prose. */
-export const DEFAULT_TOKENS_PER_CHAR = 0.3;
+const DEFAULT_TOKENS_PER_CHAR = 0.3;
 
 /**
  * A prompt-size estimator calibrated on the server's own counts: after each answer, the ratio

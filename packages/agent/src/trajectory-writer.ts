@@ -1,5 +1,5 @@
 import { appendFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import {
   formatTrajectoryLine,
@@ -9,6 +9,7 @@ import {
   type TrajectoryExit,
   type TrajectoryLimits,
   type TrajectoryStepLine,
+  writeFileAtomic,
 } from "@loclab/schemas";
 
 export type { TrajectoryExit } from "@loclab/schemas";
@@ -77,9 +78,7 @@ export async function openTrajectory(path: string, header: TrajectoryHeader): Pr
       appendFileSync(path, `${line}\n`, "utf8");
     },
     async finish(end) {
-      const temporary = `${path}.${process.pid}.tmp`;
-      await writeFile(temporary, [head(end), ...lines].map((line) => `${line}\n`).join(""), "utf8");
-      await rename(temporary, path);
+      await writeFileAtomic(path, [head(end), ...lines].map((line) => `${line}\n`).join(""));
     },
   };
 }

@@ -149,7 +149,7 @@ describe("overlap and everSolved", () => {
         kind: artifact.kind,
         provenance: artifact.provenance,
       }),
-    ).toMatchObject({ kind: "trajectory-breakdown" });
+    ).toMatchObject({ kind: "loclab.trajectory-breakdown" });
     expect(artifact.data.rows[1]?.ids.solved).toEqual(["t__t-0", "t__t-1", "t__t-5", "t__t-6", "t__t-7", "t__t-8"]);
     expect(JSON.parse(JSON.stringify(artifact)).data.notes).toEqual({ seed: 1 });
   });

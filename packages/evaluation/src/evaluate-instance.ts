@@ -16,6 +16,7 @@ import { InfraFailure } from "./infra-failure.js";
 import { InstanceOutcomeSchema, type InstanceOutcome } from "./outcome.js";
 import { INSTANCE_FILES, instanceDirectory } from "./run-layout.js";
 import { runInstance } from "./run-instance.js";
+import { writeFileAtomic } from "@loclab/schemas";
 
 export interface EvaluateInstanceInput {
   instance: EvaluationInstance;
@@ -63,11 +64,11 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   ): Promise<InstanceOutcome> => {
     const full = InstanceOutcomeSchema.parse({ ...outcome, duration_ms: Date.now() - started });
     if (report)
-      await writeAtomic(
+      await writeFileAtomic(
         join(directory, INSTANCE_FILES.report),
         `${JSON.stringify({ [instance.instance_id]: report }, null, 4)}\n`,
       );
-    await writeAtomic(join(directory, INSTANCE_FILES.outcome), `${JSON.stringify(full, null, 2)}\n`);
+    await writeFileAtomic(join(directory, INSTANCE_FILES.outcome), `${JSON.stringify(full, null, 2)}\n`);
     return full;
   };
   const failed = (failure: InfraFailure, fields: Omit<InstanceOutcome, "duration_ms" | "status">) =>
@@ -230,9 +231,4 @@ async function store(cached: string | undefined, directory: string, outcome: Ins
   await writeFile(join(staging, INSTANCE_FILES.outcome), `${JSON.stringify(outcome, null, 2)}\n`);
   await rm(cached, { recursive: true, force: true });
   await rename(staging, cached);
-}
-
-async function writeAtomic(path: string, text: string): Promise<void> {
-  await writeFile(`${path}.tmp`, text);
-  await rename(`${path}.tmp`, path);
 }

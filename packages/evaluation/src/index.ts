@@ -36,7 +36,7 @@ export {
 export { checkoutTestbed, nearestTag } from "./testbed.js";
 export { InfraFailure, type InfraFailureReason } from "./infra-failure.js";
 export { APPLY_COMMANDS, applyModelPatch, type ApplyResult } from "./apply-patch.js";
-export { liveContainerCount, removeContainersOnSignal, removeLiveContainers } from "./live-containers.js";
+export { removeContainersOnSignal, removeLiveContainers } from "./live-containers.js";
 export { runInstance, type RunInstanceInput, type RunInstanceResult } from "./run-instance.js";
 export {
   localImages,

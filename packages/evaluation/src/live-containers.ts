@@ -13,10 +13,6 @@ export function untrackContainer(container: Docker.Container): void {
   live.delete(container.id);
 }
 
-export function liveContainerCount(): number {
-  return live.size;
-}
-
 /** Force-removes every tracked container and its anonymous volumes. */
 export async function removeLiveContainers(): Promise<number> {
   const containers = [...live.values()];

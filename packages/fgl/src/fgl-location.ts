@@ -14,14 +14,6 @@ export function locationKey(location: Pick<FglLocation, "path" | "startLine" | "
   return `${location.path}:${location.startLine}-${location.endLine}`;
 }
 
-/** Whether two locations share at least one line of the same file. */
-export function overlaps(
-  a: Pick<FglLocation, "path" | "startLine" | "endLine">,
-  b: Pick<FglLocation, "path" | "startLine" | "endLine">,
-): boolean {
-  return a.path === b.path && a.startLine <= b.endLine && b.startLine <= a.endLine;
-}
-
 /**
  * Merges overlapping or touching ranges of the same file into one (an `edit` role wins over
  * `read`: a window that contains edited lines is edited code), keeping the order in which each

@@ -17,28 +17,6 @@ export interface RankProfile {
   firstGoldRank: number;
 }
 
-export function rankProfile(ranked: readonly string[], gold: ReadonlySet<string>): RankProfile {
-  const length = ranked.length;
-  const hitsAt = new Uint32Array(length + 1);
-  const apSumAt = new Float64Array(length + 1);
-  let hits = 0;
-  let apSum = 0;
-  let firstGoldRank = 0;
-  let seen: Set<string> | undefined;
-  for (let i = 0; i < length; i += 1) {
-    const item = ranked[i] as string;
-    if (gold.has(item) && !seen?.has(item)) {
-      (seen ??= new Set()).add(item);
-      hits += 1;
-      apSum += hits / (i + 1);
-      if (firstGoldRank === 0) firstGoldRank = i + 1;
-    }
-    hitsAt[i + 1] = hits;
-    apSumAt[i + 1] = apSum;
-  }
-  return { goldSize: gold.size, length, hitsAt, apSumAt, firstGoldRank };
-}
-
 /** |P_k ∩ G| read off a profile. */
 export function hitsAtKOf(profile: RankProfile, k: number): number {
   return profile.hitsAt[Math.min(k, profile.length)] as number;

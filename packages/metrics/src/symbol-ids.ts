@@ -19,12 +19,6 @@ export function symbolNameOf(id: string): string {
   return colon < 0 ? id : id.slice(colon + 1);
 }
 
-/** The path part of a symbol id (`a.py:Class.method` → `a.py`). */
-export function symbolPathOf(id: string): string {
-  const colon = id.indexOf(":");
-  return colon < 0 ? id : id.slice(0, colon);
-}
-
 /** Module ids of a ranked list of function ids, in order of first appearance. */
 export function moduleRanking(functionIds: readonly string[]): string[] {
   const modules: string[] = [];

@@ -31,11 +31,16 @@ export const ARTIFACT_KINDS = {
 } as const;
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[keyof typeof ARTIFACT_KINDS];
 
-/** Kinds written by loclab 0.1.0, read as the kind they became. */
-export const LEGACY_ARTIFACT_KINDS: Readonly<Record<string, ArtifactKind>> = {
+/** Kinds written by loclab 0.1.0, read as the kind they became (`isArtifactKind`). */
+const LEGACY_ARTIFACT_KINDS: Readonly<Record<string, ArtifactKind>> = {
   "loclab-workspace": ARTIFACT_KINDS.workspace,
   "trajectory-breakdown": ARTIFACT_KINDS.trajectoryBreakdown,
   "gold-summary": ARTIFACT_KINDS.goldSummary,
   "localization-leaderboard": ARTIFACT_KINDS.localizationLeaderboard,
   "leaderboard-significance": ARTIFACT_KINDS.leaderboardSignificance,
 };
+
+/** Whether `value` names `kind`: the kind itself, or the name loclab 0.1.0 wrote for it. */
+export function isArtifactKind(value: unknown, kind: ArtifactKind): boolean {
+  return value === kind || (typeof value === "string" && LEGACY_ARTIFACT_KINDS[value] === kind);
+}

@@ -45,7 +45,6 @@ export const ControlSchema = z.discriminatedUnion("kind", [
 ]);
 export type Control = z.output<typeof ControlSchema>;
 export type ControlInput = z.input<typeof ControlSchema>;
-export const CONTROL_KINDS = ["plain", "masked", "shuffled", "mismatch"] as const;
 export type ControlKind = Control["kind"];
 
 /** `plain`, `masked:modules`, `shuffled:7`, `mismatch:7`: a control in one token, for labels and tables. */

@@ -10,6 +10,7 @@ import { writeContentPack } from "./content-pack.js";
 import { type WorkspaceManifest, readManifest } from "./workspace-manifest.js";
 import { workspaceFromFiles } from "./open-workspace.js";
 import type { Workspace } from "./workspace.js";
+import { ARTIFACT_KINDS } from "@loclab/schemas";
 
 /** The fields of a task instance a workspace needs (SWE-bench names). */
 export interface RepositoryInstance {
@@ -222,7 +223,7 @@ async function ensureTree(
     await makeReadOnly(join(temporary, "tree"), stage);
     const manifest: WorkspaceManifest = {
       schemaVersion: 1,
-      kind: "loclab-workspace",
+      kind: ARTIFACT_KINDS.workspace,
       repo,
       commit,
       mirror: mirror.path,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ARTIFACT_KINDS, isArtifactKind } from "@loclab/schemas";
 import { z } from "zod";
 import { checkedList } from "./checked-list.js";
 import type { FileEntry } from "./file-listing.js";
@@ -13,7 +14,8 @@ const isEntry = (value: unknown): value is FileEntry => {
 /** What `manifest.json` beside a materialized tree records. */
 export const workspaceManifestSchema = z.object({
   schemaVersion: z.literal(1),
-  kind: z.literal("loclab-workspace"),
+  /** `loclab.workspace` (trees made by loclab 0.1.0 say `loclab-workspace`; they are read the same). */
+  kind: z.string().refine((kind) => isArtifactKind(kind, ARTIFACT_KINDS.workspace), "not a loclab workspace manifest"),
   repo: z.string(),
   commit: z.string(),
   mirror: z.string(),

@@ -81,7 +81,7 @@ describe("materializeWorkspace", () => {
     expect(a.commit).toBe(first);
     const manifestPath = join(workspaceCachePath(cacheDir, "acme/bare", first), "manifest.json");
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
-    expect(manifest).toMatchObject({ schemaVersion: 1, kind: "loclab-workspace", repo: "acme/bare", commit: first });
+    expect(manifest).toMatchObject({ schemaVersion: 1, kind: "loclab.workspace", repo: "acme/bare", commit: first });
     const created = statSync(manifestPath).mtimeMs;
     const again = await materializeWorkspace({ instance: instance("acme/bare", first), mirrors, cacheDir });
     expect(again.root).toBe(a.root);

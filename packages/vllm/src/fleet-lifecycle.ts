@@ -6,6 +6,7 @@ import type { LaunchedServer } from "./launched-server.js";
 import { launchProcess, processServer } from "./process-launcher.js";
 import { probeReadiness, type Readiness } from "./readiness.js";
 import type { VllmServerSpec } from "./server-spec.js";
+import { ARTIFACT_KINDS } from "@loclab/schemas";
 
 /** How a server of a fleet is started and found again; the Docker launcher plugs in here. */
 export interface Launcher {
@@ -52,7 +53,7 @@ export async function upFleet(plan: FleetPlan, options: UpOptions): Promise<Flee
     }
     const readiness = await Promise.all(launched.map((server, index) => waitReady(server, index, options)));
     const state: FleetState = {
-      kind: "loclab.vllm-fleet",
+      kind: ARTIFACT_KINDS.vllmFleet,
       schemaVersion: 1,
       startedAt: new Date().toISOString(),
       servers: await Promise.all(

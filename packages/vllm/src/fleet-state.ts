@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ARTIFACT_KINDS, writeJsonAtomic } from "@loclab/schemas";
 import { z } from "zod";
 import { VllmServerSpecSchema } from "./server-spec.js";
 import type { VllmFingerprint } from "./fingerprint.js";
@@ -10,7 +11,7 @@ const HandleSchema = z.discriminatedUnion("kind", [
 ]);
 
 export const FleetStateSchema = z.strictObject({
-  kind: z.literal("loclab.vllm-fleet"),
+  kind: z.literal(ARTIFACT_KINDS.vllmFleet),
   schemaVersion: z.literal(1),
   startedAt: z.string(),
   servers: z.array(
@@ -40,8 +41,7 @@ export async function writeFleetState(dir: string, state: FleetState): Promise<v
     [fleetFiles.state(dir), state],
     [fleetFiles.endpoints(dir), state.endpoints],
   ] as const) {
-    await writeFile(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
-    await rename(`${path}.tmp`, path);
+    await writeJsonAtomic(path, value);
   }
 }
 

@@ -11,7 +11,7 @@ export {
 export { fleetFiles, FleetStateSchema, readFleetState, writeFleetState, type FleetState } from "./fleet-state.js";
 export { serverFingerprint, type VllmFingerprint } from "./fingerprint.js";
 export type { LaunchedServer, ServerHandle } from "./launched-server.js";
-export { adapterDigest, loadLoraAdapter, unloadLoraAdapter } from "./lora.js";
+export { adapterDigest, loadLoraAdapter } from "./lora.js";
 export { launchProcess, processServer, type ProcessLaunchOptions } from "./process-launcher.js";
 export { probeReadiness, type ProbeOptions, type Readiness, type ReadinessCheck } from "./readiness.js";
 export { shellCommand, vllmServeArgs, vllmServeEnv } from "./serve-args.js";

@@ -21,19 +21,6 @@ export async function loadLoraAdapter(baseURL: string, adapter: LoraAdapter): Pr
     );
 }
 
-export async function unloadLoraAdapter(baseURL: string, name: string): Promise<void> {
-  const root = baseURL.replace(/\/v1\/?$/, "");
-  const response = await fetch(`${root}/v1/unload_lora_adapter`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ lora_name: name }),
-  });
-  if (!response.ok)
-    throw new Error(
-      `${root}: unloading LoRA adapter ${name} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
-    );
-}
-
 /**
  * A digest of an adapter folder: sha256 over its files' relative paths and contents, in path
  * order; null for a Hugging Face id (no local files to hash; the revision names it).

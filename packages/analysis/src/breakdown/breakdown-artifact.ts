@@ -1,10 +1,10 @@
-import { type ArtifactHeader, makeArtifact, type Provenance } from "@loclab/schemas";
+import { ARTIFACT_KINDS, type ArtifactHeader, makeArtifact, type Provenance } from "@loclab/schemas";
 import type { FileProblem } from "../read/file-problem.js";
 import type { BreakdownRow } from "./breakdown-run.js";
 import type { Breakdown, Overlap } from "./breakdown-runs.js";
 
 /** The `kind` of a saved breakdown. */
-export const TRAJECTORY_BREAKDOWN_KIND = "trajectory-breakdown";
+export const TRAJECTORY_BREAKDOWN_KIND = ARTIFACT_KINDS.trajectoryBreakdown;
 
 /** What a saved breakdown holds: every row in full (ids per column included), the overlap, the union, and the problems met. */
 export interface TrajectoryBreakdownData {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { barChart, writeChart } from "@loclab/charts";
 import { type BenchmarkName, loadBenchmark } from "@loclab/datasets";
 import { type BenchmarkGoldSummary, extractGold, summarizeGold } from "@loclab/gold";
-import { makeArtifact } from "@loclab/schemas";
+import { ARTIFACT_KINDS, makeArtifact } from "@loclab/schemas";
 import * as aq from "arquero";
 import { type BenchmarkGoldReport, benchmarkGoldReport } from "../gold-report.js";
 import { progress } from "../progress.js";
@@ -74,7 +74,7 @@ async function writeResults(
 
   await write(
     "gold-summary.json",
-    `${JSON.stringify(makeArtifact("gold-summary", { benchmarks: reports }, provenance), null, 2)}\n`,
+    `${JSON.stringify(makeArtifact(ARTIFACT_KINDS.goldSummary, { benchmarks: reports }, provenance), null, 2)}\n`,
   );
   const perInstance = summaries.flatMap((summary) =>
     summary.perInstance.map((row) => ({ benchmark: summary.benchmark, ...row })),

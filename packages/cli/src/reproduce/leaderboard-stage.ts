@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { lineChart, writeChart } from "@loclab/charts";
 import { leaderboardRows, leaderboardWide, recallCurves, scorePeerLeaderboard } from "@loclab/scoring";
-import { makeArtifact } from "@loclab/schemas";
+import { ARTIFACT_KINDS, makeArtifact } from "@loclab/schemas";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";
@@ -56,7 +56,7 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
   }));
   await write(
     "localization-leaderboard.json",
-    `${JSON.stringify(makeArtifact("localization-leaderboard", payload, provenance), null, 2)}\n`,
+    `${JSON.stringify(makeArtifact(ARTIFACT_KINDS.localizationLeaderboard, payload, provenance), null, 2)}\n`,
   );
   const curves = lineChart({
     data: recallCurves(entries),

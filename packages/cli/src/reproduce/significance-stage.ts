@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { heatmap, writeChart } from "@loclab/charts";
 import { resolveDataDir } from "@loclab/datasets";
 import { leaderboardSignificance, pairwiseMatrixRows, parseResolvedMatrix } from "@loclab/statistics";
-import { makeArtifact } from "@loclab/schemas";
+import { ARTIFACT_KINDS, makeArtifact } from "@loclab/schemas";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";
@@ -76,7 +76,7 @@ export async function significanceStage(options: { out: string; dataDir?: string
   }
   await write(
     "significance-summary.json",
-    `${JSON.stringify(makeArtifact("leaderboard-significance", summary, provenanceNow({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`,
+    `${JSON.stringify(makeArtifact(ARTIFACT_KINDS.leaderboardSignificance, summary, provenanceNow({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`,
   );
   await write("significance-summary.csv", toCsv(summary));
   printTable(

@@ -3,10 +3,10 @@ import { fileURLToPath } from "node:url";
 import { parseRunSpec, planRun } from "@loclab/runner";
 import { describe, expect, it } from "vitest";
 
-// The example spec for GPU servers (docs/guide.md, "Running experiments") must stay a valid, plannable run.
-const readme = readFileSync(fileURLToPath(new URL("../docs/guide.md", import.meta.url)), "utf8");
+// The example spec for GPU servers (docs/guide/running-experiments.md) must stay a valid, plannable run.
+const readme = readFileSync(fileURLToPath(new URL("../docs/guide/running-experiments.md", import.meta.url)), "utf8");
 
-describe("docs/guide.md: the example run spec for GPU servers", () => {
+describe("docs/guide/running-experiments.md: the example run spec for GPU servers", () => {
   it("parses and plans on Lite: 100 sampled instances × 3 seeds × 4 controls over 4 endpoints", async () => {
     const section = readme.slice(readme.indexOf("### A spec for GPU servers"));
     const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];

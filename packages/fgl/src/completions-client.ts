@@ -1,4 +1,4 @@
-import { urlWithoutCredentials } from "@loclab/agent";
+import { makeRedactor, urlCredentials, urlSecrets, urlWithoutCredentials } from "@loclab/agent";
 import { serverRoot } from "@loclab/runner";
 import { z } from "zod";
 
@@ -58,31 +58,40 @@ async function post(
   body: unknown,
   timeoutMs: number,
 ): Promise<unknown> {
-  const url = `${base.replace(/\/+$/, "")}${path}`;
+  // fetch refuses a URL with credentials: they go as HTTP Basic auth (unless a key is set), as
+  // the agent's client sends them, and neither they nor the key reach a message, so never a
+  // scores file.
+  const url = `${urlWithoutCredentials(base).replace(/\/+$/, "")}${path}`;
   const key = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
+  const credentials = urlCredentials(endpoint.baseURL);
+  const redact = makeRedactor([key, ...urlSecrets(endpoint.baseURL)]);
+  const authorization = key
+    ? `Bearer ${key}`
+    : credentials
+      ? `Basic ${Buffer.from(credentials).toString("base64")}`
+      : undefined;
   let response: Response;
+  let text: string;
   try {
     response = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
+    // Inside the try: a body cut or timed out after the headers is the network's failure too.
+    text = await response.text();
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    throw new InfrastructureError(
-      `${urlWithoutCredentials(url)}: ${cause ?? (error as Error).name}: ${(error as Error).message}`,
-    );
+    throw new InfrastructureError(redact(`${url}: ${cause ?? (error as Error).name}: ${(error as Error).message}`));
   }
-  const text = await response.text();
   if (response.status >= 500 || response.status === 429 || response.status === 408)
-    throw new InfrastructureError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
-  if (!response.ok)
-    throw new ScoringRequestError(`${urlWithoutCredentials(url)}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+    throw new InfrastructureError(redact(`${url}: HTTP ${response.status}: ${text.slice(0, 300)}`));
+  if (!response.ok) throw new ScoringRequestError(redact(`${url}: HTTP ${response.status}: ${text.slice(0, 300)}`));
   try {
     return JSON.parse(text);
   } catch {
-    throw new ScoringRequestError(`${urlWithoutCredentials(url)}: the answer is not JSON: ${text.slice(0, 200)}`);
+    throw new ScoringRequestError(redact(`${url}: the answer is not JSON: ${text.slice(0, 200)}`));
   }
 }
 

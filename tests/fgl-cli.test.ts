@@ -196,7 +196,7 @@ describe("loclab fgl candidates and records", () => {
       "--out",
       join(root, "x.jsonl"),
     );
-    expect([task.exitCode, task.stderr.trim()]).toEqual([1, "loclab: error: --tasks: acme__nowhere-1 is not in lite"]);
+    expect([task.exitCode, task.stderr.trim()]).toEqual([1, "loclab: error: --tasks: not in lite: acme__nowhere-1"]);
     const folder = await loclab(
       "fgl",
       "candidates",

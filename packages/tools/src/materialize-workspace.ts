@@ -255,43 +255,6 @@ export async function removeMaterializedWorkspace(options: {
 }
 
 /**
- * Removes materialized trees from the cache: all of them, or those created more than
- * `olderThanMs` ago; leftovers of interrupted materializations (`.tmp-*`) always go.
- * Returns the folders removed.
- */
-export async function clearWorkspaceCache(options: {
-  cacheDir: string;
-  olderThanMs?: number;
-  now?: Date;
-}): Promise<string[]> {
-  const cacheDir = resolve(options.cacheDir);
-  if (!existsSync(cacheDir)) return [];
-  const removed: string[] = [];
-  const now = (options.now ?? new Date()).getTime();
-  for (const repoEntry of await readdir(cacheDir, { withFileTypes: true })) {
-    // The runner's shuffled copies live in `shuffled/` (see clearCachedWorkspaces).
-    if (!repoEntry.isDirectory() || repoEntry.name === "shuffled") continue;
-    const repoFolder = join(cacheDir, repoEntry.name);
-    for (const entry of await readdir(repoFolder, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue;
-      const folder = join(repoFolder, entry.name);
-      let remove = entry.name.startsWith(".tmp-");
-      if (!remove) {
-        const manifest = await readManifest(folder);
-        remove =
-          options.olderThanMs === undefined || !manifest || now - Date.parse(manifest.createdAt) > options.olderThanMs;
-      }
-      if (remove) {
-        await removeTree(folder);
-        removed.push(folder);
-      }
-    }
-    if ((await readdir(repoFolder)).length === 0) await rm(repoFolder, { recursive: true, force: true });
-  }
-  return removed.sort();
-}
-
-/**
  * Makes the checked-out files read-only (0444, or 0555 for executables), from the modes git
  * recorded (`ls-files --stage`), many at a time. Folders stay as git made them, writable by
  * their owner: files cannot be changed by accident, and a user who is not root can still

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   WorkspaceError,
-  clearWorkspaceCache,
+  clearCachedWorkspaces,
   connectedTree,
   materializeWorkspace,
   openWorkspace,
@@ -170,23 +170,27 @@ describe("materializeWorkspace", () => {
     ]);
   });
 
-  it("removes one tree, or clears the cache (old trees only, or all, and interrupted leftovers)", async () => {
+  it("removes one tree, or clears the cache (old trees only, or all, and leftovers of dead processes, never a live one's)", async () => {
     const cacheDir = temporaryDir("loclab-cache-");
     await materializeWorkspace({ instance: instance("acme/bare", first), mirrors, cacheDir });
     await materializeWorkspace({ instance: instance("acme/bare", second), mirrors, cacheDir });
     await materializeWorkspace({ instance: instance("acme/plain", first), mirrors, cacheDir });
-    writeTree(cacheDir, { [`acme__plain/.tmp-${second}-1-abcd/tree/x`]: "half" });
+    const dead = `.tmp-${second}-${2 ** 22 + 12345}-abcd`;
+    const live = `.tmp-${second}-${process.pid}-ef02`;
+    writeTree(cacheDir, { [`acme__plain/${dead}/tree/x`]: "half", [`acme__plain/${live}/tree/x`]: "in progress" });
     await removeMaterializedWorkspace({ cacheDir, repo: "acme/bare", commit: first });
     expect(existsSync(workspaceCachePath(cacheDir, "acme/bare", first))).toBe(false);
-    expect(await clearWorkspaceCache({ cacheDir, olderThanMs: 60_000 })).toEqual([
-      join(cacheDir, "acme__plain", `.tmp-${second}-1-abcd`),
-    ]);
+    expect(await clearCachedWorkspaces(cacheDir, { olderThanMs: 60_000 })).toEqual([]);
+    expect(readdirSync(join(cacheDir, "acme__plain")).filter((name) => name.startsWith(".tmp-"))).toEqual([live]);
     const later = new Date(Date.now() + 120_000);
-    expect(await clearWorkspaceCache({ cacheDir, olderThanMs: 60_000, now: later })).toEqual([
+    const removed = await clearCachedWorkspaces(cacheDir, { olderThanMs: 60_000, now: later });
+    expect(removed.map((entry) => entry.path)).toEqual([
       workspaceCachePath(cacheDir, "acme/bare", second),
       workspaceCachePath(cacheDir, "acme/plain", first),
     ]);
-    expect(readdirSync(cacheDir)).toEqual([]);
+    // A materialization still running keeps its folder (and so its repository's folder).
+    expect(readdirSync(cacheDir)).toEqual(["acme__plain"]);
+    expect(readdirSync(join(cacheDir, "acme__plain"))).toEqual([live]);
   });
 });
 

@@ -4,6 +4,7 @@ import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
 import { summaryOf } from "../command-summaries.js";
+import { listedInstances, parseIdList } from "../instance-ids.js";
 
 interface EvaluateOptions {
   predictions: string;
@@ -41,11 +42,7 @@ async function loadInstances(
   const { loadBenchmark } = await import("@loclab/datasets");
   const { instances } = await loadBenchmark(benchmark, dataDir ? { dataDir } : {});
   if (!only) return instances;
-  const wanted = only.split(",").map((id) => id.trim());
-  const known = new Set(instances.map((row) => row.instance_id));
-  const missing = wanted.filter((id) => !known.has(id));
-  if (missing.length > 0) throw new Error(`${flag}: not in ${benchmark}: ${missing.join(", ")}`);
-  return instances.filter((row) => wanted.includes(row.instance_id));
+  return listedInstances(instances, parseIdList(only), { flag, benchmark });
 }
 
 async function readSpecs(file: string | undefined) {

@@ -18,6 +18,7 @@ import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
+import { listedInstances, parseIdList } from "../instance-ids.js";
 
 interface SourceOptions {
   trajectories: string;
@@ -37,13 +38,12 @@ async function prepare(options: SourceOptions): Promise<TaskCandidates[]> {
   const instances = new Map(benchmark.instances.map((instance) => [instance.instance_id, instance]));
   const only = options.tasks
     ? new Set(
-        options.tasks
-          .split(",")
-          .map((id) => id.trim())
-          .filter(Boolean),
+        listedInstances([...instances.values()], parseIdList(options.tasks), {
+          flag: "--tasks",
+          benchmark: benchmark.name,
+        }).map((instance) => instance.instance_id),
       )
     : undefined;
-  for (const id of only ?? []) if (!instances.has(id)) throw new Error(`--tasks: ${id} is not in ${benchmark.name}`);
   const samples = options.run ? await samplesFromRun(options.run) : undefined;
   const { tasks, problems } = await candidatesFromTrajectories({
     dir: options.trajectories,

@@ -3,6 +3,7 @@ import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { reportRunEnd, runWithProgress } from "./run.js";
 import { summaryOf } from "../command-summaries.js";
+import { parseIdList } from "../instance-ids.js";
 
 interface LocalizeCommandOptions {
   benchmark: string;
@@ -59,13 +60,7 @@ export interface LocalizeSpecOptions {
  * The shorthand for a one-cell run over the same code path as `loclab run`.
  */
 export function localizeSpec(options: LocalizeSpecOptions): RunSpec {
-  const ids =
-    typeof options.instances === "string"
-      ? options.instances
-          .split(",")
-          .map((id) => id.trim())
-          .filter((id) => id !== "")
-      : options.instances;
+  const ids = typeof options.instances === "string" ? parseIdList(options.instances) : options.instances;
   return parseRunSpec(
     {
       benchmark: options.benchmark,

@@ -8,7 +8,6 @@ import { dataDir, loclab, scratch } from "./helpers.js";
 
 // Exit codes that tell the truth, and the smaller defects of issue 12 (items 12, 13): each
 // case here exited 0, or failed without naming the file, before.
-const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const scratchDir = scratch("loclab-exit-");
 
 describe("an empty benchmark is an error everywhere", () => {

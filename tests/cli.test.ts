@@ -1,11 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { dataDir, loclab, scratch } from "./helpers.js";
 
 // The CLI as a user runs it: the built bin in a child process, real files, exit codes.
-const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const scratchDir = scratch("loclab-cli-");
 
 describe("loclab --help", () => {

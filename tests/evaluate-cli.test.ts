@@ -8,7 +8,6 @@ import { loclabWith } from "./helpers.js";
 
 // `loclab evaluate` (issue 17): grading a log offline agrees with the official harness; the
 // checks that run before any work; a whole evaluation on the Docker engine `npm test` starts.
-const _bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
 const loclab = (args: string[], env: Record<string, string> = {}) => loclabWith({ env })(args);
 const reference = JSON.parse(
   await readFile(resolve(import.meta.dirname, "../packages/grading/fixtures/reference.json"), "utf8"),

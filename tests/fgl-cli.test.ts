@@ -7,7 +7,6 @@ import { loclab } from "./helpers.js";
 
 // `loclab fgl weights` and `loclab fgl signal-test` (issue 16): JSON lines in, JSON lines out; a
 // task that cannot be weighted is named and the others are still written.
-const _bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
 let root: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "loclab-fgl-"));

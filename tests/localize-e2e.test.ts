@@ -1,15 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startScriptedModelServer } from "@loclab/agent";
 import { buildCalcFixture, CALC_FINDING, calcSolvingTurns, type CalcFixture } from "@loclab/fixtures";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loclabBin } from "./helpers.js";
 
 // End to end (issue 7): a git mirror of the calc fixture (a planted bug, real git), its issue,
 // `loclab localize` against the scripted model server over real HTTP, then `loclab score`
 // on the predictions it wrote.
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 
 let server: Awaited<ReturnType<typeof startScriptedModelServer>>;
 let fixture: CalcFixture;
@@ -31,7 +30,7 @@ describe("loclab localize, then loclab score", () => {
     const localized = await execa(
       process.execPath,
       [
-        bin,
+        loclabBin,
         "localize",
         "--benchmark",
         benchmark,
@@ -88,7 +87,7 @@ describe("loclab localize, then loclab score", () => {
     const scored = await execa(
       process.execPath,
       [
-        bin,
+        loclabBin,
         "score",
         "--benchmark",
         benchmark,

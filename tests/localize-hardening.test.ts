@@ -2,15 +2,14 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type ModelScript, startScriptedModelServer } from "@loclab/agent";
 import { buildCalcFixture, type CalcFixture, calcSolvingTurns } from "@loclab/fixtures";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loclabBin } from "./helpers.js";
 
 // `loclab localize` against hostile inputs and interrupted runs (issue 12: items 1–5, 12):
 // the real CLI process, the calc fixture (real git), the scripted server over real HTTP.
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 let fixture: CalcFixture;
 let out: string;
 beforeEach(async () => {
@@ -31,7 +30,7 @@ async function localize(
     return await execa(
       process.execPath,
       [
-        bin,
+        loclabBin,
         "localize",
         "--benchmark",
         options.benchmark ?? fixture.benchmark,
@@ -168,7 +167,7 @@ describe("loclab localize: hostile input and interrupted runs", () => {
       const result = await execa(
         process.execPath,
         [
-          bin,
+          loclabBin,
           "localize",
           "--benchmark",
           fixture.benchmark,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commitFiles, fixtureGit } from "@loclab/fixtures";
 import { loclab } from "./helpers.js";
@@ -10,7 +10,6 @@ import { loclab } from "./helpers.js";
 // base commit's full file list decides what is a repository file, hints are masked with the same
 // placeholders, and the masked file carries no original text.
 
-const _bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
 let root: string;
 let benchmark: string;
 

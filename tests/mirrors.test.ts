@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkMirrors, fetchMirror, remoteFor } from "@loclab/checkouts";
 import { commitFiles, fixtureGit } from "@loclab/fixtures";
@@ -11,8 +11,6 @@ import { loclab } from "./helpers.js";
 // `loclab mirrors fetch|check` (issue 15, deliverable 1) with local repositories as the remote:
 // a first clone, an incremental fetch after the remote moved on, an unknown commit, a repository
 // the remote does not have, and a partial mirror (one blob removed) reported per instance.
-
-const _bin = resolve(import.meta.dirname, "../packages/cli/dist/bin.js");
 
 let root: string;
 let source: string;

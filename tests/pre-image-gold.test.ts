@@ -7,6 +7,7 @@ import { goldAtBaseCommit, readObjects } from "@loclab/checkouts";
 import { commitFiles, fixtureGit } from "@loclab/fixtures";
 import { goldAtPreImage, goldFromPatch, parsePatch, placeHunks } from "@loclab/gold";
 import { loadPythonImportParser, pythonDefinitions } from "@loclab/python";
+import { loclab } from "./helpers.js";
 
 // Gold placed on the real pre-image (issue 15, deliverables 2 and 3), on fixture repositories
 // built with real git: the patch is made against one commit and applied to another whose file
@@ -306,10 +307,6 @@ function placeHunksOffsets(): number[] {
 }
 
 describe("loclab gold and score with --repos", () => {
-  const bin = join(import.meta.dirname, "../packages/cli/dist/bin.js");
-  const loclab = (...args: string[]) =>
-    execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0" } });
-
   it("gold --repos --json gives the real lines with offsets and the exact symbols; without, it says the lines are the header's", async () => {
     const root = folders[0] as string;
     const benchmark = join(root, "shapes.jsonl");

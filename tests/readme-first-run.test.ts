@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ResultPromise, execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { loclabBin } from "./helpers.js";
 
 // README.md's commands for a newcomer, run as written: the install-and-build line in a fresh
 // copy of the repository, and "A first run with the test model" (the real test model through
@@ -13,7 +14,6 @@ import { describe, expect, it } from "vitest";
 // differs (8000 may be taken here): the serve line's `--port 8000` and the spec's
 // `127.0.0.1:8000` both become a free port.
 const root = fileURLToPath(new URL("..", import.meta.url));
-const bin = join(root, "packages", "cli", "dist", "bin.js");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 
 /** The fenced block of `lang` that follows `heading` in the README. */
@@ -97,7 +97,7 @@ describe("README: a newcomer's commands, as written", () => {
     try {
       const [serveLine, ...rest] = lines;
       expect(serveLine).toMatch(/^npx loclab serve --test-model --port 8000$/);
-      server = execa(process.execPath, [bin, ...argv(serveLine as string)], { cwd: dir, reject: false });
+      server = execa(process.execPath, [loclabBin, ...argv(serveLine as string)], { cwd: dir, reject: false });
       for (;;) {
         const ok = await fetch(`http://127.0.0.1:${port}/health`)
           .then((response) => response.ok)
@@ -109,7 +109,7 @@ describe("README: a newcomer's commands, as written", () => {
       }
       const outputs: Record<string, string> = {};
       for (const line of rest) {
-        const result = await execa(process.execPath, [bin, ...argv(line)], { cwd: dir, reject: false });
+        const result = await execa(process.execPath, [loclabBin, ...argv(line)], { cwd: dir, reject: false });
         expect(result.exitCode, `${line}\n${result.stderr.slice(-2000)}`).toBe(0);
         outputs[line] = result.stdout;
       }

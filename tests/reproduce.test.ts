@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { artifactSchema } from "@loclab/schemas";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -9,7 +8,6 @@ import { loclab, scratch } from "./helpers.js";
 // `loclab reproduce` whole, its real-model stage included (a `loclab serve` process on the
 // test model): in the real-model group of the vitest config, which runs alone after the others
 // (two llama.cpp processes on two cores spin against each other).
-const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const scratchDir = scratch("loclab-reproduce-");
 
 describe("loclab reproduce", () => {

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type PolicyModelServer, startPolicyModelServer } from "@loclab/agent";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +7,6 @@ import { loclab } from "./helpers.js";
 
 // `loclab run`, `loclab status`, `loclab run score` as a researcher calls them: the real CLI
 // process, a spec file, the toy benchmark (real git), the policy model server over real HTTP.
-const _bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 let toy: ToyBenchmark;
 let server: PolicyModelServer;
 beforeAll(async () => {

@@ -2,17 +2,16 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { chmod, chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type PolicyModelServer, startPolicyModelServer } from "@loclab/agent";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { clearCachedWorkspaces, listWorkspaceCache } from "@loclab/tools";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loclabBin, loclabWith } from "./helpers.js";
 
 // The workspace cache all runs share (issue 15, deliverable 6): two runs of the real CLI over
 // the toy benchmark (real git) materialize each commit once, in the cache, not in their folders;
 // `loclab cache ls|clear`; and a user who is not root can delete what they made.
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 let toy: ToyBenchmark;
 let server: PolicyModelServer;
 let cache: string;
@@ -26,8 +25,7 @@ afterAll(async () => {
   await toy.dispose();
   await rm(cache, { recursive: true, force: true });
 });
-const loclab = (...args: string[]) =>
-  execa(process.execPath, [bin, ...args], { reject: false, env: { LOCLAB_QUIET: "0", LOCLAB_WORKSPACE_CACHE: cache } });
+const loclab = (...args: string[]) => loclabWith({ env: { LOCLAB_WORKSPACE_CACHE: cache } })(args);
 
 function spec(name: string): string {
   const path = join(toy.dir, `${name}.json`);
@@ -117,7 +115,7 @@ describe("the shared workspace cache", () => {
           out: join(home, "run"),
         }),
       );
-      const run = await asNobody(process.execPath, bin, "run", specPath);
+      const run = await asNobody(process.execPath, loclabBin, "run", specPath);
       expect(run.exitCode, run.stderr).toBe(0);
       expect((await listWorkspaceCache(join(home, "cache"))).length).toBeGreaterThan(0);
       const removed = await asNobody("rm", "-rf", join(home, "run"), join(home, "cache"));

@@ -238,6 +238,9 @@ function listTs(dir: string, root: string): SourceFile[] {
         out.push(...listTs(full, root));
     } else if (/\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
       out.push({ path: relative(root, full).split("\\").join("/"), text: readFileSync(full, "utf8") });
+    } else if (entry.name.endsWith(".json")) {
+      // A data file a module imports (`with { type: "json" }`): a node without imports of its own.
+      out.push({ path: relative(root, full).split("\\").join("/"), text: "" });
     }
   }
   return out.sort((a, b) => a.path.localeCompare(b.path));

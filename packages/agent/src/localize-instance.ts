@@ -1,4 +1,4 @@
-import type { Prediction, Provenance } from "@loclab/schemas";
+import { type Prediction, type Provenance, type LocalizeOutcome } from "@loclab/schemas";
 import { SherlocToolbox, type SherlocToolOptions, toolDefinitions, type Workspace } from "@loclab/tools";
 import { SHERLOC_ANSWER, SHERLOC_PROTOCOL, SHERLOC_TOOLS } from "./sherloc-protocol.js";
 import { type BudgetLimits, budgetExit, type LoopBudget } from "./budget-exit.js";
@@ -21,8 +21,8 @@ import type { ChatMessage } from "./chat-message.js";
 import { createHash } from "node:crypto";
 import { openTrajectory, type TrajectoryExit, type TrajectoryUsage } from "./trajectory-writer.js";
 
-/** How a localization run ended. */
-export type LocalizeOutcome = "finished" | "forced_final" | "budget_exhausted" | "model_error" | "invalid_final";
+/** How a localization run ended (the schema's `LOCALIZE_OUTCOMES`). */
+export type { LocalizeOutcome } from "@loclab/schemas";
 
 export interface LocalizeInstanceOptions {
   instance: { instance_id: string; problem_statement: string };

@@ -8,19 +8,15 @@ import {
   TRAJECTORY_KIND,
   type TrajectoryExit,
   type TrajectoryLimits,
+  type TrajectoryTotals,
   type TrajectoryStepLine,
   writeFileAtomic,
 } from "@loclab/schemas";
 
 export type { TrajectoryExit } from "@loclab/schemas";
 
-/** A run's totals, as the header records them at the end. */
-export interface TrajectoryUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  apiCalls: number;
-}
+/** A run's totals, as the header records them at the end (the schema's `TrajectoryTotals`). */
+export type TrajectoryUsage = TrajectoryTotals;
 
 /** Header fields (line 1 of `<instance_id>.traj.jsonl`). Times are ISO 8601. */
 export interface TrajectoryHeader {

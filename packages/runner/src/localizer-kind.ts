@@ -5,6 +5,8 @@ import {
   type Completion,
   type CompleteRequest,
   createModelClient,
+  type LocalizeInstanceOptions,
+  type LocalizeResult,
   localizeInstance,
   type ModelClient,
   ModelTransportError,
@@ -90,43 +92,9 @@ async function runLocalizerAttempt(
       window,
       maxOutputTokens: localizer.maxOutputTokens,
     });
-    const result = await localizeInstance({
-      instance: { instance_id: attempt.instance.instance_id, problem_statement: prepared.problemStatement },
-      // Opaque: the key's first digits name neither the repository nor the issue, and differ per cell.
-      taskLabel: `task-${attempt.key.slice(0, 8)}`,
-      workspace: prepared.workspace,
-      client,
-      maxTurns: localizer.maxTurns,
-      maxLocations: localizer.maxLocations,
-      toolMode: localizer.toolMode,
-      ...(localizer.profile ? { profile: localizer.profile } : {}),
-      ...(localizer.profile === "sherloc" && prepared.originalPathOf
-        ? { sherlocTools: { originalPathOf: prepared.originalPathOf } }
-        : {}),
-      ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
-      ...(spec.budgets.instance.tokens !== undefined ? { maxTotalTokens: spec.budgets.instance.tokens } : {}),
-      ...(spec.budgets.instance.wallSeconds !== undefined
-        ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 }
-        : {}),
-      prompts: plan.prompts,
-      trajectoryPath,
-      provenance: {
-        tool: "loclab",
-        toolVersion: RUNNER_VERSION,
-        createdAt: startedAt,
-        // The run, cell and attempt; never the control's mapping or pairing (they stay outside trajectories).
-        inputs: {
-          run: spec.name ?? null,
-          benchmark: plan.benchmarkName,
-          key: attempt.key,
-          attempt: n,
-          seed: attempt.cell.seed,
-          control: controlLabel(attempt.cell.control),
-          endpoint,
-          localizer: plan.config,
-        },
-      },
-    });
+    const result = await localizeInstance(
+      localizeOptions(plan, { attempt, n, endpoint, startedAt, trajectoryPath, prepared, client, contextLimitTokens }),
+    );
     const leaks = leakAudit({
       text: result.initialMessages.map((message) => message.content ?? "").join("\n"),
       instanceId: attempt.instance.instance_id,
@@ -138,21 +106,10 @@ async function runLocalizerAttempt(
     const prediction = predictionOf(result.prediction, prepared, attempt);
     return {
       ...base,
-      outcome: result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome,
-      exit: result.exit,
-      turns: result.turns,
-      usage: result.usage,
+      ...recordOfResult(result),
       wallMs: performance.now() - started,
-      modelMs: result.modelMs,
-      retries: result.retries.map(({ attempt: a, error, message, waitedMs }) => ({
-        attempt: a,
-        error,
-        message,
-        waitedMs,
-      })),
       trajectory: relative(spec.out, trajectoryPath),
       ...(prediction ? { prediction } : {}),
-      ...(result.error ? { error: result.error } : {}),
       leaks,
       ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
       endedAt: new Date().toISOString(),
@@ -166,6 +123,78 @@ async function runLocalizerAttempt(
       endedAt: new Date().toISOString(),
     };
   }
+}
+
+/** The options of one `localizeInstance` call: the spec's localizer and budgets, the cell's workspace, provenance. */
+function localizeOptions(
+  plan: RunPlan,
+  context: {
+    attempt: PlannedAttempt;
+    n: number;
+    endpoint: { baseURL: string; model: string };
+    startedAt: string;
+    trajectoryPath: string;
+    prepared: PreparedAttempt;
+    client: ModelClient;
+    contextLimitTokens: number | undefined;
+  },
+): LocalizeInstanceOptions {
+  const { spec } = plan;
+  const { localizer } = spec;
+  const { attempt, n, endpoint, startedAt, trajectoryPath, prepared, client, contextLimitTokens } = context;
+  return {
+    instance: { instance_id: attempt.instance.instance_id, problem_statement: prepared.problemStatement },
+    // Opaque: the key's first digits name neither the repository nor the issue, and differ per cell.
+    taskLabel: `task-${attempt.key.slice(0, 8)}`,
+    workspace: prepared.workspace,
+    client,
+    maxTurns: localizer.maxTurns,
+    maxLocations: localizer.maxLocations,
+    toolMode: localizer.toolMode,
+    ...(localizer.profile ? { profile: localizer.profile } : {}),
+    ...(localizer.profile === "sherloc" && prepared.originalPathOf
+      ? { sherlocTools: { originalPathOf: prepared.originalPathOf } }
+      : {}),
+    ...(contextLimitTokens !== undefined ? { contextLimitTokens } : {}),
+    ...(spec.budgets.instance.tokens !== undefined ? { maxTotalTokens: spec.budgets.instance.tokens } : {}),
+    ...(spec.budgets.instance.wallSeconds !== undefined ? { maxWallMs: spec.budgets.instance.wallSeconds * 1000 } : {}),
+    prompts: plan.prompts,
+    trajectoryPath,
+    provenance: {
+      tool: "loclab",
+      toolVersion: RUNNER_VERSION,
+      createdAt: startedAt,
+      // The run, cell and attempt; never the control's mapping or pairing (they stay outside trajectories).
+      inputs: {
+        run: spec.name ?? null,
+        benchmark: plan.benchmarkName,
+        key: attempt.key,
+        attempt: n,
+        seed: attempt.cell.seed,
+        control: controlLabel(attempt.cell.control),
+        endpoint,
+        localizer: plan.config,
+      },
+    },
+  };
+}
+
+/**
+ * What a ledger record takes from the localizer's result: its outcome (a transport failure after
+ * the client's retries is the endpoint's doing: `infra_error`), exit, turns, usage and retries.
+ */
+function recordOfResult(
+  result: LocalizeResult,
+): Pick<RunRecord, "outcome" | "exit" | "turns" | "usage" | "modelMs" | "retries"> & { error?: string } {
+  return {
+    outcome: result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome,
+    exit: result.exit,
+    turns: result.turns,
+    usage: result.usage,
+    modelMs: result.modelMs,
+    retries: result.retries.map(({ attempt, error, message, waitedMs }) => ({ attempt, error, message, waitedMs })),
+    ...(result.error ? { error: result.error } : {}),
+  };
 }
 
 /** The localizer's prediction in the original repository's names, tagged with its cell. */

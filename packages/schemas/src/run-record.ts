@@ -4,7 +4,7 @@ import { ControlSchema } from "./control.js";
 import { InstanceIdSchema } from "./instance-id.js";
 import { PredictionSchema } from "./prediction.js";
 import { SCHEMA_VERSION } from "./version.js";
-import { TRAJECTORY_EXITS, TrajectoryRetrySchema, TrajectoryUsageSchema } from "./trajectory.js";
+import { TRAJECTORY_EXITS, TrajectoryRetrySchema, TrajectoryTotalsSchema } from "./trajectory.js";
 
 /** The `kind` of a run record line. */
 export const RUN_RECORD_KIND = ARTIFACT_KINDS.runRecord;
@@ -18,23 +18,18 @@ export const RUN_RECORD_KIND = ARTIFACT_KINDS.runRecord;
  * and `failed` (the harness failed around the loop: a workspace that could not be made, a
  * tool that threw) are not the model's doing: the key stays open and runs again.
  */
-export const RUN_ATTEMPT_OUTCOMES = [
+export const LOCALIZE_OUTCOMES = [
   "finished",
   "forced_final",
   "budget_exhausted",
   "model_error",
   "invalid_final",
-  "infra_error",
-  "failed",
 ] as const;
+/** How a localization episode ended (`localizeInstance`): the model's doing, so final. */
+export type LocalizeOutcome = (typeof LOCALIZE_OUTCOMES)[number];
+export const RUN_ATTEMPT_OUTCOMES = [...LOCALIZE_OUTCOMES, "infra_error", "failed"] as const;
 export type RunAttemptOutcome = (typeof RUN_ATTEMPT_OUTCOMES)[number];
-export const FINAL_RUN_OUTCOMES: readonly RunAttemptOutcome[] = [
-  "finished",
-  "forced_final",
-  "budget_exhausted",
-  "model_error",
-  "invalid_final",
-];
+export const FINAL_RUN_OUTCOMES: readonly RunAttemptOutcome[] = LOCALIZE_OUTCOMES;
 
 /** Whether an outcome closes its attempt key (see `RUN_ATTEMPT_OUTCOMES`). */
 export function isFinalOutcome(outcome: RunAttemptOutcome): boolean {
@@ -84,7 +79,7 @@ export const RunRecordSchema = z.strictObject({
   /** The trajectory's exit, when a trajectory was written. */
   exit: z.enum(TRAJECTORY_EXITS).nullable(),
   turns: z.number().int().nonnegative(),
-  usage: TrajectoryUsageSchema.extend({ apiCalls: z.number().int().nonnegative().optional() }),
+  usage: TrajectoryTotalsSchema,
   wallMs: z.number().nonnegative(),
   /** Of `wallMs`, the time inside answered model calls; the rest is the harness's (workspace, tools, prompts, logging). */
   modelMs: z.number().nonnegative(),

@@ -61,6 +61,11 @@ export const TrajectoryUsageSchema = z.strictObject({
   costUsd: z.number().nonnegative().optional(),
 });
 
+/** A run's totals: its usage and the model calls made (the header's and the ledger's `usage`). */
+export const TrajectoryTotalsSchema = TrajectoryUsageSchema.extend({ apiCalls: Count.optional() });
+/** The totals as the localizer counts them: every count present. */
+export type TrajectoryTotals = Required<Omit<z.infer<typeof TrajectoryTotalsSchema>, "costUsd">>;
+
 /** The budgets a run was given. */
 export const TrajectoryLimitsSchema = z.strictObject({
   steps: Count.optional(),
@@ -79,7 +84,7 @@ export const TrajectoryHeaderSchema = z.strictObject({
   outcome: z.strictObject({ exit: z.enum(TRAJECTORY_EXITS), patch: z.string().nullable() }),
   model: z.string().optional(),
   limits: TrajectoryLimitsSchema.optional(),
-  usage: TrajectoryUsageSchema.extend({ apiCalls: Count.optional() }).optional(),
+  usage: TrajectoryTotalsSchema.optional(),
   startedAt: Timestamp.optional(),
   endedAt: Timestamp.optional(),
   provenance: ProvenanceSchema.optional(),

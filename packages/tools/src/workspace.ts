@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isAscii } from "node:buffer";
 import { filesLowerCasedExactly, asciiLowerCase } from "./case-folding.js";
@@ -11,32 +11,17 @@ import {
   packedBytes,
 } from "./content-pack.js";
 import { SIGNATURE_BYTES, needleBits, signatureHas } from "./trigram-signatures.js";
-import { type FileEntry, comparePaths } from "./file-listing.js";
+import { type FileEntry } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
 import { readFileClassified } from "./file-reading.js";
 import { type ImportGraph, PythonImportIndex, loadImportGraph, saveImportGraph } from "./import-graph.js";
 import { clip } from "./repo-path.js";
-import { lineStartOffsets } from "./text-lines.js";
 import { ToolError } from "./tool-error.js";
+import { buildFileIndex, type FileIndex, foldersTrusted, type WorkspaceSource } from "./workspace-file-index.js";
+
+export type { WorkspaceSource } from "./workspace-file-index.js";
+import { TextCache } from "./workspace-text-cache.js";
 import type { ToolLimits } from "./tool-limits.js";
-
-/** Where a workspace's file list comes from. */
-export type WorkspaceSource =
-  /** A tree materialized from a git mirror at one commit: the files of that commit's tree. */
-  | "git-commit"
-  /** A git working tree opened in place: the files of its index (`git ls-files`). */
-  | "git-index"
-  /** A plain directory: every regular file and symbolic link under it. */
-  | "directory";
-
-interface CachedText {
-  bytes: Buffer;
-  lastUsed: number;
-  lineStarts?: Uint32Array;
-  lower?: Buffer;
-  lowerLineStarts?: Uint32Array;
-  cost: number;
-}
 
 /**
  * Whether a search reads a pack's contents whole rather than its candidate files (those their
@@ -107,10 +92,7 @@ export class Workspace {
   private readonly listFilesOnce: () => Promise<FileEntry[]>;
   private filesPromise: Promise<FileIndex> | undefined;
   private indexPromise: Promise<PythonImportIndex> | undefined;
-  private readonly texts = new Map<string, CachedText>();
-  private readonly kinds = new Map<string, Exclude<FileRead, { kind: "text" }>>();
-  private cachedBytes = 0;
-  private evictions = 0;
+  private readonly cache: TextCache;
   private diskReads = 0;
   private packReads = 0;
   private pack: ContentPack | null | undefined;
@@ -125,7 +107,6 @@ export class Workspace {
   private graphBuilt = false;
   private graphSource: "built" | "cache" | null = null;
   private fileCount = 0;
-  private clock = 0;
 
   constructor(init: WorkspaceInit) {
     this.root = init.root;
@@ -135,6 +116,7 @@ export class Workspace {
     this.commit = init.commit;
     this.cacheFolder = init.cacheFolder;
     this.listFilesOnce = init.listFiles;
+    this.cache = new TextCache(init.limits.maxCacheBytes);
   }
 
   /** Every file of the workspace (regular files and symbolic links), sorted by path. */
@@ -210,9 +192,7 @@ export class Workspace {
       read = readFileClassified(path, join(this.root, path), this.limits.maxFileBytes, { noFollow: true });
     }
     read ??= readFileClassified(path, this.resolveInsideNow(path), this.limits.maxFileBytes) as FileRead;
-    if (read.kind === "text")
-      this.remember(path, { bytes: read.bytes, cost: read.bytes.length, lastUsed: ++this.clock });
-    else this.kinds.set(path, read);
+    this.cache.remember(read);
     return read;
   }
 
@@ -224,22 +204,23 @@ export class Workspace {
     const { maxFileBytes } = this.limits;
     if (packed.size > maxFileBytes) {
       const large: FileRead = { kind: "large", path, size: packed.size, absolutePath: join(this.root, path) };
-      this.kinds.set(path, large);
+      this.cache.remember(large);
       return large;
     }
     if (packed.kind === "l") return undefined; // over the pack's cap but within this workspace's: read from the tree
     this.packReads += 1;
     if (packed.kind === "b") {
       const binary: FileRead = { kind: "binary", path, size: packed.size };
-      this.kinds.set(path, binary);
+      this.cache.remember(binary);
       return binary;
     }
     const loaded = this.pack.data !== undefined;
     const bytes = packedBytes(this.pack, packed);
     // A view of the loaded contents costs only what is derived from it later; a file read
     // from the pack on its own is a copy, and counts as one.
-    this.remember(path, { bytes, cost: loaded ? 0 : bytes.length, lastUsed: ++this.clock });
-    return { kind: "text", path, bytes, size: bytes.length };
+    const read: FileRead = { kind: "text", path, bytes, size: bytes.length };
+    this.cache.remember(read, loaded ? 0 : bytes.length);
+    return read;
   }
 
   /**
@@ -310,44 +291,17 @@ export class Workspace {
 
   /** What `read` would give, when it is known without touching the disk. */
   cached(path: string): FileRead | undefined {
-    const text = this.texts.get(path);
-    if (text) {
-      text.lastUsed = ++this.clock;
-      return { kind: "text", path, bytes: text.bytes, size: text.bytes.length };
-    }
-    return this.kinds.get(path);
+    return this.cache.get(path);
   }
 
   /** Byte offsets of the lines of a text file read with `read` (kept with its content). */
   lineStarts(path: string, bytes: Buffer): Uint32Array {
-    const cached = this.texts.get(path);
-    if (cached?.bytes === bytes) {
-      if (!cached.lineStarts) {
-        cached.lineStarts = lineStartOffsets(bytes);
-        this.grow(path, cached, cached.lineStarts.byteLength);
-      }
-      return cached.lineStarts;
-    }
-    return lineStartOffsets(bytes);
+    return this.cache.lineStarts(path, bytes);
   }
 
-  /**
-   * The lower-cased content of a text file and its line offsets, for case-insensitive
-   * search (`String.prototype.toLowerCase`, which keeps every line break where it was, so
-   * line numbers agree with the original).
-   */
+  /** The lower-cased content of a text file and its line offsets, for case-insensitive search (`TextCache.lowerCased`). */
   lowerCased(path: string, bytes: Buffer): { lower: Buffer; lineStarts: Uint32Array } {
-    const cached = this.texts.get(path);
-    if (cached?.bytes === bytes && cached.lower && cached.lowerLineStarts)
-      return { lower: cached.lower, lineStarts: cached.lowerLineStarts };
-    const lower = lowerCaseBytes(bytes);
-    const lineStarts = lineStartOffsets(lower);
-    if (cached?.bytes === bytes) {
-      cached.lower = lower;
-      cached.lowerLineStarts = lineStarts;
-      this.grow(path, cached, lower === bytes ? lineStarts.byteLength : lower.length + lineStarts.byteLength);
-    }
-    return { lower, lineStarts };
+    return this.cache.lowerCased(path, bytes);
   }
 
   /**
@@ -409,9 +363,9 @@ export class Workspace {
   stats(): WorkspaceStats {
     return {
       files: this.fileCount,
-      cachedTextFiles: this.texts.size,
-      cachedBytes: this.cachedBytes,
-      evictions: this.evictions,
+      cachedTextFiles: this.cache.textFiles,
+      cachedBytes: this.cache.bytes,
+      evictions: this.cache.evictions,
       diskReads: this.diskReads,
       packReads: this.packReads,
       packBytes: this.pack?.data ? this.pack.data.length : 0,
@@ -422,9 +376,7 @@ export class Workspace {
 
   /** Drops everything kept in memory (contents, file list, import graph). */
   dispose(): void {
-    this.texts.clear();
-    this.kinds.clear();
-    this.cachedBytes = 0;
+    this.cache.clear();
     this.pack = undefined;
     this.packLower = undefined;
     this.packAscii = undefined;
@@ -445,100 +397,4 @@ export class Workspace {
     });
     return this.filesPromise;
   }
-
-  private remember(path: string, entry: CachedText): void {
-    if (entry.cost > this.limits.maxCacheBytes) return; // larger than the whole budget: used once, not kept
-    const previous = this.texts.get(path);
-    if (previous) this.cachedBytes -= previous.cost; // two concurrent reads of one file
-    this.texts.set(path, entry);
-    this.cachedBytes += entry.cost;
-    this.evict(path);
-  }
-
-  private grow(path: string, entry: CachedText, bytes: number): void {
-    entry.cost += bytes;
-    this.cachedBytes += bytes;
-    if (this.cachedBytes > this.limits.maxCacheBytes) this.evict(path);
-  }
-
-  /**
-   * When the cache is over its budget, drops the least recently used contents (never `keep`)
-   * until it holds at most 90 % of it, so that a cache that stays full sorts rarely.
-   */
-  private evict(keep: string | undefined): void {
-    if (this.cachedBytes <= this.limits.maxCacheBytes) return;
-    const target = Math.floor(this.limits.maxCacheBytes * 0.9);
-    const byAge = [...this.texts.entries()]
-      .filter(([path]) => path !== keep)
-      .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [path, entry] of byAge) {
-      if (this.cachedBytes <= target) break;
-      this.texts.delete(path);
-      this.cachedBytes -= entry.cost;
-      this.evictions += 1;
-    }
-  }
-}
-
-interface FileIndex {
-  entries: FileEntry[];
-  paths: string[];
-  byPath: Map<string, FileEntry>;
-  folders: Set<string>;
-  /** Folders of the listing that were not real folders when it was made (a link, gone): their files are read with the full check. */
-  untrustedFolders: Set<string>;
-}
-
-/** Whether no folder on `path`'s way from the root was found untrusted when the listing was made. */
-function foldersTrusted(index: FileIndex, path: string): boolean {
-  if (index.untrustedFolders.size === 0) return true;
-  for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1))
-    if (index.untrustedFolders.has(path.slice(0, slash))) return false;
-  return true;
-}
-
-function buildFileIndex(entries: FileEntry[], root: string, source: WorkspaceSource): FileIndex {
-  // Listings usually come sorted (git's, a manifest's): then no sort is needed.
-  let inOrder = true;
-  for (let i = 1; i < entries.length && inOrder; i += 1)
-    inOrder = comparePaths((entries[i - 1] as FileEntry).path, (entries[i] as FileEntry).path) < 0;
-  const sorted = inOrder ? [...entries] : [...entries].sort((a, b) => comparePaths(a.path, b.path));
-  const folders = new Set<string>([""]);
-  for (const { path } of sorted) {
-    let slash = path.lastIndexOf("/");
-    while (slash > 0) {
-      const folder = path.slice(0, slash);
-      if (folders.has(folder)) break;
-      folders.add(folder);
-      slash = folder.lastIndexOf("/");
-    }
-  }
-  // Once per listing: every folder is checked to be a real folder (not a link, which could
-  // lead out of the root), so that reads of the files below it need no realpath each. A tree
-  // materialized from git (or a shuffled copy of one) needs no check: git checkout-index makes
-  // every folder itself and never writes beyond a symbolic link, and the tree is read-only.
-  const untrustedFolders = new Set<string>();
-  for (const folder of source === "git-commit" ? [] : folders) {
-    if (folder === "") continue;
-    try {
-      if (!lstatSync(join(root, folder)).isDirectory()) untrustedFolders.add(folder);
-    } catch {
-      untrustedFolders.add(folder);
-    }
-  }
-  return {
-    entries: sorted,
-    paths: sorted.map((entry) => entry.path),
-    byPath: new Map(sorted.map((entry) => [entry.path, entry])),
-    folders,
-    untrustedFolders,
-  };
-}
-
-/** Lower-cased UTF-8 bytes; the same buffer when lower-casing changes nothing. */
-function lowerCaseBytes(bytes: Buffer): Buffer {
-  const text = bytes.toString("utf8");
-  const lower = text.toLowerCase();
-  if (lower === text && Buffer.byteLength(text) === bytes.length) return bytes;
-  return Buffer.from(lower, "utf8");
 }

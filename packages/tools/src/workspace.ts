@@ -1,16 +1,5 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isAscii } from "node:buffer";
-import { filesLowerCasedExactly, asciiLowerCase } from "./case-folding.js";
-import {
-  CONTENT_PACK_FILE,
-  type ContentPack,
-  loadContentPack,
-  packData,
-  packFilesHolding,
-  packedBytes,
-} from "./content-pack.js";
-import { SIGNATURE_BYTES, needleBits, signatureHas } from "./trigram-signatures.js";
 import { type FileEntry } from "./file-listing.js";
 import type { FileRead } from "./file-read.js";
 import { readFileClassified } from "./file-reading.js";
@@ -20,21 +9,9 @@ import { ToolError } from "./tool-error.js";
 import { buildFileIndex, type FileIndex, foldersTrusted, type WorkspaceSource } from "./workspace-file-index.js";
 
 export type { WorkspaceSource } from "./workspace-file-index.js";
+import { WorkspacePack } from "./workspace-pack.js";
 import { TextCache } from "./workspace-text-cache.js";
 import type { ToolLimits } from "./tool-limits.js";
-
-/**
- * Whether a search reads a pack's contents whole rather than its candidate files (those their
- * signatures leave) one by one: whichever costs less, by two costs measured here on django's
- * pack (16.7 MB): a positioned read of a small file (open, stat, read, close) about 14 µs,
- * and reading about 0.8 ms per MB. The whole contents, once read, also serve every later
- * search of the process.
- */
-function readPackWhole(candidates: number, candidateBytes: number, dataLength: number): boolean {
-  const POSITIONED_READ_MS = 0.014;
-  const READ_MS_PER_BYTE = 0.8e-6;
-  return candidates * POSITIONED_READ_MS + candidateBytes * READ_MS_PER_BYTE >= dataLength * READ_MS_PER_BYTE;
-}
 
 /** Memory and cache figures of a workspace, for benchmarks and logs. */
 export interface WorkspaceStats {
@@ -94,14 +71,7 @@ export class Workspace {
   private indexPromise: Promise<PythonImportIndex> | undefined;
   private readonly cache: TextCache;
   private diskReads = 0;
-  private packReads = 0;
-  private pack: ContentPack | null | undefined;
-  /** The pack with A–Z lower-cased (same length), for case-insensitive filtering. */
-  private packLower: Buffer | undefined;
-  /** Per packed text file, 1 when `packLower` finds exactly the ASCII needles that full lower-casing would. */
-  private packAscii: Uint8Array | undefined;
-  /** Per file of the listing, its text file in the pack (-1: not a packed text file within maxFileBytes). */
-  private packPositions: Int32Array | undefined;
+  private readonly pack: WorkspacePack;
   /** The listing, once built (for code that runs synchronously after `files()`). */
   private filesIndex: FileIndex | undefined;
   private graphBuilt = false;
@@ -117,6 +87,7 @@ export class Workspace {
     this.cacheFolder = init.cacheFolder;
     this.listFilesOnce = init.listFiles;
     this.cache = new TextCache(init.limits.maxCacheBytes);
+    this.pack = new WorkspacePack(init.cacheFolder, init.limits.maxCacheBytes);
   }
 
   /** Every file of the workspace (regular files and symbolic links), sorted by path. */
@@ -198,95 +169,21 @@ export class Workspace {
 
   /** A file from the content pack, when the workspace has one that holds it. */
   private fromPack(path: string): FileRead | undefined {
-    if (this.pack === undefined) this.pack = this.loadPack();
-    const packed = this.pack?.files.get(path);
-    if (!this.pack || !packed) return undefined;
-    const { maxFileBytes } = this.limits;
-    if (packed.size > maxFileBytes) {
-      const large: FileRead = { kind: "large", path, size: packed.size, absolutePath: join(this.root, path) };
-      this.cache.remember(large);
-      return large;
-    }
-    if (packed.kind === "l") return undefined; // over the pack's cap but within this workspace's: read from the tree
-    this.packReads += 1;
-    if (packed.kind === "b") {
-      const binary: FileRead = { kind: "binary", path, size: packed.size };
-      this.cache.remember(binary);
-      return binary;
-    }
-    const loaded = this.pack.data !== undefined;
-    const bytes = packedBytes(this.pack, packed);
-    // A view of the loaded contents costs only what is derived from it later; a file read
-    // from the pack on its own is a copy, and counts as one.
-    const read: FileRead = { kind: "text", path, bytes, size: bytes.length };
-    this.cache.remember(read, loaded ? 0 : bytes.length);
-    return read;
+    const found = this.pack.file(path, this.limits.maxFileBytes, this.root);
+    if (!found) return undefined;
+    this.cache.remember(found.read, found.cost);
+    return found.read;
   }
 
   /**
    * For search: a test, by a file's position in `files()` (available once `files()` was
-   * awaited), that says false for a file whose packed text cannot hold `needle`
-   * (by its trigram signature, or for needles under three bytes by one scan of the whole
-   * pack), and undefined when the file must be searched or the pack cannot tell (no pack; the file is not a
-   * packed text file within `maxFileBytes`; ignoring case, a needle that is not ASCII, or a
-   * file holding one of the two characters whose lower case is ASCII, U+0130 and U+212A).
-   * Files it says false for hold no match.
+   * awaited), that says false for a file whose packed text cannot hold `needle`, and undefined
+   * when the file must be searched or the pack cannot tell (`WorkspacePack.filter`). Files it
+   * says false for hold no match.
    */
   packFilter(needle: Buffer, ignoreCase: boolean): ((position: number) => boolean | undefined) | undefined {
-    if (this.pack === undefined) this.pack = this.loadPack();
-    const pack = this.pack;
     const index = this.filesIndex;
-    if (!pack || !index || (ignoreCase && !isAscii(needle))) return undefined;
-    // Per file of the listing (by position), its text file in the pack, or -1.
-    if (!this.packPositions) {
-      const { maxFileBytes } = this.limits;
-      this.packPositions = Int32Array.from(index.entries, (entry) => {
-        const packed = entry.kind === "file" ? pack.files.get(entry.path) : undefined;
-        return packed && packed.text >= 0 && packed.size <= maxFileBytes ? packed.text : -1;
-      });
-    }
-    const positions = this.packPositions;
-    const exact = ignoreCase ? (this.packAscii ??= filesLowerCasedExactly(pack)) : undefined;
-    const bits = needleBits(needle);
-    // Three bytes or more: the trigram signatures decide, without reading the contents.
-    // Shorter: one scan of the whole pack (lower-cased once, for case-insensitive needles).
-    if (!bits) {
-      const holds = packFilesHolding(
-        pack,
-        ignoreCase ? (this.packLower ??= asciiLowerCase(packData(pack))) : packData(pack),
-        needle,
-      );
-      return (position) => {
-        const text = positions[position] ?? -1;
-        if (text < 0 || (exact && exact[text] !== 1)) return undefined;
-        return holds[text] === 1;
-      };
-    }
-    // The signatures of every text file at once: the files they leave are read next, one
-    // positioned read each, or the contents whole when that costs less (`readPackWhole`).
-    const { signatures } = pack;
-    const candidate = new Uint8Array(pack.textStarts.length);
-    let candidates = 0;
-    let candidateBytes = 0;
-    for (let text = 0; text < candidate.length; text += 1) {
-      if (!signatureHas(signatures, SIGNATURE_BYTES * text, bits)) continue;
-      candidate[text] = 1;
-      candidates += 1;
-      candidateBytes += (pack.textEnds[text] as number) - (pack.textStarts[text] as number);
-    }
-    if (!pack.data && readPackWhole(candidates, candidateBytes, pack.dataLength)) packData(pack);
-    return (position) => {
-      const text = positions[position] ?? -1;
-      if (text < 0 || (exact && exact[text] !== 1)) return undefined;
-      return candidate[text] === 1 ? undefined : false;
-    };
-  }
-
-  private loadPack(): ContentPack | null {
-    if (!this.cacheFolder) return null;
-    const pack = loadContentPack(join(this.cacheFolder, CONTENT_PACK_FILE));
-    // A pack larger than the memory budget is not loaded whole: files are read one by one.
-    return pack && pack.dataLength <= this.limits.maxCacheBytes ? pack : null;
+    return index ? this.pack.filter(needle, ignoreCase, index.entries, this.limits.maxFileBytes) : undefined;
   }
 
   /** What `read` would give, when it is known without touching the disk. */
@@ -367,8 +264,8 @@ export class Workspace {
       cachedBytes: this.cache.bytes,
       evictions: this.cache.evictions,
       diskReads: this.diskReads,
-      packReads: this.packReads,
-      packBytes: this.pack?.data ? this.pack.data.length : 0,
+      packReads: this.pack.reads,
+      packBytes: this.pack.bytesLoaded,
       importGraphBuilt: this.graphBuilt,
       importGraphSource: this.graphSource,
     };
@@ -377,10 +274,7 @@ export class Workspace {
   /** Drops everything kept in memory (contents, file list, import graph). */
   dispose(): void {
     this.cache.clear();
-    this.pack = undefined;
-    this.packLower = undefined;
-    this.packAscii = undefined;
-    this.packPositions = undefined;
+    this.pack.dispose();
     this.filesIndex = undefined;
     this.filesPromise = undefined;
     this.indexPromise = undefined;

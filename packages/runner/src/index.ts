@@ -24,3 +24,4 @@ export * from "./attempt-tables.js";
 export * from "./localization-breakdown.js";
 export * from "./beside-sherloc.js";
 export * from "./repair-run-folder.js";
+export * from "./localize-spec.js";

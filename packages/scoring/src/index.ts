@@ -6,3 +6,4 @@ export * from "./peer-outputs.js";
 export * from "./leaderboard.js";
 export * from "./compare-runs.js";
 export * from "./gold-agreement.js";
+export * from "./peer-gold-agreement.js";

@@ -1,10 +1,8 @@
-import { join } from "node:path";
 import { goldAtBaseCommit } from "@loclab/checkouts";
-import { isBenchmarkName, loadBenchmark, resolveDataDir } from "@loclab/datasets";
+import { loadBenchmark } from "@loclab/datasets";
 import { extractGold, type GoldLocations } from "@loclab/gold";
-import { readCosilGold, readLocAgentGold } from "@loclab/predictions";
 import { stampRecord } from "@loclab/schemas";
-import { compareFunctionGold, type GoldAgreement } from "@loclab/scoring";
+import { peerGoldAgreement } from "@loclab/scoring";
 import { type Command, Option } from "commander";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
@@ -138,45 +136,11 @@ async function printAgreement(
   benchmarkName: string,
   options: GoldCommandOptions,
 ): Promise<void> {
-  const dataDir = resolveDataDir(options.dataDir ? { dataDir: options.dataDir } : {});
-  // Only the instances read at base commit have an exact gold to compare.
-  const exact = new Map(
-    golds.flatMap((gold) => (gold.exact ? [[gold.instanceId, gold.exact.functions] as const] : [])),
-  );
-  const classes = new Set(
-    golds.flatMap((gold) =>
-      (gold.exact?.symbols ?? [])
-        .filter((symbol) => symbol.kind === "class")
-        .map((symbol) => `${symbol.path}:${symbol.name}`),
-    ),
-  );
-  const peers: { peer: string; agreement: GoldAgreement }[] = [];
-  if (benchmarkName === "lite") {
-    const locagent = await readLocAgentGold(join(dataDir, "localization/locagent/claude35-lite.jsonl"));
-    peers.push({
-      peer: "LocAgent edited_entities",
-      agreement: compareFunctionGold(exact, new Map([...locagent].map(([id, gold]) => [id, gold.functions])), {
-        classes,
-      }),
-    });
-  }
-  if (isBenchmarkName(benchmarkName) && benchmarkName !== "locbench") {
-    const cosil = await readCosilGold(join(dataDir, `localization/cosil/gt-${benchmarkName}.json`));
-    const functions = new Map(
-      [...cosil].map(([id, entries]) => [
-        id,
-        entries.filter((entry) => entry.includes("::")).map((entry) => entry.replace("::", ":")),
-      ]),
-    );
-    peers.push({
-      peer: `CoSIL gt-${benchmarkName}.json`,
-      agreement: compareFunctionGold(exact, functions, { classes }),
-    });
-  }
-  if (peers.length === 0)
-    throw new Error(
-      `gold --agreement: no peer function gold covers ${benchmarkName} (LocAgent: lite; CoSIL: lite, verified)`,
-    );
+  const peers = await peerGoldAgreement({
+    golds,
+    benchmark: benchmarkName,
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  });
   if (options.json) {
     process.stdout.write(
       `${JSON.stringify(stampRecord({ benchmark: benchmarkName, peers: peers.map(({ peer, agreement }) => ({ peer, ...agreement })) }))}\n`,

@@ -1,4 +1,4 @@
-import { parseRunSpec, type RunSpec, type RunSummary, startRun } from "@loclab/runner";
+import { localizeSpec, type RunSummary, startRun } from "@loclab/runner";
 import { type Command, Option } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { reportRunEnd, runWithProgress } from "./run.js";
@@ -26,73 +26,6 @@ interface LocalizeCommandOptions {
   apiKeyEnv?: string;
   out: string;
   dataDir?: string;
-}
-
-/** What `loclab localize` (and the reproduce demo) runs: one cell, one endpoint. */
-export interface LocalizeSpecOptions {
-  benchmark: string;
-  /** Comma-separated ids, or a list. */
-  instances?: string | readonly string[];
-  repos: string;
-  endpoint: string;
-  model: string;
-  toolMode?: "native" | "text";
-  /** `sherloc`: SHERLOC's protocol, tools and settings (docs/definitions.md §1). */
-  profile?: "loclab" | "sherloc";
-  maskPaths?: boolean;
-  seed?: number;
-  temperature?: number;
-  maxTokens?: number;
-  requestTimeoutSeconds?: number;
-  callDeadlineSeconds?: number;
-  maxTurns?: number;
-  concurrency?: number;
-  /** Wait before the first retry of a failed request, seconds (doubling). */
-  backoffSeconds?: number;
-  apiKeyEnv?: string;
-  out: string;
-  dataDir?: string;
-}
-
-/**
- * The run spec of `loclab localize`: the whole benchmark (or `instances`), one seed (or none),
- * one control (`plain`, or `masked` at the default level with `maskPaths`), one endpoint.
- * The shorthand for a one-cell run over the same code path as `loclab run`.
- */
-export function localizeSpec(options: LocalizeSpecOptions): RunSpec {
-  const ids = typeof options.instances === "string" ? parseIdList(options.instances) : options.instances;
-  return parseRunSpec(
-    {
-      benchmark: options.benchmark,
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      ...(ids && ids.length > 0 ? { instances: [...ids] } : {}),
-      ...(options.seed !== undefined ? { seeds: [options.seed] } : {}),
-      controls: [options.maskPaths ? { kind: "masked" } : { kind: "plain" }],
-      endpoints: [
-        {
-          baseURL: options.endpoint,
-          model: options.model,
-          maxConcurrency: options.concurrency ?? 1,
-          ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
-        },
-      ],
-      localizer: {
-        maxTurns: options.maxTurns ?? 20,
-        toolMode: options.toolMode ?? "native",
-        ...(options.profile && options.profile !== "loclab" ? { profile: options.profile } : {}),
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-        ...(options.maxTokens !== undefined ? { maxOutputTokens: options.maxTokens } : {}),
-        ...(options.requestTimeoutSeconds !== undefined
-          ? { requestTimeoutSeconds: options.requestTimeoutSeconds }
-          : {}),
-        ...(options.callDeadlineSeconds !== undefined ? { callDeadlineSeconds: options.callDeadlineSeconds } : {}),
-      },
-      ...(options.backoffSeconds !== undefined ? { retry: { backoffSeconds: options.backoffSeconds } } : {}),
-      repos: options.repos,
-      out: options.out,
-    },
-    { source: "loclab localize" },
-  );
 }
 
 /**
@@ -144,7 +77,7 @@ export function registerLocalizeCommand(program: Command): void {
     .action(async (options: LocalizeCommandOptions) => {
       const spec = localizeSpec({
         benchmark: options.benchmark,
-        ...(options.instances ? { instances: options.instances } : {}),
+        ...(options.instances ? { instances: parseIdList(options.instances) } : {}),
         repos: options.repos,
         endpoint: options.endpoint,
         model: options.model,

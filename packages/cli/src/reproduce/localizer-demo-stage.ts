@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startScriptedModelServer } from "@loclab/agent";
 import { buildCalcFixture, CALC_ISSUE, calcSolvingTurns } from "@loclab/fixtures";
-import { startRun } from "@loclab/runner";
+import { localizeSpec, startRun } from "@loclab/runner";
 import { runLayout } from "@loclab/schemas";
 import { scorePredictionsFile } from "@loclab/scoring";
-import { localizeSpec } from "../commands/localize.js";
 import { printTable } from "../table.js";
 
 /**

@@ -24,6 +24,7 @@ import { startDockerd } from "./lib/dockerd.mjs";
 import { ensureJupyter } from "./lib/jupyter.mjs";
 import { repoRoot, run, step } from "./lib/run.mjs";
 
+const testStarted = Date.now();
 const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", TURBO_TELEMETRY_DISABLED: "1" };
 let passed = 0;
 let failed = 0;
@@ -131,5 +132,7 @@ if (notebooks.status !== 0) {
 await dockerd?.stop();
 
 if (failures.length > 0) process.stderr.write(`\nfailed stages: ${failures.join(", ")}\n`);
+// Read by scripts/readme-timings.mjs for the README's one line.
+process.stdout.write(`npm test took ${Math.round((Date.now() - testStarted) / 1000)} s\n`);
 process.stdout.write(`total: ${passed} passed, ${failed} failed\n`);
 process.exit(failed > 0 || failures.length > 0 ? 1 : 0);

@@ -1,9 +1,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fglTaskWeights } from "@loclab/fgl-math";
-import { loclab } from "./helpers.js";
+import { dataDir, loclab } from "./helpers.js";
 
 // `loclab fgl weights` and `loclab fgl signal-test` (issue 16): JSON lines in, JSON lines out; a
 // task that cannot be weighted is named and the others are still written.
@@ -114,7 +114,7 @@ describe("loclab fgl signal-test", () => {
 });
 
 describe("loclab fgl candidates and records", () => {
-  const trajectories = resolve(import.meta.dirname, "../../shared/data/trajectories");
+  const trajectories = join(dataDir, "trajectories");
   it("candidates from a real SWE-agent trajectory: the teacher and its variants as JSON lines, a table on stdout", async () => {
     const out = join(root, "fgl", "candidates.jsonl");
     const result = await loclab(

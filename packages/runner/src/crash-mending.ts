@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { relative } from "node:path";
 import {
   cellLabel,
-  JsonlAppender,
+  appendJsonl,
   type KeyHistory,
   keyHistories,
   readLedger,
@@ -45,7 +45,6 @@ export async function mendRunFolder(plan: RunPlan, emit: (event: RunEvent) => vo
   for (const bad of read.skipped) emit({ type: "note", message: `${bad.message}; skipped (its attempt runs again)` });
   const histories = keyHistories(read.records);
   const lastAttempt = new Map<string, number>();
-  const ledger = new JsonlAppender(ledgerPath);
   for (const attempt of plan.attempts) {
     const history = histories.get(attempt.key);
     let last = Math.max(0, ...(history?.records.map((record) => record.attempt) ?? []));
@@ -53,7 +52,7 @@ export async function mendRunFolder(plan: RunPlan, emit: (event: RunEvent) => vo
       for (const n of await trajectoryAttempts(dir, attempt)) {
         if (n <= last) continue;
         const record = interruptedRecord(dir, attempt, n);
-        await ledger.append(record);
+        await appendJsonl(ledgerPath, record);
         addRecord(histories, record);
         last = n;
       }

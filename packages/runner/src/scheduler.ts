@@ -1,4 +1,4 @@
-import { appendCellPrediction, isFinalOutcome, JsonlAppender, RunRecordSchema, runLayout } from "@loclab/schemas";
+import { appendCellPrediction, appendJsonl, isFinalOutcome, RunRecordSchema, runLayout } from "@loclab/schemas";
 import type { MendedRun } from "./crash-mending.js";
 import { type EndpointLease, type EndpointPool, PoolUnavailableError } from "./endpoint-pool.js";
 import type { RunEvent, RunStopReason, RunSummary } from "./run-events.js";
@@ -35,7 +35,7 @@ export interface ScheduleOptions {
  */
 export class Scheduler {
   private readonly queue: QueueItem[];
-  private readonly ledger: JsonlAppender;
+  private readonly ledgerPath: string;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly tries = new Map<string, number>();
   private readonly started = Date.now();
@@ -50,7 +50,7 @@ export class Scheduler {
     this.queue = plan.attempts
       .filter((attempt) => !mended.histories.get(attempt.key)?.final)
       .map((attempt) => ({ attempt }));
-    this.ledger = new JsonlAppender(runLayout.ledger(plan.spec.out));
+    this.ledgerPath = runLayout.ledger(plan.spec.out);
     this.tokensSpent = mended.tokensSpent;
   }
 
@@ -140,7 +140,7 @@ export class Scheduler {
       },
     });
     this.tokensSpent += record.usage.totalTokens ?? 0;
-    await this.ledger.append(RunRecordSchema.parse(record));
+    await appendJsonl(this.ledgerPath, RunRecordSchema.parse(record));
     addRecord(mended.histories, record);
     await appendCellPrediction(plan.spec.out, record);
     let requeued = false;

@@ -3,7 +3,6 @@ import { type PredictionTargets, type Preset, scoreLocalization, scoreSherloc } 
 import { sherlocGoldLocations } from "@loclab/gold";
 import { readPredictions } from "@loclab/predictions";
 import {
-  type CellAttempts,
   type CellScore,
   cellLabel,
   controlLabel,
@@ -106,7 +105,7 @@ export async function scoreRun(dir: string, options: ScoreRunOptions = {}): Prom
       bootstrapSeed: options.bootstrapSeed ?? 1,
       confidence: options.confidence ?? 0.95,
     }),
-    attempts: attemptsByCell(plan.attempts, keyHistories(ledger.records)) as CellAttempts[],
+    attempts: attemptsByCell(plan.attempts, keyHistories(ledger.records)),
   };
   const written = (options.write ?? true) ? await writeRunResults(dir, score, exports) : [];
   return { ...score, written };

@@ -1,4 +1,3 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Prediction, type RunScoreFile, runLayout, writeFileAtomic, writeRunScore } from "@loclab/schemas";
 import { toCsv } from "./csv.js";
@@ -60,7 +59,6 @@ export async function writeRunResults(
   await writeRunScore(dir, score);
   written.push("results/score.json");
   const exportDir = runLayout.export(dir);
-  await mkdir(exportDir, { recursive: true });
   for (const { cell, model, predictions } of exports) {
     const name = `${cell.replace("/", "-")}.jsonl`;
     const rows = predictions.map((prediction) => ({
@@ -71,11 +69,7 @@ export async function writeRunResults(
       found_entities: prediction.functions ?? [],
       found_spans: prediction.locations.map(({ path, startLine, endLine }) => ({ path, startLine, endLine })),
     }));
-    await writeFile(
-      join(exportDir, name),
-      rows.map((row) => JSON.stringify(row)).join("\n") + (rows.length ? "\n" : ""),
-      "utf8",
-    );
+    await writeFileAtomic(join(exportDir, name), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
     written.push(`export/${name}`);
   }
   return written;

@@ -24,12 +24,3 @@ export function appendJsonl(path: string, ...values: unknown[]): Promise<void> {
   });
   return next;
 }
-
-/** Appends lines to one JSONL file in call order (`appendJsonl`). */
-export class JsonlAppender {
-  constructor(readonly path: string) {}
-
-  append(value: unknown): Promise<void> {
-    return appendJsonl(this.path, value);
-  }
-}

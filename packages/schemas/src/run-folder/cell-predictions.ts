@@ -66,7 +66,7 @@ export async function rebuildCellPredictions(
     const predictions = derived.get(cell) ?? [];
     const text = lines(predictions);
     const before = existsSync(path) ? await readFile(path, "utf8") : undefined;
-    if (before === text || (before === undefined && predictions.length === 0 && !cells.includes(cell))) continue;
+    if (before === text) continue;
     const had = new Set((before ?? "").split("\n").filter((line) => line.trim() !== ""));
     const want = new Set(text.split("\n").filter(Boolean));
     const missing = predictions

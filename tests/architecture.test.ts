@@ -55,6 +55,7 @@ describe("the repository's architecture", () => {
         "cli",
         "controls",
         "metrics",
+        "openai-http",
         "schemas",
         "statistics",
         "tools",
@@ -95,11 +96,11 @@ describe("each rule catches a planted violation", () => {
   });
 
   it("a cycle between packages", () => {
-    const model = withFile("schemas", "src", "src/planted.ts", 'export * from "@loclab/metrics";\n', (pkg) =>
-      pkg.dependencies.push("@loclab/metrics"),
+    const model = withFile("metrics", "src", "src/planted.ts", 'export * from "@loclab/scoring";\n', (pkg) =>
+      pkg.dependencies.push("@loclab/scoring"),
     );
     expect(rules(model)).toEqual([
-      "no package cycles: @loclab/schemas: @loclab/schemas → @loclab/metrics → @loclab/schemas",
+      "no package cycles: @loclab/metrics: @loclab/metrics → @loclab/scoring → @loclab/metrics",
     ]);
   });
 
@@ -163,6 +164,15 @@ describe("each rule catches a planted violation", () => {
         "nothing imports cli: packages/scoring/src/planted.ts: @loclab/cli",
       ]),
     );
+  });
+
+  it("the one HTTP client importing a loclab package", () => {
+    const model = withFile("openai-http", "src", "src/planted.ts", 'export * from "@loclab/schemas";\n', (pkg) =>
+      pkg.dependencies.push("@loclab/schemas"),
+    );
+    expect(rules(model)).toEqual([
+      "schemas and openai-http import no loclab package: packages/openai-http/src/planted.ts: @loclab/schemas",
+    ]);
   });
 
   it("charts importing a domain package", () => {

@@ -25,20 +25,25 @@ const tokenize = (text: string) => [...text.matchAll(TOKEN)].map((m) => ({ text:
 /** Every token's log p: −(its length)/10; the first token of the prompt has none, as vLLM reports it. */
 const logprobOf = (token: string) => -token.length / 10;
 
-type Mode = "ok" | "no-logprobs" | "flaky";
+type Mode = "ok" | "no-logprobs" | "flaky" | "cut";
 interface Scripted {
   server: Server;
   endpoint: ScoringEndpoint;
   completions: number;
   mode: Mode;
+  /** The authorization header of every request, in order. */
+  authorizations: (string | undefined)[];
 }
 
 async function scriptedServer(mode: Mode): Promise<Scripted> {
-  const state = { completions: 0, mode, failuresLeft: 2 } as Scripted & { failuresLeft: number };
+  const state = { completions: 0, mode, failuresLeft: 2, authorizations: [] } as unknown as Scripted & {
+    failuresLeft: number;
+  };
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => (body += chunk));
     req.on("end", () => {
+      state.authorizations.push(req.headers.authorization);
       const send = (status: number, json: unknown) => {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(json));
@@ -49,6 +54,13 @@ async function scriptedServer(mode: Mode): Promise<Scripted> {
       if (req.url === "/v1/completions") {
         state.completions += 1;
         if (state.mode === "flaky" && state.failuresLeft-- > 0) return send(503, { error: { message: "busy" } });
+        if (state.mode === "cut" && state.failuresLeft-- > 0) {
+          // The headers, part of the body, then the connection goes (a server that dies mid-answer).
+          res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
+          res.write('{"choices":[');
+          setTimeout(() => res.destroy(), 5);
+          return;
+        }
         const tokens = [...tokenize(request.prompt), { text: "!", offset: request.prompt.length }];
         const logprobs =
           state.mode === "no-logprobs"
@@ -273,5 +285,42 @@ describe("scoreCandidates against a scripted completions server", () => {
         out: join(dir, "scores-6.jsonl"),
       }),
     ).rejects.toThrow(/not answering .*is the server up\?/);
+  });
+
+  it("an endpoint URL with credentials scores over HTTP Basic, and the password reaches no line of the scores file", async () => {
+    const server = await scriptedServer("ok");
+    const secret = "hunter2-fgl-secret";
+    const endpoint = {
+      ...server.endpoint,
+      baseURL: server.endpoint.baseURL.replace("http://", `http://alice:${secret}@`),
+    };
+    const out = join(dir, "scores-7.jsonl");
+    const summary = await scoreCandidates({
+      tasks: [task([candidate("c0", [FUNCTION], true)])],
+      endpoints: [endpoint],
+      out,
+    });
+    server.server.close();
+    expect(summary).toMatchObject({ scored: 1, failed: 0 });
+    const basic = `Basic ${Buffer.from(`alice:${secret}`).toString("base64")}`;
+    expect(new Set(server.authorizations)).toEqual(new Set([basic]));
+    const text = await readFile(out, "utf8");
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(Buffer.from(`alice:${secret}`).toString("base64"));
+    expect((await readScores(out))[0]).toMatchObject({ endpoint: server.endpoint.baseURL });
+  });
+
+  it("an answer cut off after its headers is retried like any transport fault; the run goes on", async () => {
+    const server = await scriptedServer("cut");
+    const out = join(dir, "scores-8.jsonl");
+    const summary = await scoreCandidates({
+      tasks: [task([candidate("c0", [FUNCTION], true)])],
+      endpoints: [server.endpoint],
+      out,
+      retryDelayMs: 5,
+    });
+    server.server.close();
+    expect(summary).toMatchObject({ scored: 1, failed: 0 });
+    expect(server.completions).toBe(3);
   });
 });

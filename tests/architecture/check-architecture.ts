@@ -51,6 +51,11 @@ export function isPureFile(pkg: PackageModel, _file: SourceFile): boolean {
   );
 }
 
+/**
+ * The bottom of the graph: the log contract and the one HTTP client to model servers. Every
+ * other package may stand on them, so they stand on no loclab package.
+ */
+const IMPORTS_NO_LOCLAB_PACKAGE = new Set(["schemas", "openai-http"]);
 /** Packages of domain logic that charts (rendering only) must not import. */
 const CHARTS_MAY_IMPORT = new Set(["@loclab/schemas"]);
 /** What analysis (it reads logs) must never import: the things that make the logs. */
@@ -196,6 +201,8 @@ export function checkArchitecture(repo: RepoModel): Violation[] {
             add("nothing imports cli", where(file), specifier);
           if (pkg.dir === "analysis" && ANALYSIS_MUST_NOT_IMPORT.has(target))
             add("analysis reads logs; it does not import what writes them", where(file), specifier);
+          if (IMPORTS_NO_LOCLAB_PACKAGE.has(pkg.dir) && target !== pkg.name)
+            add("schemas and openai-http import no loclab package", where(file), specifier);
           if (pkg.dir === "charts" && !CHARTS_MAY_IMPORT.has(target))
             add("charts import no domain package but schemas", where(file), specifier);
         }

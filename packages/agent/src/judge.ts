@@ -2,7 +2,7 @@ import type { Prediction } from "@loclab/schemas";
 import { z } from "zod";
 import type { ChatMessage, TokenUsage } from "./chat-message.js";
 import type { ModelClient } from "./model-client.js";
-import { ModelRequestError, ModelTransportError } from "./model-errors.js";
+import { ModelCallError } from "@loclab/openai-http";
 import { fillTemplate, readPromptTemplate } from "./prompt-templates.js";
 
 /** SHERLOC's filter (docs/definitions.md §1): findings whose composite is below this are not injected. */
@@ -96,8 +96,7 @@ export async function judgeFinding(options: JudgeFindingOptions): Promise<Judgem
         usage.totalTokens += completion.usage.totalTokens;
       }
     } catch (error) {
-      if (error instanceof ModelTransportError || error instanceof ModelRequestError)
-        return { status: "model_error", passes: false, error: error.message, usage };
+      if (error instanceof ModelCallError) return { status: "model_error", passes: false, error: error.message, usage };
       throw error;
     }
     const parsed = parseJudgeAnswer(content);

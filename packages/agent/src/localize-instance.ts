@@ -1,3 +1,4 @@
+import type { ModelErrorKind, RetryRecord } from "@loclab/openai-http";
 import { type Prediction, type Provenance, type LocalizeOutcome } from "@loclab/schemas";
 import { SherlocToolbox, type SherlocToolOptions, toolDefinitions, type Workspace } from "@loclab/tools";
 import { SHERLOC_ANSWER, SHERLOC_PROTOCOL, SHERLOC_TOOLS } from "./sherloc-protocol.js";
@@ -6,15 +7,7 @@ import type { ToolDefinition } from "./chat-message.js";
 import type { ModelClient } from "./model-client.js";
 import { fillTemplate, type PromptName, readPromptTemplate as shippedPrompt } from "./prompt-templates.js";
 import { submitLocalizationTool } from "./submit-localization.js";
-import type { RetryRecord } from "./model-errors.js";
-import {
-  type LoopState,
-  type ModelErrorKind,
-  type Recovery,
-  takeTurn,
-  type TurnEnd,
-  type TurnSetup,
-} from "./take-turn.js";
+import { type LoopState, type Recovery, takeTurn, type TurnEnd, type TurnSetup } from "./take-turn.js";
 import { toolProtocol, type ToolMode } from "./tool-protocol.js";
 import { PromptEstimator } from "./context-truncation.js";
 import type { ChatMessage } from "./chat-message.js";

@@ -1,11 +1,11 @@
 import { messagesDigest, type Prediction, requestDelta, type TrajectoryExit } from "@loclab/schemas";
+import { ModelCallError, type ModelErrorKind, ModelRequestError, type RetryRecord } from "@loclab/openai-http";
 import type { SherlocToolbox, Workspace } from "@loclab/tools";
 import type { ChatMessage, ChatToolCall, ToolDefinition } from "./chat-message.js";
 import { PromptEstimator, messageChars, truncateOldObservations } from "./context-truncation.js";
 import type { LoopBudget } from "./budget-exit.js";
 import { argumentsRecord, dispatchCall } from "./dispatch-call.js";
 import type { Completion, ModelClient } from "./model-client.js";
-import { ModelRequestError, ModelTransportError, type RetryRecord } from "./model-errors.js";
 import { callKey, repeatedLine } from "./repetition.js";
 import type { ToolProtocol } from "./tool-protocol.js";
 import type { TrajectoryStep, TrajectoryUsage, TrajectoryWriter } from "./trajectory-writer.js";
@@ -81,9 +81,6 @@ export type TurnEnd =
 /** A 400 whose text says the prompt did not fit the window (vLLM's and `loclab serve`'s wording, OpenAI's). */
 const CONTEXT_OVERFLOW = /maximum context length|context length exceeded|context_length_exceeded|max_model_len/i;
 
-/** Why a model call failed: the transport (the server or network, after retries) or the request (a 4xx refusal). */
-export type ModelErrorKind = "transport" | "request";
-
 /**
  * One turn of the localizer: the forced-final prompt on the last turn, context truncation,
  * one model call, its tool calls in order (a valid submission ends the turn), the nudges for
@@ -125,7 +122,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
         notes.push("wall budget: the attempt's wall budget ran out during the model call, which was cancelled");
         return { exit: "time_limit", outcome: "budget_exhausted", budget: "wall_time" };
       }
-      if (!(error instanceof ModelTransportError || error instanceof ModelRequestError)) throw error;
+      if (!(error instanceof ModelCallError)) throw error;
       retries = error.retries;
       notes.push(`model error: ${error.message}`);
       if (error instanceof ModelRequestError && error.status === 400 && CONTEXT_OVERFLOW.test(error.message)) {
@@ -135,7 +132,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
         exit: "error",
         outcome: "model_error",
         error: error.message,
-        errorKind: error instanceof ModelTransportError ? "transport" : "request",
+        errorKind: error.kind,
       };
     }
     retries = completion.retries;

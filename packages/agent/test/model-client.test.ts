@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ModelRequestError, ModelTransportError } from "@loclab/openai-http";
 import {
   createModelClient,
-  ModelRequestError,
-  ModelTransportError,
   startScriptedModelServer,
   type ModelClientOptions,
   type ModelScript,

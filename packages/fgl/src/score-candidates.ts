@@ -2,20 +2,12 @@ import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { GoldSpan } from "@loclab/gold";
-import { urlWithoutCredentials } from "@loclab/agent";
+import { ModelAnswerError, ModelCallError, urlWithoutCredentials } from "@loclab/openai-http";
 import { probeEndpoint } from "@loclab/runner";
 import type { Candidate } from "./candidates.js";
 import type { CodeSource } from "./code-source.js";
 import { addedLineTokens } from "./added-line-tokens.js";
-import {
-  countTokens,
-  type EchoedPrompt,
-  echoPrompt,
-  InfrastructureError,
-  type ScoringEndpoint,
-  ScoringRequestError,
-  withRetries,
-} from "./completions-client.js";
+import { countTokens, type EchoedPrompt, echoPrompt, type ScoringEndpoint } from "./completions-client.js";
 import { extraReads, patchHunks } from "./extra-reads.js";
 import { addedLineRanges, type FixerPrompt, fixerPrompt } from "./fixer-prompt.js";
 import { RenderError, renderContext } from "./render-context.js";
@@ -51,8 +43,9 @@ export interface ScoreCandidatesOptions {
   lambdaReq?: number;
   /** Prompt tokens in flight per endpoint at once (the batch budget); default 32,768. */
   batchTokens?: number;
-  /** Tries per request on infrastructure errors; default 4. */
+  /** Tries per request on transport faults and unparsable answers (the one client's policy); default 4. */
   attempts?: number;
+  /** Wait before the first retry, doubling (with the policy's jitter, cap and Retry-After); default 500 ms. */
   retryDelayMs?: number;
   onProgress?: (progress: ScoringProgress) => void;
   signal?: AbortSignal;
@@ -207,8 +200,11 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
   const samePrompt = new Map<string, Promise<Likelihood>>();
   let reusedPrompts = 0;
   let next = 0;
-  const retry = <T>(work: () => Promise<T>) =>
-    withRetries(work, { attempts: options.attempts ?? 4, baseDelayMs: options.retryDelayMs ?? 500 });
+  // The one client's policy; the options keep their older names (tries in all, first wait).
+  const retry = {
+    ...(options.attempts !== undefined ? { maxRetries: options.attempts - 1 } : {}),
+    ...(options.retryDelayMs !== undefined ? { backoffMs: options.retryDelayMs } : {}),
+  };
   const worker = async (e: number) => {
     const endpoint = options.endpoints[e]!;
     while (next < jobs.length && !options.signal?.aborted) {
@@ -225,7 +221,7 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
       });
       try {
         const tokenizeStart = performance.now();
-        const count = (text: string) => retry(() => countTokens(endpoint, text));
+        const count = (text: string) => countTokens(endpoint, text, { retry });
         const context = await renderContext(candidate.locations, task.code, { budget, countTokens: count });
         const prompt = fixerPrompt({ repo: task.repo, issue: task.issue, context: context.text, patch: task.patch });
         const promptCount = await count(prompt.text);
@@ -249,7 +245,7 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
           pending = (async () => {
             await acquire(e, promptCount);
             try {
-              const echoed = await retry(() => echoPrompt(endpoint, prompt.text));
+              const echoed = await echoPrompt(endpoint, prompt.text, { retry });
               promptTokens += promptCount;
               return likelihoodOfAddedLines(echoed, prompt);
             } finally {
@@ -290,9 +286,10 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
         } satisfies ScoredCandidate);
       } catch (error) {
         if (error instanceof RenderError) await write(fail(error.message, "render"));
-        else if (error instanceof ScoringRequestError) await write(fail(error.message, "request"));
-        else if (error instanceof InfrastructureError)
-          await write(fail(`${error.message} (retries exhausted)`, "infrastructure"));
+        // The server's state (a transport fault after every retry) may change; a refused request or
+        // an unusable answer will not, and is recorded as a request error.
+        else if (error instanceof ModelCallError)
+          await write(fail(error.message, error.kind === "transport" ? "infrastructure" : "request"));
         else throw error;
       }
     }
@@ -324,13 +321,14 @@ interface Likelihood {
 function likelihoodOfAddedLines(echoed: EchoedPrompt, prompt: FixerPrompt): Likelihood {
   const shift = echoed.text.indexOf(prompt.text);
   if (shift < 0)
-    throw new ScoringRequestError(
-      "the echoed text does not contain the prompt as sent (the server's detokenization changes it)",
-    );
+    throw new ModelAnswerError({
+      message: "the echoed text does not contain the prompt as sent (the server's detokenization changes it)",
+      retryable: false,
+    });
   const tokens = addedLineTokens(echoed.offsets, prompt.added, { shift, promptEnd: prompt.text.length });
   const logprobs = tokens.indices.map((i) => echoed.logprobs[i]);
   if (logprobs.length === 0 || logprobs.some((l) => l === null || l === undefined))
-    throw new ScoringRequestError("no log-probability for some of y+'s tokens");
+    throw new ModelAnswerError({ message: "no log-probability for some of y+'s tokens", retryable: false });
   const meanLogprob = (logprobs as number[]).reduce((a, b) => a + b, 0) / logprobs.length;
   return { meanLogprob, addedTokens: logprobs.length, startsBefore: tokens.startsBefore, runsPast: tokens.runsPast };
 }
@@ -343,9 +341,7 @@ function likelihoodOfAddedLines(echoed: EchoedPrompt, prompt: FixerPrompt): Like
 async function modelWindow(endpoint: ScoringEndpoint): Promise<number> {
   const probe = await probeEndpoint(endpoint, { timeoutMs: 30_000 });
   if (!probe.ok)
-    throw new InfrastructureError(
-      `${urlWithoutCredentials(endpoint.baseURL)}: not answering (${probe.problem}); is the server up?`,
-    );
+    throw new Error(`${urlWithoutCredentials(endpoint.baseURL)}: not answering (${probe.problem}); is the server up?`);
   const models = (probe.models as { data?: Array<{ id?: string; max_model_len?: number }> } | undefined)?.data ?? [];
   return models.find((m) => m.id === endpoint.model)?.max_model_len ?? Number.POSITIVE_INFINITY;
 }

@@ -1,4 +1,4 @@
-import { urlWithoutCredentials } from "@loclab/agent";
+import { urlWithoutCredentials } from "@loclab/openai-http";
 import { type EndpointProbe, probeEndpoint } from "./endpoint-probe.js";
 import type { EndpointSpec } from "./run-spec.js";
 

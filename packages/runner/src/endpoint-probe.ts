@@ -1,4 +1,4 @@
-import { makeRedactor, urlCredentials, urlSecrets, urlWithoutCredentials } from "@loclab/agent";
+import { authHeaders, endpointRedactor, serverRoot, urlWithoutCredentials } from "@loclab/openai-http";
 import { metricSum } from "./prometheus-text.js";
 import type { EndpointSpec } from "./run-spec.js";
 
@@ -17,20 +17,6 @@ export interface EndpointProbe {
   running?: number;
 }
 
-/** The server's root (`http://h:8000` for `http://h:8000/v1`): vLLM serves `/health`, `/version` and `/metrics` there. */
-export function serverRoot(baseURL: string): string {
-  const url = new URL(urlWithoutCredentials(baseURL));
-  url.pathname = url.pathname.replace(/\/v1\/?$/, "/").replace(/\/+$/, "");
-  return url.toString().replace(/\/+$/, "");
-}
-
-function headers(endpoint: Pick<EndpointSpec, "baseURL" | "apiKeyEnv">): Record<string, string> {
-  const key = endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined;
-  if (key) return { authorization: `Bearer ${key}` };
-  const credentials = urlCredentials(endpoint.baseURL);
-  return credentials ? { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` } : {};
-}
-
 /**
  * Checks one endpoint as vLLM exposes itself: `GET /health` (a 404 means the server has no
  * such route, which is fine; anything else but 200 is not ready), `GET /v1/models` (must list
@@ -43,13 +29,11 @@ export async function probeEndpoint(
   options: { timeoutMs?: number } = {},
 ): Promise<EndpointProbe> {
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const redact = makeRedactor([
-    endpoint.apiKeyEnv ? process.env[endpoint.apiKeyEnv] : undefined,
-    ...urlSecrets(endpoint.baseURL),
-  ]);
+  const redact = endpointRedactor(endpoint);
   const root = serverRoot(endpoint.baseURL);
   const base = urlWithoutCredentials(endpoint.baseURL).replace(/\/+$/, "");
-  const get = async (url: string) => fetch(url, { headers: headers(endpoint), signal: AbortSignal.timeout(timeoutMs) });
+  const get = async (url: string) =>
+    fetch(url, { headers: authHeaders(endpoint), signal: AbortSignal.timeout(timeoutMs) });
   try {
     const health = await get(`${root}/health`);
     await health.arrayBuffer();

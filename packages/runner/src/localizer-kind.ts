@@ -9,9 +9,8 @@ import {
   type LocalizeResult,
   localizeInstance,
   type ModelClient,
-  ModelTransportError,
-  urlWithoutCredentials,
 } from "@loclab/agent";
+import { ModelAnswerError, ModelTransportError, urlWithoutCredentials } from "@loclab/openai-http";
 import { goldAtBaseCommit } from "@loclab/checkouts";
 import { leakAudit } from "@loclab/controls";
 import { controlLabel, type Prediction, type RunRecord, runLayout } from "@loclab/schemas";
@@ -187,7 +186,10 @@ function recordOfResult(
   result: LocalizeResult,
 ): Pick<RunRecord, "outcome" | "exit" | "turns" | "usage" | "modelMs" | "retries"> & { error?: string } {
   return {
-    outcome: result.outcome === "model_error" && result.errorKind === "transport" ? "infra_error" : result.outcome,
+    outcome:
+      result.outcome === "model_error" && result.errorKind !== undefined && result.errorKind !== "request"
+        ? "infra_error"
+        : result.outcome,
     exit: result.exit,
     turns: result.turns,
     usage: result.usage,
@@ -240,7 +242,9 @@ function pooledClient(plan: RunPlan, { attempt, lease, pool, onRetry }: AttemptR
         pool.noteSuccess(lease.index);
         return completion;
       } catch (error) {
+        // A refused request is ours; a transport fault or an answer that never parsed is the server's.
         if (error instanceof ModelTransportError) pool.noteFault(lease.index, error.errorClass);
+        else if (error instanceof ModelAnswerError) pool.noteFault(lease.index, "invalid-json");
         throw error;
       }
     },

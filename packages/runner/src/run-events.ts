@@ -1,4 +1,4 @@
-import type { RetryRecord } from "@loclab/agent";
+import type { RetryRecord } from "@loclab/openai-http";
 import { isFinalOutcome, type RunAttemptOutcome, type RunRecord } from "@loclab/schemas";
 import type { EndpointStatus, PoolEvent } from "./endpoint-pool.js";
 

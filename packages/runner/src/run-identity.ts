@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { urlWithoutCredentials } from "@loclab/agent";
+import { urlWithoutCredentials } from "@loclab/openai-http";
 import type { RunEnvironment } from "@loclab/schemas";
 import { canonicalJson } from "./attempt-key.js";
 import type { RunSpec } from "./run-spec.js";

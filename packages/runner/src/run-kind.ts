@@ -1,4 +1,4 @@
-import type { RetryRecord } from "@loclab/agent";
+import type { RetryRecord } from "@loclab/openai-http";
 import type { RunRecord } from "@loclab/schemas";
 import type { EndpointLease, EndpointPool } from "./endpoint-pool.js";
 import type { PlannedAttempt, RunPlan } from "./run-plan.js";

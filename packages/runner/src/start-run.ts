@@ -1,5 +1,5 @@
 import { mkdir } from "node:fs/promises";
-import { urlWithoutCredentials } from "@loclab/agent";
+import { urlWithoutCredentials } from "@loclab/openai-http";
 import {
   cellLabel,
   type KeyHistory,

@@ -1,3 +1,46 @@
+/** Where a model server is and which environment variable holds its key (the key itself is never held). */
+export interface EndpointTarget {
+  /** An OpenAI-compatible base URL, e.g. `http://127.0.0.1:8000/v1`; it may carry `user:password@`. */
+  baseURL: string;
+  /** The environment variable holding the API key; `OPENAI_API_KEY` when not named. */
+  apiKeyEnv?: string;
+}
+
+/**
+ * The API key for an endpoint, read from the environment at the time of the call: the variable
+ * the endpoint names, else `OPENAI_API_KEY` (the `openai` package's own default). Undefined
+ * when unset or empty: local servers (vLLM, llama.cpp, `loclab serve`) need none.
+ */
+export function apiKeyOf(target: EndpointTarget): string | undefined {
+  return process.env[target.apiKeyEnv ?? "OPENAI_API_KEY"] || undefined;
+}
+
+/**
+ * The authorization header for an endpoint: `Bearer <key>` when a key is set, else HTTP Basic
+ * from the URL's credentials (fetch refuses a URL that carries them), else none.
+ */
+export function authHeaders(target: EndpointTarget): Record<string, string> {
+  const key = apiKeyOf(target);
+  if (key) return { authorization: `Bearer ${key}` };
+  const credentials = urlCredentials(target.baseURL);
+  return credentials ? { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` } : {};
+}
+
+/** Everything secret about an endpoint (its key, its URL's credentials) removed from a text. */
+export function endpointRedactor(target: EndpointTarget): (text: string) => string {
+  return makeRedactor([apiKeyOf(target), ...urlSecrets(target.baseURL)]);
+}
+
+/**
+ * The server's root (`http://h:8000` for `http://h:8000/v1`), without credentials: vLLM serves
+ * `/health`, `/version`, `/metrics` and `/tokenize` there, not under `/v1`.
+ */
+export function serverRoot(baseURL: string): string {
+  const url = new URL(urlWithoutCredentials(baseURL));
+  url.pathname = url.pathname.replace(/\/v1\/?$/, "/").replace(/\/+$/, "");
+  return url.toString().replace(/\/+$/, "");
+}
+
 /**
  * A base URL as it may be recorded (provenance, logs, error messages): user name and password
  * removed (`http://user:pass@host/v1` → `http://host/v1`). Text that is not a URL is returned

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -25,7 +25,7 @@ const tokenize = (text: string) => [...text.matchAll(TOKEN)].map((m) => ({ text:
 /** Every token's log p: −(its length)/10; the first token of the prompt has none, as vLLM reports it. */
 const logprobOf = (token: string) => -token.length / 10;
 
-type Mode = "ok" | "no-logprobs" | "flaky" | "cut";
+type Mode = "ok" | "no-logprobs" | "flaky" | "cut" | "broken";
 interface Scripted {
   server: Server;
   endpoint: ScoringEndpoint;
@@ -54,6 +54,7 @@ async function scriptedServer(mode: Mode): Promise<Scripted> {
       if (req.url === "/v1/completions") {
         state.completions += 1;
         if (state.mode === "flaky" && state.failuresLeft-- > 0) return send(503, { error: { message: "busy" } });
+        if (state.mode === "broken") return send(500, { error: { message: "CUDA error: an illegal memory access" } });
         if (state.mode === "cut" && state.failuresLeft-- > 0) {
           // The headers, part of the body, then the connection goes (a server that dies mid-answer).
           res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
@@ -185,10 +186,19 @@ describe("scoreCandidates against a scripted completions server", () => {
     const again = await scoreCandidates({ tasks, endpoints: [scripted.endpoint], out });
     expect(again).toMatchObject({ skipped: 2, scored: 0, total: 2 });
     expect(scripted.completions).toBe(2);
-    // A half-written last line (a crash mid-write) is not an error: that candidate is scored again.
+    // A half-written last line (a crash mid-write) is not an error: it is set aside beside the
+    // file, as the runner does with its ledger, and that candidate is scored again.
     await writeFile(out, `${(await readFile(out, "utf8")).split("\n")[0]}\n{"schemaVersion":1,"task":"acme`);
     const resumed = await scoreCandidates({ tasks, endpoints: [scripted.endpoint], out });
     expect(resumed).toMatchObject({ skipped: 1, scored: 1 });
+    const torn = (await readdir(dir)).filter((name) => name.startsWith("scores-2.jsonl.torn-"));
+    expect(torn).toHaveLength(1);
+    expect(await readFile(join(dir, torn[0]!), "utf8")).toBe('{"schemaVersion":1,"task":"acme');
+    expect(await readScores(out)).toHaveLength(2);
+    // The endpoints are not part of what a score depends on: the same model on two endpoints
+    // skips everything the one endpoint scored.
+    const twice = await scoreCandidates({ tasks, endpoints: [scripted.endpoint, scripted.endpoint], out });
+    expect(twice).toMatchObject({ skipped: 2, scored: 0 });
     const changed = await scoreCandidates({ tasks, endpoints: [scripted.endpoint], out, budget: 50 });
     expect(changed.scored).toBe(2);
     scripted.server.close();
@@ -198,20 +208,26 @@ describe("scoreCandidates against a scripted completions server", () => {
     const scripted = await scriptedServer("ok");
     const out = join(dir, "scores-3.jsonl");
     const removalOnly = fixture.patch.replace(/^\+    return.*\n/m, "").replace("@@ -9,4 +9,4 @@", "@@ -9,4 +9,3 @@");
+    const summaryTasks = () => [
+      task([
+        candidate("teacher", [FUNCTION], true),
+        candidate("ghost", [{ path: "calc/missing.py", startLine: 1, endLine: 3, role: "read" }]),
+        candidate("past-end", [{ path: "calc/ops.py", startLine: 400, endLine: 410, role: "read" }]),
+      ]),
+      { ...task([candidate("teacher", [FUNCTION], true)], removalOnly), task: "acme__calc-2" },
+    ];
     const summary = await scoreCandidates({
-      tasks: [
-        task([
-          candidate("teacher", [FUNCTION], true),
-          candidate("ghost", [{ path: "calc/missing.py", startLine: 1, endLine: 3, role: "read" }]),
-          candidate("past-end", [{ path: "calc/ops.py", startLine: 400, endLine: 410, role: "read" }]),
-        ]),
-        { ...task([candidate("teacher", [FUNCTION], true)], removalOnly), task: "acme__calc-2" },
-      ],
+      tasks: summaryTasks(),
       endpoints: [scripted.endpoint],
       out,
     });
-    scripted.server.close();
     expect(summary).toMatchObject({ total: 4, scored: 1, failed: 3 });
+    // Run again: the render failures are tried again (they depend on the code, not in the
+    // digest), the score and the patch line are settled; the patch line is not written twice.
+    const again = await scoreCandidates({ tasks: summaryTasks(), endpoints: [scripted.endpoint], out });
+    scripted.server.close();
+    expect(again).toMatchObject({ total: 4, skipped: 2, failed: 2, scored: 0 });
+    expect((await readScores(out)).filter((r) => "errorKind" in r && r.errorKind === "patch")).toHaveLength(1);
     const records = await readScores(out);
     const errors = records
       .filter((r) => "error" in r)
@@ -322,5 +338,44 @@ describe("scoreCandidates against a scripted completions server", () => {
     server.server.close();
     expect(summary).toMatchObject({ scored: 1, failed: 0 });
     expect(server.completions).toBe(3);
+  });
+
+  it("runs over the runner's pool: one of two endpoints down at the start or broken mid-run, the other scores every candidate", async () => {
+    const steady = await scriptedServer("ok");
+    const broken = await scriptedServer("broken");
+    const many = Array.from({ length: 5 }, (_, i) =>
+      candidate(`c${i}`, [{ ...FUNCTION, startLine: 8 - i, endLine: 12 }]),
+    );
+    const events: string[] = [];
+    const summary = await scoreCandidates({
+      tasks: [task(many)],
+      endpoints: [broken.endpoint, steady.endpoint],
+      out: join(dir, "scores-9.jsonl"),
+      attempts: 2,
+      retryDelayMs: 1,
+      pool: { probeMs: 60_000 },
+      onPoolEvent: (event) => events.push(event.type),
+    });
+    expect(summary).toMatchObject({ scored: 5, failed: 0 });
+    const records = await readScores(join(dir, "scores-9.jsonl"));
+    expect(new Set(records.map((r) => ("endpoint" in r ? r.endpoint : r.error)))).toEqual(
+      new Set([steady.endpoint.baseURL]),
+    );
+    // The broken server got a candidate, failed it twice (the client's retry), the candidate went
+    // to the other; its faults took it out of the pool before it could take many more.
+    expect(broken.completions).toBeGreaterThanOrEqual(2);
+    expect(broken.completions).toBeLessThanOrEqual(4);
+    expect(events).toContain("endpoint-down");
+
+    const port = (broken.server.address() as { port: number }).port;
+    broken.server.close();
+    const down = await scoreCandidates({
+      tasks: [task(many)],
+      endpoints: [{ baseURL: `http://127.0.0.1:${port}/v1`, model: "scripted" }, steady.endpoint],
+      out: join(dir, "scores-10.jsonl"),
+      pool: { probeMs: 60_000 },
+    });
+    steady.server.close();
+    expect(down).toMatchObject({ scored: 5, failed: 0 });
   });
 });

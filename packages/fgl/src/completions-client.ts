@@ -1,6 +1,7 @@
 import {
   createOpenAIHttpClient,
   type EndpointTarget,
+  type HttpProgress,
   ModelAnswerError,
   type OpenAIHttpClient,
   type RetryPolicy,
@@ -44,6 +45,8 @@ export interface ScoringCallOptions {
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   signal?: AbortSignal;
+  /** Told before each retry (a pool's breaker counts them as faults of the endpoint). */
+  onProgress?: (event: HttpProgress) => void;
 }
 
 const clients = new Map<string, OpenAIHttpClient>();
@@ -67,6 +70,7 @@ function callOptions(options: ScoringCallOptions, defaultTimeoutMs: number) {
   return {
     retry: { requestTimeoutMs: options.timeoutMs ?? defaultTimeoutMs, ...options.retry },
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
 }
 

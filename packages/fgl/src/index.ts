@@ -14,6 +14,7 @@ export * from "./added-line-tokens.js";
 export * from "./extra-reads.js";
 export * from "./completions-client.js";
 export * from "./score-record.js";
+export * from "./read-scores.js";
 export * from "./score-candidates.js";
 export * from "./records.js";
 export * from "./task-candidates.js";

@@ -61,3 +61,13 @@ export function isScored(record: ScoreRecord): record is ScoredCandidate {
 export function isFailed(record: ScoreRecord): record is FailedCandidate {
   return "error" in record;
 }
+
+/**
+ * Whether a line settles its settings digest, so that a later run skips it: a score, or the
+ * one line of a patch that adds nothing. Render, request, overflow and infrastructure failures
+ * stay open (a later run tries them again): they depend on the code source or on the server,
+ * neither of which is in the digest.
+ */
+export function isFinalScore(record: ScoreRecord): boolean {
+  return isScored(record) || record.errorKind === "patch";
+}

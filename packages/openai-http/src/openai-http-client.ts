@@ -34,6 +34,8 @@ export interface CallOptions {
    */
   signal?: AbortSignal;
   retry?: Partial<RetryPolicy>;
+  /** This call's progress (e.g. for the pool lease it runs on), told as well as the client's. */
+  onProgress?: (event: HttpProgress) => void;
 }
 
 /** A parsed answer and what it took. */
@@ -93,28 +95,32 @@ export function createOpenAIHttpClient(options: OpenAIHttpOptions): OpenAIHttpCl
     logLevel: "off",
   });
   const tokenizeURL = `${serverRoot(options.baseURL)}/tokenize`;
-  const loop = { redact, onProgress: options.onProgress, progressEveryMs: options.progressEveryMs ?? 30_000 };
+  const loop = { redact, progressEveryMs: options.progressEveryMs ?? 30_000 };
+  const callSettings = (call: CallOptions) => ({
+    policy: retryPolicy(policy, call.retry),
+    onProgress: both(options.onProgress, call.onProgress),
+  });
 
   return {
     baseURL,
     redact,
     chat: (body, parse, call = {}) =>
       callWithRetries(
-        { ...loop, policy: retryPolicy(policy, call.retry), answer: "chat completion" },
+        { ...loop, ...callSettings(call), answer: "chat completion" },
         (request) => openai.chat.completions.create(body as ChatCompletionCreateParamsNonStreaming, request),
         parse,
         call.signal,
       ),
     completions: (body, parse, call = {}) =>
       callWithRetries(
-        { ...loop, policy: retryPolicy(policy, call.retry), answer: "completions answer" },
+        { ...loop, ...callSettings(call), answer: "completions answer" },
         (request) => openai.completions.create(body as CompletionCreateParamsNonStreaming, request),
         parse,
         call.signal,
       ),
     tokenize: (body, parse, call = {}) =>
       callWithRetries(
-        { ...loop, policy: retryPolicy(policy, call.retry), answer: "tokenize answer" },
+        { ...loop, ...callSettings(call), answer: "tokenize answer" },
         // An absolute path: the package sends it as is, with the same headers and errors.
         (request) => openai.post(tokenizeURL, { body, ...request }),
         parse,
@@ -176,6 +182,18 @@ async function callWithRetries<T>(
       if (ticker) clearInterval(ticker);
     }
   }
+}
+
+/** One listener from two, either of which may be absent. */
+function both(
+  first: ((event: HttpProgress) => void) | undefined,
+  second: ((event: HttpProgress) => void) | undefined,
+): ((event: HttpProgress) => void) | undefined {
+  if (!first || !second) return first ?? second;
+  return (event) => {
+    first(event);
+    second(event);
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ export * from "./run-plan.js";
 export * from "./prometheus-text.js";
 export * from "./endpoint-probe.js";
 export * from "./endpoint-pool.js";
+export * from "./pool-queue.js";
 export * from "./run-lock.js";
 export * from "./cell-workspaces.js";
 export * from "./run-identity.js";

@@ -206,7 +206,11 @@ export function registerCandidateCommands(fgl: Command): void {
             `${(100 * outside).toFixed(1)} % of the wall time outside completions requests (/tokenize ${summary.tokenizeSeconds.toFixed(1)} s); ` +
             `${summary.reusedPrompts} candidates rendered the same prompt as an earlier one and were not sent again`,
         );
-        if (summary.failed > 0) process.exitCode = 1;
+        if (summary.unavailable !== undefined)
+          process.stderr.write(
+            `loclab: stopped: ${summary.unavailable}; the candidates not scored are not in ${options.out}: run the same command again once an endpoint is back\n`,
+          );
+        if (summary.failed > 0 || summary.unavailable !== undefined) process.exitCode = 1;
       },
     );
 

@@ -1,2 +1,1 @@
 export * from "./program.js";
-export * from "./gold-report.js";

@@ -6,6 +6,7 @@ export * from "./symbols.js";
 export * from "./gold-from-patch.js";
 export * from "./extract-gold.js";
 export * from "./summarize-gold.js";
+export * from "./gold-report.js";
 export * from "./locate-hunks.js";
 export * from "./change-sites.js";
 export * from "./exact-symbols.js";

@@ -2,10 +2,15 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { barChart, writeChart } from "@loclab/charts";
 import { type BenchmarkName, loadBenchmark } from "@loclab/datasets";
-import { type BenchmarkGoldSummary, extractGold, summarizeGold } from "@loclab/gold";
+import {
+  type BenchmarkGoldReport,
+  type BenchmarkGoldSummary,
+  benchmarkGoldReport,
+  extractGold,
+  summarizeGold,
+} from "@loclab/gold";
 import { ARTIFACT_KINDS, makeArtifact } from "@loclab/schemas";
 import * as aq from "arquero";
-import { type BenchmarkGoldReport, benchmarkGoldReport } from "../gold-report.js";
 import { progress } from "../progress.js";
 import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";

@@ -1,4 +1,5 @@
-import type { BenchmarkGoldSummary, GoldFailure } from "@loclab/gold";
+import type { BenchmarkGoldSummary } from "./summarize-gold.js";
+import type { GoldFailure } from "./extract-gold.js";
 import { max, mean, median } from "simple-statistics";
 
 /** Mean, median and maximum of a per-instance count. */

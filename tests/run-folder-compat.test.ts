@@ -1,8 +1,8 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildToyBenchmark } from "@loclab/fixtures";
-import { readRunStatus, scoreRun } from "@loclab/runner";
-import { readRunFolder, readRunManifest, RunFolderVersionError, runLayout } from "@loclab/schemas";
+import { localizationBreakdown, readRunStatus, scoreRun } from "@loclab/runner";
+import { cellLabel, readRunFolder, readRunManifest, RunFolderVersionError, runLayout } from "@loclab/schemas";
 import { describe, expect, it } from "vitest";
 import { scratch } from "./helpers.js";
 
@@ -55,6 +55,25 @@ describe("a run folder written by loclab 0.1.0", () => {
     expect(score.attempts).toEqual(old?.attempts);
     const status = await readRunStatus(dir);
     expect(status.summary).toMatchObject({ keys: 16, done: 16, predicted: 16, complete: true });
+  });
+
+  it("is broken down by the analysis package from what the schemas read: every key by its final record", async () => {
+    const dir = await oldRunFolder();
+    const { records } = await readRunFolder(dir);
+    const breakdown = await localizationBreakdown(dir);
+    expect(breakdown.problems).toEqual([]);
+    expect(breakdown.rows).toHaveLength(8);
+    // Tallied here from the ledger alone: each record's cell and outcome (every key has one final record).
+    const finished = new Map<string, number>();
+    for (const record of records) {
+      const cell = cellLabel({ seed: record.seed, control: record.control });
+      if (record.outcome === "finished") finished.set(cell, (finished.get(cell) ?? 0) + 1);
+    }
+    for (const row of breakdown.rows) {
+      expect(row).toMatchObject({ keys: 2, open: 0, finished: finished.get(row.cell) ?? 0 });
+      expect(row.finished + row.forcedFinal + row.invalidFinal + row.stepLimit + row.modelError).toBe(2);
+    }
+    expect(breakdown.comparisons).toEqual((await scoreRun(dir, { write: false })).comparisons);
   });
 
   it("a folder of a newer layout is refused, naming both layouts", async () => {

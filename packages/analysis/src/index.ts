@@ -39,3 +39,4 @@ export * from "./figures/outcome-chart.js";
 export * from "./figures/overlap-heatmap.js";
 export * from "./real/real-trajectories.js";
 export * from "./formats/sherloc.js";
+export * from "./run-folder/localization-cells.js";

@@ -29,7 +29,5 @@ export function cellText(value: unknown): unknown {
   return value;
 }
 
-/** `value.toFixed(digits)`, or `n/a` for a value that is not a finite number (a metric over no instance). */
-export function fixed(value: number | null | undefined, digits: number): string {
-  return typeof value === "number" && Number.isFinite(value) ? value.toFixed(digits) : "n/a";
-}
+/** One way of writing a number to a fixed number of digits (`n/a` when it is not finite), shared with the reproduce stages. */
+export { fixed } from "@loclab/statistics";

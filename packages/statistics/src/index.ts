@@ -18,3 +18,4 @@ export * from "./parse-resolved-matrix.js";
 export * from "./pairwise-mcnemar.js";
 export * from "./compare-systems.js";
 export * from "./leaderboard-significance.js";
+export * from "./fixed.js";

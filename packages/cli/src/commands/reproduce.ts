@@ -2,13 +2,20 @@ import { mkdir } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import { BENCHMARKS, type BenchmarkName, isBenchmarkName } from "@loclab/datasets";
 import type { Command } from "commander";
-import { goldStage } from "../reproduce/gold-stage.js";
-import { leaderboardStage } from "../reproduce/leaderboard-stage.js";
-import { significanceStage } from "../reproduce/significance-stage.js";
-import { trajectoriesStage } from "../reproduce/trajectories-stage.js";
-import { localizerDemoStage } from "../reproduce/localizer-demo-stage.js";
-import { realModelStage } from "../reproduce/real-model-stage.js";
+import { fileURLToPath } from "node:url";
+import {
+  goldStage,
+  leaderboardStage,
+  localizerDemoStage,
+  realModelStage,
+  significanceStage,
+  type StageResult,
+  trajectoriesStage,
+} from "@loclab/reproduce";
 import { summaryOf } from "../command-summaries.js";
+import { progress } from "../progress.js";
+import { provenanceNow } from "../provenance.js";
+import { printTable } from "../table.js";
 
 interface ReproduceOptions {
   out: string;
@@ -41,22 +48,35 @@ export function registerReproduceCommand(program: Command): void {
         );
       const out = resolve(options.out);
       await mkdir(out, { recursive: true });
-      const dataDir = options.dataDir ? { dataDir: options.dataDir } : {};
+      const stage = {
+        out,
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        provenance: provenanceNow,
+        progress,
+        warn: progress,
+      };
+      const show = <T extends StageResult>(result: T): T => {
+        printTable(result.rows);
+        if (result.footer) process.stdout.write(`${result.footer}\n`);
+        return result;
+      };
 
       process.stdout.write("== benchmarks and gold locations\n");
-      const gold = await goldStage({ out, benchmarks: names as BenchmarkName[], ...dataDir });
+      const gold = show(await goldStage({ ...stage, benchmarks: names as BenchmarkName[] }));
       process.stdout.write("\n== localization leaderboard (unified vs. each peer's own preset)\n");
-      const leaderboard = await leaderboardStage({ out, ...dataDir });
+      const leaderboard = show(await leaderboardStage(stage));
       process.stdout.write("\n== leaderboard significance (exact McNemar, Holm, power)\n");
-      const significance = await significanceStage({ out, ...dataDir });
+      const significance = show(await significanceStage(stage));
       process.stdout.write("\n== failure breakdown of the four real agent runs (41 common tasks)\n");
-      const trajectories = await trajectoriesStage({ out, ...dataDir });
+      const trajectories = show(await trajectoriesStage(stage));
       process.stdout.write("\n== localizer demo (fixture repository, scripted model server over HTTP, scored)\n");
-      const demo = await localizerDemoStage({ out });
+      const demo = show(await localizerDemoStage({ out }));
       process.stdout.write(
         "\n== a real model (loclab serve on SmolLM2-135M-Instruct, CPU): the calc fixture, 2 seeds × 2 temperatures, scored and broken down\n",
       );
-      const real = await realModelStage({ out });
+      // `loclab serve` in a process of its own: this CLI's own entry point.
+      const bin = fileURLToPath(new URL("../bin.js", import.meta.url));
+      const real = show(await realModelStage({ out, serveCommand: [process.execPath, bin] }));
 
       const written = [
         ...gold.written,

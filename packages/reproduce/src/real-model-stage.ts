@@ -2,11 +2,10 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { breakdownRun, readRun } from "@loclab/analysis";
 import { buildCalcFixture } from "@loclab/fixtures";
 import { parseRunSpec, scoreRun, startRun } from "@loclab/runner";
-import { printTable } from "../table.js";
+import type { StageResult } from "./stage.js";
 
 /** The settings of the real-model stage: small enough for a 2-core CPU, large enough to show how a 135M model fails. */
 export const REAL_MODEL_STAGE = {
@@ -17,8 +16,7 @@ export const REAL_MODEL_STAGE = {
   parallel: 2,
 } as const;
 
-export interface RealModelStageResult {
-  written: string[];
+export interface RealModelStageResult extends StageResult {
   rows: Array<Record<string, string | number>>;
 }
 
@@ -30,9 +28,14 @@ export interface RealModelStageResult {
  * the analysis package (loops, reads of paths that do not exist, forced finals). A 135M
  * model mostly fails; what matters is that the tokens, sampling and failures are real.
  */
-export async function realModelStage(options: { out: string; model?: string }): Promise<RealModelStageResult> {
+export async function realModelStage(options: {
+  out: string;
+  /** How to start `loclab serve` in a process of its own: the program and its first arguments (the CLI gives `node …/bin.js`). */
+  serveCommand: readonly string[];
+  model?: string;
+}): Promise<RealModelStageResult> {
   const work = await mkdtemp(join(tmpdir(), "loclab-real-"));
-  const server = await startServeProcess(options.model);
+  const server = await startServeProcess(options.serveCommand, options.model);
   try {
     const { benchmark, mirrors } = await buildCalcFixture({ dir: work });
     const rows: Array<Record<string, string | number>> = [];
@@ -87,7 +90,6 @@ export async function realModelStage(options: { out: string; model?: string }): 
       written[0]!,
       `${JSON.stringify({ model: server.fingerprint, settings: REAL_MODEL_STAGE, runs, cells: rows }, null, 2)}\n`,
     );
-    printTable(rows);
     return { written, rows };
   } finally {
     await server.stop();
@@ -103,10 +105,11 @@ interface ServeProcess {
 }
 
 /** `loclab serve` as a child process on a free port; its first stdout line is the base URL. */
-async function startServeProcess(model: string | undefined): Promise<ServeProcess> {
-  const bin = fileURLToPath(new URL("../bin.js", import.meta.url));
+async function startServeProcess(command: readonly string[], model: string | undefined): Promise<ServeProcess> {
+  const [program, ...first] = command;
+  if (!program) throw new Error("realModelStage: serveCommand is empty");
   const args = [
-    bin,
+    ...first,
     "serve",
     ...(model ? ["--model", model] : ["--test-model"]),
     "--port",
@@ -115,7 +118,7 @@ async function startServeProcess(model: string | undefined): Promise<ServeProces
     String(REAL_MODEL_STAGE.parallel),
     "--quiet",
   ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();

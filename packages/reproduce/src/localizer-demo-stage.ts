@@ -6,7 +6,7 @@ import { buildCalcFixture, CALC_ISSUE, calcSolvingTurns } from "@loclab/fixtures
 import { localizeSpec, startRun } from "@loclab/runner";
 import { runLayout } from "@loclab/schemas";
 import { scorePredictionsFile } from "@loclab/scoring";
-import { printTable } from "../table.js";
+import type { StageResult } from "./stage.js";
 
 /**
  * Stage 5 of `loclab reproduce`: the localizer end to end, on a demo that runs anywhere — the
@@ -16,7 +16,7 @@ import { printTable } from "../table.js";
  * runs it (a one-cell run), and the predictions scored like any localizer's. With a real
  * model, point `loclab localize --endpoint` (or a run spec) at a vLLM server instead.
  */
-export async function localizerDemoStage(options: { out: string }): Promise<{ written: string[] }> {
+export async function localizerDemoStage(options: { out: string }): Promise<StageResult> {
   const work = await mkdtemp(join(tmpdir(), "loclab-demo-"));
   const server = await startScriptedModelServer({ script: calcSolvingTurns(), models: ["scripted-demo"] });
   try {
@@ -41,7 +41,7 @@ export async function localizerDemoStage(options: { out: string }): Promise<{ wr
       written[2] as string,
       `${JSON.stringify({ outcomes: summary.outcomes, n: scored.report.n, metrics }, null, 2)}\n`,
     );
-    printTable([
+    const rows = [
       {
         what: "outcomes",
         value: Object.entries(summary.outcomes)
@@ -57,8 +57,8 @@ export async function localizerDemoStage(options: { out: string }): Promise<{ wr
         what: "span.coverageRecall / span.precision",
         value: `${metrics["span.coverageRecall"]} / ${metrics["span.precision"]}`,
       },
-    ]);
-    return { written };
+    ];
+    return { written, rows };
   } finally {
     await server.close();
     await rm(work, { recursive: true, force: true });

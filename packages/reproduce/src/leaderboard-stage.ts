@@ -3,10 +3,9 @@ import { join } from "node:path";
 import { lineChart, writeChart } from "@loclab/charts";
 import { leaderboardRows, leaderboardWide, recallCurves, scorePeerLeaderboard } from "@loclab/scoring";
 import { ARTIFACT_KINDS, makeArtifact } from "@loclab/schemas";
-import { progress } from "../progress.js";
-import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";
-import { fixed, printTable } from "../table.js";
+import { fixed } from "@loclab/statistics";
+import { quiet, type StageOptions, type StageResult } from "./stage.js";
 
 /**
  * Stage 2 of `loclab reproduce`: every localization output bundled in the data folder,
@@ -14,7 +13,8 @@ import { fixed, printTable } from "../table.js";
  * side; plus recall@k curves. Writes `localization-leaderboard.{csv,json}`, the long form
  * (every metric) and the curves chart.
  */
-export async function leaderboardStage(options: { out: string; dataDir?: string }): Promise<{ written: string[] }> {
+export async function leaderboardStage(options: StageOptions): Promise<StageResult> {
+  const progress = options.progress ?? quiet;
   const entries = await scorePeerLeaderboard({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     onProgress: (done, total, system) => progress(`leaderboard ${done}/${total}: ${system}`),
@@ -29,7 +29,7 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
   };
   await write("localization-leaderboard.csv", toCsv(wide));
   await write("localization-leaderboard-long.csv", toCsv(long));
-  const provenance = provenanceNow({
+  const provenance = options.provenance({
     dataDir: options.dataDir ?? null,
     files: entries.map((entry) => entry.output.file),
   });
@@ -70,17 +70,15 @@ export async function leaderboardStage(options: { out: string; dataDir?: string 
   written.push(
     ...(await writeChart(curves, join(options.out, "localization-recall-curves"), { formats: ["svg", "png"] })),
   );
-  printTable(
-    wide.map((row) =>
-      Object.fromEntries(
-        Object.entries(row).map(([key, value]) => [
-          key,
-          typeof value === "number" && !Number.isInteger(value) ? fixed(value, 4) : (value ?? ""),
-        ]),
-      ),
+  const rows = wide.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === "number" && !Number.isInteger(value) ? fixed(value, 4) : (value ?? ""),
+      ]),
     ),
   );
-  return { written };
+  return { written, rows };
 }
 
 function valuesOf(metrics: Record<string, { value: number }>): Record<string, number> {

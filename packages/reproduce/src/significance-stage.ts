@@ -2,12 +2,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { heatmap, writeChart } from "@loclab/charts";
 import { resolveDataDir } from "@loclab/datasets";
-import { leaderboardSignificance, pairwiseMatrixRows, parseResolvedMatrix } from "@loclab/statistics";
+import { fixed, leaderboardSignificance, pairwiseMatrixRows, parseResolvedMatrix } from "@loclab/statistics";
 import { ARTIFACT_KINDS, makeArtifact } from "@loclab/schemas";
-import { progress } from "../progress.js";
-import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";
-import { fixed, printTable } from "../table.js";
+
+import { quiet, type StageOptions, type StageResult } from "./stage.js";
 
 /** The leaderboard resolved matrices this stage reads (data README, resolved/). */
 export const RESOLVED_MATRICES = { lite: "resolved/lite.csv", verified: "resolved/verified.csv" } as const;
@@ -18,7 +17,8 @@ export const RESOLVED_MATRICES = { lite: "resolved/lite.csv", verified: "resolve
  * intervals and clustered SEs, every pair by exact McNemar with Holm, neighbouring entries
  * significantly apart, and the tasks a paired study needs to detect +5.95 pp at 80 % power.
  */
-export async function significanceStage(options: { out: string; dataDir?: string }): Promise<{ written: string[] }> {
+export async function significanceStage(options: StageOptions): Promise<StageResult> {
+  const progress = options.progress ?? quiet;
   const dataDir = resolveDataDir(options.dataDir ? { dataDir: options.dataDir } : {});
   const written: string[] = [];
   const write = async (name: string, text: string) => {
@@ -76,15 +76,13 @@ export async function significanceStage(options: { out: string; dataDir?: string
   }
   await write(
     "significance-summary.json",
-    `${JSON.stringify(makeArtifact(ARTIFACT_KINDS.leaderboardSignificance, summary, provenanceNow({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`,
+    `${JSON.stringify(makeArtifact(ARTIFACT_KINDS.leaderboardSignificance, summary, options.provenance({ dataDir, matrices: RESOLVED_MATRICES })), null, 2)}\n`,
   );
   await write("significance-summary.csv", toCsv(summary));
-  printTable(
-    summary.map((row) => ({
-      ...row,
-      medianNeighbourPsi: fixed(row.medianNeighbourPsi, 3),
-      minimumDetectableEffectPp: row.minimumDetectableEffectPp?.toFixed(2) ?? "",
-    })),
-  );
-  return { written };
+  const rows = summary.map((row) => ({
+    ...row,
+    medianNeighbourPsi: fixed(row.medianNeighbourPsi, 3),
+    minimumDetectableEffectPp: row.minimumDetectableEffectPp?.toFixed(2) ?? "",
+  }));
+  return { written, rows };
 }

@@ -10,21 +10,20 @@ import {
   pairwiseTable,
 } from "@loclab/analysis";
 import { writeChart } from "@loclab/charts";
-import { progress } from "../progress.js";
-import { printTable } from "../table.js";
-import { provenanceNow } from "../provenance.js";
+import { quiet, type StageOptions, type StageResult } from "./stage.js";
 
 /**
  * Stage 4 of `loclab reproduce`: the failure breakdown (docs/definitions.md §8) of the four real agent
  * runs in the data folder on their 41 common tasks — the breakdown table, the pairwise exact
  * McNemar tests, the outcome chart and the overlap heatmap.
  */
-export async function trajectoriesStage(options: { out: string; dataDir?: string }): Promise<{ written: string[] }> {
+export async function trajectoriesStage(options: StageOptions): Promise<StageResult> {
+  const warn = options.warn ?? options.progress ?? quiet;
   const analysis = await analyzeRealTrajectories(options.dataDir ? { dataDir: options.dataDir } : {});
   for (const problem of analysis.problems)
-    progress(`trajectory not used: ${problem.run}: ${problem.path}: ${problem.reason}`);
+    warn(`trajectory not used: ${problem.run}: ${problem.path}: ${problem.reason}`);
   for (const check of analysis.manifestCheck.filter((c) => !c.agrees))
-    progress(`solved set of ${check.run} differs from the manifest labels (${check.solved} vs ${check.expected})`);
+    warn(`solved set of ${check.run} differs from the manifest labels (${check.solved} vs ${check.expected})`);
   const written: string[] = [];
   const write = async (name: string, text: string) => {
     const path = join(options.out, name);
@@ -36,7 +35,7 @@ export async function trajectoriesStage(options: { out: string; dataDir?: string
   await write("trajectory-pairwise.csv", toCsv(pairwiseTable(analysis.breakdown)));
   const artifact = breakdownArtifact(
     analysis.breakdown,
-    provenanceNow({ dataDir: analysis.dataDir, tasks: analysis.taskIds.length }),
+    options.provenance({ dataDir: analysis.dataDir, tasks: analysis.taskIds.length }),
     { problems: analysis.problems },
   );
   await write("trajectory-breakdown.json", `${JSON.stringify(artifact, null, 2)}\n`);
@@ -50,9 +49,9 @@ export async function trajectoriesStage(options: { out: string; dataDir?: string
       formats: ["svg", "png"],
     })),
   );
-  printTable(table.objects() as object[]);
-  process.stdout.write(
-    `${analysis.breakdown.everSolved} of ${analysis.taskIds.length} tasks solved by at least one run; base: ${analysis.base}\n`,
-  );
-  return { written };
+  return {
+    written,
+    rows: table.objects() as object[],
+    footer: `${analysis.breakdown.everSolved} of ${analysis.taskIds.length} tasks solved by at least one run; base: ${analysis.base}`,
+  };
 }

@@ -9,12 +9,10 @@ import {
   extractGold,
   summarizeGold,
 } from "@loclab/gold";
-import { ARTIFACT_KINDS, makeArtifact } from "@loclab/schemas";
+import { ARTIFACT_KINDS, makeArtifact, type Provenance } from "@loclab/schemas";
 import * as aq from "arquero";
-import { progress } from "../progress.js";
-import { provenanceNow } from "../provenance.js";
 import { toCsv } from "@loclab/runner";
-import { printTable } from "../table.js";
+import { quiet, type StageOptions, type StageResult } from "./stage.js";
 
 /** How many repositories the "instances per repository" chart shows (Loc-Bench has 160+). */
 const TOP_REPOS = 15;
@@ -24,11 +22,11 @@ const TOP_REPOS = 15;
  * and write the gold summary, per-instance and per-repository CSVs and two charts.
  * Returns the files written; throws nothing for a bad patch (it is reported and counted).
  */
-export async function goldStage(options: {
-  out: string;
-  benchmarks: BenchmarkName[];
-  dataDir?: string;
-}): Promise<{ written: string[]; failures: number }> {
+export async function goldStage(
+  options: StageOptions & { benchmarks: BenchmarkName[] },
+): Promise<StageResult & { failures: number }> {
+  const progress = options.progress ?? quiet;
+  const warn = options.warn ?? progress;
   const summaries: BenchmarkGoldSummary[] = [];
   const reports: BenchmarkGoldReport[] = [];
   for (const name of options.benchmarks) {
@@ -41,35 +39,30 @@ export async function goldStage(options: {
     progress(
       `${name}: ${benchmark.instances.length} instances, ${summary.repos.length} repositories, ${failures.length} gold failures`,
     );
-    for (const failure of failures) process.stderr.write(`loclab: gold failed: ${failure.message}\n`);
+    for (const failure of failures) warn(`gold failed: ${failure.message}`);
   }
-  const written = await writeResults(options.out, summaries, reports, {
-    benchmarks: options.benchmarks,
-    dataDir: options.dataDir ?? null,
-  });
-  printTable(
-    reports.map((report) => ({
-      benchmark: report.benchmark,
-      instances: report.instances,
-      repos: report.repos,
-      goldFilesMean: round(report.goldFilesPerInstance.mean),
-      goldFilesMax: report.goldFilesPerInstance.max,
-      multiFile: report.multiFileInstances,
-      spansMean: round(report.spansPerInstance.mean),
-      withCreated: report.instancesWithCreatedFiles,
-      failures: report.failures.length,
-    })),
-  );
-  return { written, failures: reports.reduce((sum, report) => sum + report.failures.length, 0) };
+  const provenance = options.provenance({ benchmarks: options.benchmarks, dataDir: options.dataDir ?? null });
+  const written = await writeResults(options.out, summaries, reports, provenance);
+  const rows = reports.map((report) => ({
+    benchmark: report.benchmark,
+    instances: report.instances,
+    repos: report.repos,
+    goldFilesMean: round(report.goldFilesPerInstance.mean),
+    goldFilesMax: report.goldFilesPerInstance.max,
+    multiFile: report.multiFileInstances,
+    spansMean: round(report.spansPerInstance.mean),
+    withCreated: report.instancesWithCreatedFiles,
+    failures: report.failures.length,
+  }));
+  return { written, rows, failures: reports.reduce((sum, report) => sum + report.failures.length, 0) };
 }
 
 async function writeResults(
   out: string,
   summaries: BenchmarkGoldSummary[],
   reports: BenchmarkGoldReport[],
-  inputs: Record<string, unknown>,
+  provenance: Provenance,
 ): Promise<string[]> {
-  const provenance = provenanceNow(inputs);
   const written: string[] = [];
   const write = async (name: string, text: string) => {
     const path = join(out, name);

@@ -181,6 +181,39 @@ describe("evaluation on a real Docker engine", () => {
     });
   });
 
+  it("finds the mirror as the rest of loclab does: a clone named `<owner>__<name>`, not bare, works; a missing one is named", async () => {
+    const plain = join(work, "repos-plain");
+    fixtureGit(work, "clone", "-q", join(repos, "loclab-fixtures__calc.git"), join(plain, "loclab-fixtures__calc"));
+    const options = {
+      predictions: [predict("loclab-fixtures__calc-1", GOLD)],
+      instances,
+      images: "local" as const,
+      specs: SPECS,
+      minFreeBytes: 2 ** 30,
+    };
+    const found = await evaluatePredictions({
+      ...options,
+      runId: "plain-mirror",
+      out: join(work, "run-plain"),
+      repos: plain,
+      cacheDir: join(work, "cache-plain"),
+    });
+    expect(found.outcomes.map((outcome) => outcome.status)).toEqual(["resolved"]);
+    const missing = await evaluatePredictions({
+      ...options,
+      runId: "no-mirror",
+      out: join(work, "run-no-mirror"),
+      repos: join(work, "repos-none"),
+      cacheDir: join(work, "cache-none"),
+    });
+    expect(missing.outcomes.map((outcome) => [outcome.status, outcome.infra_failure_reason])).toEqual([
+      ["infra-failure", "mirror-missing"],
+    ]);
+    expect(missing.outcomes[0]?.infra_failure_detail).toContain(
+      `neither ${join(work, "repos-none", "loclab-fixtures__calc")} nor ${join(work, "repos-none", "loclab-fixtures__calc.git")} exists`,
+    );
+  });
+
   it("the empty patch run on the base commit fails the FAIL_TO_PASS test; a repeated patch comes from the cache, a repeated run id resumes", async () => {
     const out = join(work, "run-c");
     const empty = await evaluatePredictions({

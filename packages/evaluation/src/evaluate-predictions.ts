@@ -34,7 +34,7 @@ export interface EvaluatePredictionsOptions {
   /** Where logs/run_evaluation/… and the summary go; default the current folder, as the harness. */
   out?: string;
   images: "prebuilt" | "local";
-  /** Bare mirrors (`<owner>__<name>.git`), needed for local images. */
+  /** Mirrors (`<owner>__<name>.git` or `<owner>__<name>`, bare or not), needed for local images. */
   repos?: string;
   /** Instances evaluated at once; default 2. */
   concurrency?: number;

@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
 import type Docker from "dockerode";
-import { mirrorFolder, readObjects } from "@loclab/checkouts";
+import { readObjects } from "@loclab/checkouts";
+import { findMirror, WorkspaceError } from "@loclab/tools";
 import { CONDA_ACTIVATE, harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
 import { ensureBaseImage, type BaseImageRecipe } from "./base-image.js";
 import { ensureEnvImage } from "./env-image.js";
@@ -70,7 +70,7 @@ export function prebuiltImages(
 }
 
 export interface LocalImagesOptions {
-  /** Folder of bare mirrors, `<owner>__<name>.git` (as `loclab mirrors fetch` makes them). */
+  /** Folder of mirrors: `<owner>__<name>.git` (as `loclab mirrors fetch` makes them) or `<owner>__<name>`, bare or not. */
   repos: string;
   wheelCache?: string;
   hostPython?: string;
@@ -102,9 +102,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
     // The image's system Python is the environment: nothing to activate.
     activate: [],
     async imageFor(instance, spec) {
-      const gitDir = mirrorFolder(options.repos, instance.repo);
-      if (!existsSync(gitDir))
-        throw new InfraFailure("mirror-missing", `no mirror of ${instance.repo} at ${gitDir} (loclab mirrors fetch)`);
+      const mirror = await mirrorOf(options.repos, instance.repo);
       try {
         const base = await once("base", () =>
           ensureBaseImage(docker, {
@@ -114,7 +112,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
           }),
         );
         const environmentCommit = instance.environment_setup_commit ?? instance.base_commit;
-        const files = await repositoryFiles(gitDir, environmentCommit, [
+        const files = await repositoryFiles(mirror, environmentCommit, [
           ...requirementsPaths(instance.repo),
           "pyproject.toml",
         ]);
@@ -140,7 +138,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
               repo: instance.repo,
               baseCommit: instance.base_commit,
               spec,
-              mirrorGitDir: gitDir,
+              mirrorGitDir: mirror.gitDir,
               env,
             },
             { ...progress, ...(options.hostPython ? { hostPython: options.hostPython } : {}) },
@@ -158,12 +156,29 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
 }
 
 /**
+ * The repository's mirror, found as everywhere else in loclab (`findMirror`: `<owner>__<name>`
+ * or `<owner>__<name>.git`, bare or not); a missing or broken one is the infrastructure's
+ * failure, named with where it was looked for.
+ */
+async function mirrorOf(repos: string, repo: string): Promise<{ path: string; gitDir: string }> {
+  try {
+    return await findMirror(repos, repo);
+  } catch (error) {
+    if (error instanceof WorkspaceError) throw new InfraFailure("mirror-missing", error.message);
+    throw error;
+  }
+}
+
+/**
  * Files of a repository at a commit, read from the mirror: the paths asked for, then every
  * `-r other.txt` a found requirements file includes (relative to its folder), as the harness
  * follows them.
  */
-async function repositoryFiles(gitDir: string, commit: string, paths: readonly string[]): Promise<Map<string, string>> {
-  const mirror = { path: gitDir, gitDir };
+async function repositoryFiles(
+  mirror: { path: string; gitDir: string },
+  commit: string,
+  paths: readonly string[],
+): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   let wanted = [...paths];
   for (let round = 0; round < 2 && wanted.length > 0; round += 1) {

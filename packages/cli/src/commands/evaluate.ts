@@ -109,7 +109,7 @@ const onProgress = (
 /** The options `evaluate` and `evaluate calibrate` share: where images come from, limits, outputs. */
 function containerOptions(command: Command, out: string): Command {
   return command
-    .option("--repos <dir>", "bare mirrors (<owner>__<name>.git) to build local images from")
+    .option("--repos <dir>", "folder of mirrors (<owner>__<name>[.git], bare or not) to build local images from")
     .option(
       "--images <kind>",
       "prebuilt (swebench/sweb.eval.x86_64.* from a registry, or present locally) or local (built here); default local with --repos, else prebuilt",

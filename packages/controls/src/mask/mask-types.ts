@@ -1,13 +1,4 @@
 /**
- * How much of the issue text path masking hides (docs/definitions.md §4), each level including the one
- * before it:
- * - `paths`: file paths (relative, absolute, Windows, inside tracebacks and URLs) and file names
- *   (in backticks, or bare with an extension) of repository files;
- * - `modules`: also dotted module paths that resolve to a repository Python file
- *   (`django.db.models.query`);
- * - `symbols`: also the names of the gold symbols, as whole words.
- */
-/**
  * How much masking removes, in increasing strength:
  * - `paths-only`: file paths and file names only (a graded ablation below the control);
  * - `modules` (the default, the path-masking control of docs/definitions.md §4): also dotted

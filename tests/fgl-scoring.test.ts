@@ -300,7 +300,9 @@ describe("scoreCandidates against a scripted completions server", () => {
         endpoints: [{ baseURL: `http://127.0.0.1:${port}/v1`, model: "scripted" }],
         out: join(dir, "scores-6.jsonl"),
       }),
-    ).rejects.toThrow(/not answering .*is the server up\?/);
+    ).rejects.toThrow(
+      /^no endpoint is ready, nothing was started: endpoints\[0\] http:\/\/127\.0\.0\.1:\d+\/v1: .+ \(is the server up\?\)$/,
+    );
   });
 
   it("an endpoint URL with credentials scores over HTTP Basic, and the password reaches no line of the scores file", async () => {

@@ -1,18 +1,17 @@
 import { createHash } from "node:crypto";
 import type { GoldSpan } from "@loclab/gold";
 import {
-  type HttpProgress,
   ModelAnswerError,
   ModelCallError,
   ModelTransportError,
   type RetryPolicy,
   urlWithoutCredentials,
 } from "@loclab/openai-http";
-import type { EndpointLease, EndpointPool } from "@loclab/runner";
+import { type EndpointLease, type EndpointPool, type LeaseReport, leaseReporter } from "@loclab/runner";
 import { addedLineTokens } from "./added-line-tokens.js";
 import type { Candidate } from "./candidates.js";
 import type { CodeSource } from "./code-source.js";
-import { countTokens, type EchoedPrompt, echoPrompt } from "./completions-client.js";
+import { countTokens, type EchoedPrompt, echoPrompt, type ScoringCallOptions } from "./completions-client.js";
 import { extraReads } from "./extra-reads.js";
 import { type FixerPrompt, fixerPrompt } from "./fixer-prompt.js";
 import { RenderError, renderContext } from "./render-context.js";
@@ -73,15 +72,16 @@ export class CandidateScorer {
 
   /** One candidate on one lease; never throws for a failure of the candidate (only for a bug). */
   async run(job: ScoringJob, lease: EndpointLease, tries: number): Promise<"done" | "retry"> {
-    const { pool, write } = this.options;
+    const { write } = this.options;
+    const report = leaseReporter(this.options.pool, lease.index);
     try {
-      await write(await this.score(job, lease));
-      pool.noteSuccess(lease.index);
+      await write(await this.score(job, lease, report));
+      report.answered();
       return "done";
     } catch (error) {
+      report.failed(error);
       if (error instanceof RenderError) await write(failed(job, error.message, "render"));
       else if (error instanceof ModelTransportError) {
-        pool.noteFault(lease.index, error.errorClass);
         if (tries < this.options.attemptsPerCandidate) return "retry";
         await write(failed(job, error.message, "infrastructure"));
       }
@@ -92,11 +92,11 @@ export class CandidateScorer {
     }
   }
 
-  private async score(job: ScoringJob, lease: EndpointLease): Promise<ScoreRecord> {
+  private async score(job: ScoringJob, lease: EndpointLease, report: LeaseReport): Promise<ScoreRecord> {
     const { task, candidate } = job;
     const { lambdaCtx, lambdaReq } = this.options;
     const window = this.options.windows[lease.index] ?? Number.POSITIVE_INFINITY;
-    const calls = this.callOptions(lease);
+    const calls = { retry: this.options.retry, onProgress: report.onProgress };
     const tokenizeStart = performance.now();
     const count = (text: string) => countTokens(lease.endpoint, text, calls);
     const context = await renderContext(candidate.locations, task.code, {
@@ -114,7 +114,12 @@ export class CandidateScorer {
         "overflow",
       );
     const requestStart = performance.now();
-    const { meanLogprob, addedTokens, startsBefore, runsPast } = await this.likelihood(lease, prompt, promptCount);
+    const { meanLogprob, addedTokens, startsBefore, runsPast } = await this.likelihood(
+      lease,
+      prompt,
+      promptCount,
+      calls,
+    );
     const requestSeconds = (performance.now() - requestStart) / 1000;
     this.totals.requestSeconds += requestSeconds;
     const reads = extraReads(job.hunks, context.shown);
@@ -146,7 +151,12 @@ export class CandidateScorer {
   }
 
   /** The echo pass for a prompt, shared with any candidate that sent the same one (a failed one is not kept). */
-  private likelihood(lease: EndpointLease, prompt: FixerPrompt, promptCount: number): Promise<Likelihood> {
+  private likelihood(
+    lease: EndpointLease,
+    prompt: FixerPrompt,
+    promptCount: number,
+    calls: ScoringCallOptions,
+  ): Promise<Likelihood> {
     const key = createHash("sha256")
       .update(JSON.stringify([lease.endpoint.model, prompt.text]))
       .digest("hex");
@@ -158,7 +168,7 @@ export class CandidateScorer {
     const pending = (async () => {
       await this.acquireTokens(lease.index, promptCount);
       try {
-        const echoed = await echoPrompt(lease.endpoint, prompt.text, this.callOptions(lease));
+        const echoed = await echoPrompt(lease.endpoint, prompt.text, calls);
         this.totals.promptTokens += promptCount;
         return likelihoodOfAddedLines(echoed, prompt);
       } finally {
@@ -169,16 +179,6 @@ export class CandidateScorer {
     // A candidate sent back to the pool asks again rather than getting the same failure.
     pending.catch(() => this.samePrompt.delete(key));
     return pending;
-  }
-
-  private callOptions(lease: EndpointLease) {
-    const { pool, retry } = this.options;
-    return {
-      retry,
-      onProgress: (event: HttpProgress) => {
-        if (event.kind === "retrying") pool.noteFault(lease.index, event.retry.error);
-      },
-    };
   }
 
   /** The batch budget: prompt tokens in flight on one endpoint (one prompt over it still goes, alone). */

@@ -1,15 +1,14 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { urlWithoutCredentials } from "@loclab/openai-http";
 import {
   drainOverPool,
-  EndpointPool,
+  type EndpointPool,
   type EndpointPoolOptions,
   type EndpointSpec,
+  openEndpointPool,
   type PoolEvent,
   probeEndpoint,
-  serverWindow,
 } from "@loclab/runner";
 import { appendJsonl } from "@loclab/schemas";
 import type { Candidate } from "./candidates.js";
@@ -110,13 +109,16 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
   const { pool, windows } = await openPool(options);
   try {
     const log = scoresLog(options);
-    const jobs = await planJobs(options, settled, log);
-    const scorer = new CandidateScorer({
-      pool,
-      windows,
+    const settings = {
       budget: options.budget ?? 6000,
       lambdaCtx: options.lambdaCtx ?? PUBLISHED_LAMBDAS.lambdaCtx,
       lambdaReq: options.lambdaReq ?? PUBLISHED_LAMBDAS.lambdaReq,
+    };
+    const jobs = await planJobs(options, settings, settled, log);
+    const scorer = new CandidateScorer({
+      pool,
+      windows,
+      ...settings,
       batchTokens: options.batchTokens ?? 32_768,
       attemptsPerCandidate: options.attemptsPerCandidate ?? 4,
       // The one client's policy; the options keep their older names (tries in all, first wait).
@@ -144,10 +146,7 @@ export async function scoreCandidates(options: ScoreCandidatesOptions): Promise<
   }
 }
 
-/**
- * The endpoints as a pool, checked before any work: started when at least one is up (the
- * others are probed back in), refused when none is. Each one's window is its `max_model_len`.
- */
+/** The endpoints as the runner's pool, checked before any work; each one's window, or ∞. */
 async function openPool(options: ScoreCandidatesOptions): Promise<{ pool: EndpointPool; windows: number[] }> {
   const specs: EndpointSpec[] = options.endpoints.map((endpoint) => ({
     baseURL: endpoint.baseURL,
@@ -156,7 +155,7 @@ async function openPool(options: ScoreCandidatesOptions): Promise<{ pool: Endpoi
     weight: 1,
     ...(endpoint.apiKeyEnv ? { apiKeyEnv: endpoint.apiKeyEnv } : {}),
   }));
-  const pool = new EndpointPool(specs, {
+  const { pool, windows } = await openEndpointPool(specs, {
     breakerFailures: 3,
     probeMs: 2_000,
     healthMs: 10_000,
@@ -166,21 +165,7 @@ async function openPool(options: ScoreCandidatesOptions): Promise<{ pool: Endpoi
     probe: (endpoint) => probeEndpoint(endpoint, { timeoutMs: 30_000 }),
     ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
   });
-  const probes = await pool.checkAll();
-  if (!pool.anyUp) {
-    pool.stop();
-    throw new Error(
-      specs
-        .map(
-          (spec, i) =>
-            `${urlWithoutCredentials(spec.baseURL)}: not answering (${probes[i]?.problem}); is the server up?`,
-        )
-        .join("; "),
-    );
-  }
-  pool.start();
-  const windows = probes.map((probe, i) => serverWindow(probe.models, specs[i]!.model) ?? Number.POSITIVE_INFINITY);
-  return { pool, windows };
+  return { pool, windows: windows.map((window) => window ?? Number.POSITIVE_INFINITY) };
 }
 
 /** The scores file as it grows, and the progress it shows. */
@@ -205,26 +190,29 @@ function scoresLog(options: ScoreCandidatesOptions) {
  */
 async function planJobs(
   options: ScoreCandidatesOptions,
+  settings: { budget: number; lambdaCtx: number; lambdaReq: number },
   settled: ReadonlySet<string>,
   log: ReturnType<typeof scoresLog>,
 ): Promise<ScoringJob[]> {
-  const budget = options.budget ?? 6000;
-  const lambdaCtx = options.lambdaCtx ?? PUBLISHED_LAMBDAS.lambdaCtx;
-  const lambdaReq = options.lambdaReq ?? PUBLISHED_LAMBDAS.lambdaReq;
+  const { budget, lambdaCtx, lambdaReq } = settings;
   // As a run's attempt keys leave out the endpoints, so does the digest: the same model on one
   // endpoint or on two gives the same digests (one endpoint gives the JSON of older files).
   const models = [...new Set(options.endpoints.map((endpoint) => endpoint.model))].sort();
   const { progress } = log;
+  /** Counted, and true, when the file already settles this digest. */
+  const skipped = (settingsDigest: string) => {
+    progress.total += 1;
+    if (!settled.has(settingsDigest)) return false;
+    progress.skipped += 1;
+    progress.done += 1;
+    return true;
+  };
   const jobs: ScoringJob[] = [];
   for (const task of options.tasks) {
     const common = { patch: task.patch, issue: task.issue, repo: task.repo, budget, lambdaCtx, lambdaReq };
     if (addedLineRanges(task.patch).length === 0) {
-      progress.total += 1;
       const settingsDigest = digest(common);
-      if (settled.has(settingsDigest)) {
-        progress.skipped += 1;
-        progress.done += 1;
-      } else
+      if (!skipped(settingsDigest))
         await log.write({
           schemaVersion: 1,
           task: task.task,
@@ -240,13 +228,7 @@ async function planJobs(
     const hunks = patchHunks(task.patch, task.task);
     for (const candidate of task.candidates) {
       const settingsDigest = digest({ ...common, locations: candidate.locations, models });
-      progress.total += 1;
-      if (settled.has(settingsDigest)) {
-        progress.skipped += 1;
-        progress.done += 1;
-        continue;
-      }
-      jobs.push({ task, hunks, candidate, settingsDigest });
+      if (!skipped(settingsDigest)) jobs.push({ task, hunks, candidate, settingsDigest });
     }
   }
   options.onProgress?.({ ...progress });

@@ -4,11 +4,10 @@ import type { CompletionCreateParamsNonStreaming } from "openai/resources/comple
 import { type ClassifiedModelError, classifyModelError } from "./classify-model-error.js";
 import {
   apiKeyOf,
+  authHeaders,
   type EndpointTarget,
-  makeRedactor,
+  endpointRedactor,
   serverRoot,
-  urlCredentials,
-  urlSecrets,
   urlWithoutCredentials,
 } from "./endpoint.js";
 import { ModelAnswerError, ModelRequestError, ModelTransportError, type RetryRecord } from "./model-errors.js";
@@ -82,50 +81,45 @@ const PLACEHOLDER_API_KEY = "unused";
 export function createOpenAIHttpClient(options: OpenAIHttpOptions): OpenAIHttpClient {
   const policy = retryPolicy(options.retry);
   const secret = apiKeyOf(options);
-  const redact = makeRedactor([secret, ...urlSecrets(options.baseURL)]);
+  const redact = endpointRedactor(options);
   const baseURL = urlWithoutCredentials(options.baseURL);
-  const credentials = urlCredentials(options.baseURL);
   const openai = new OpenAI({
     baseURL,
     apiKey: secret ?? PLACEHOLDER_API_KEY,
-    ...(credentials && secret === undefined
-      ? { defaultHeaders: { Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` } }
-      : {}),
+    // Without a key, the URL's credentials as HTTP Basic (fetch refuses a URL that carries them).
+    ...(secret === undefined ? { defaultHeaders: authHeaders(options) } : {}),
     maxRetries: 0,
     logLevel: "off",
   });
   const tokenizeURL = `${serverRoot(options.baseURL)}/tokenize`;
-  const loop = { redact, progressEveryMs: options.progressEveryMs ?? 30_000 };
-  const callSettings = (call: CallOptions) => ({
-    policy: retryPolicy(policy, call.retry),
-    onProgress: both(options.onProgress, call.onProgress),
-  });
+  /** One kind of call: its answer's name for messages, and how the package sends it. */
+  const call =
+    (answer: string, send: (body: object, request: { signal: AbortSignal; timeout: number }) => PromiseLike<unknown>) =>
+    <T>(body: object, parse: (raw: unknown) => T, perCall: CallOptions = {}): Promise<Answered<T>> =>
+      callWithRetries(
+        {
+          redact,
+          answer,
+          progressEveryMs: options.progressEveryMs ?? 30_000,
+          policy: retryPolicy(policy, perCall.retry),
+          onProgress: both(options.onProgress, perCall.onProgress),
+        },
+        (request) => send(body, request),
+        parse,
+        perCall.signal,
+      );
 
   return {
     baseURL,
     redact,
-    chat: (body, parse, call = {}) =>
-      callWithRetries(
-        { ...loop, ...callSettings(call), answer: "chat completion" },
-        (request) => openai.chat.completions.create(body as ChatCompletionCreateParamsNonStreaming, request),
-        parse,
-        call.signal,
-      ),
-    completions: (body, parse, call = {}) =>
-      callWithRetries(
-        { ...loop, ...callSettings(call), answer: "completions answer" },
-        (request) => openai.completions.create(body as CompletionCreateParamsNonStreaming, request),
-        parse,
-        call.signal,
-      ),
-    tokenize: (body, parse, call = {}) =>
-      callWithRetries(
-        { ...loop, ...callSettings(call), answer: "tokenize answer" },
-        // An absolute path: the package sends it as is, with the same headers and errors.
-        (request) => openai.post(tokenizeURL, { body, ...request }),
-        parse,
-        call.signal,
-      ),
+    chat: call("chat completion", (body, request) =>
+      openai.chat.completions.create(body as ChatCompletionCreateParamsNonStreaming, request),
+    ),
+    completions: call("completions answer", (body, request) =>
+      openai.completions.create(body as CompletionCreateParamsNonStreaming, request),
+    ),
+    // An absolute path: the package sends it as is, with the same headers and errors.
+    tokenize: call("tokenize answer", (body, request) => openai.post(tokenizeURL, { body, ...request })),
   };
 }
 

@@ -1,4 +1,4 @@
-import { urlWithoutCredentials } from "@loclab/openai-http";
+import { type HttpProgress, ModelAnswerError, ModelTransportError, urlWithoutCredentials } from "@loclab/openai-http";
 import { type EndpointProbe, probeEndpoint } from "./endpoint-probe.js";
 import type { EndpointSpec } from "./run-spec.js";
 
@@ -312,3 +312,28 @@ export class EndpointPool {
     }
   }
 }
+
+/**
+ * What a model call on a lease tells the pool's circuit breaker, the same for every kind of
+ * work: each retried failure and a final failure that was the server's (transport, or an
+ * answer that never parsed) are faults of the endpoint; an answer is a success. A refused
+ * request, or an answer that lacks what was asked, is not the endpoint's health.
+ */
+export function leaseReporter(pool: EndpointPool, index: number) {
+  return {
+    /** For the client's `onProgress`. */
+    onProgress(event: HttpProgress): void {
+      if (event.kind === "retrying") pool.noteFault(index, event.retry.error);
+    },
+    answered(): void {
+      pool.noteSuccess(index);
+    },
+    failed(error: unknown): void {
+      if (error instanceof ModelTransportError) pool.noteFault(index, error.errorClass);
+      else if (error instanceof ModelAnswerError && error.retryable) pool.noteFault(index, "invalid-json");
+    },
+  };
+}
+
+/** What `leaseReporter` gives. */
+export type LeaseReport = ReturnType<typeof leaseReporter>;

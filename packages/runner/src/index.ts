@@ -7,6 +7,7 @@ export * from "./prometheus-text.js";
 export * from "./endpoint-probe.js";
 export * from "./endpoint-pool.js";
 export * from "./pool-queue.js";
+export * from "./open-endpoint-pool.js";
 export * from "./run-lock.js";
 export * from "./cell-workspaces.js";
 export * from "./run-identity.js";

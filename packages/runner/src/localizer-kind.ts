@@ -10,12 +10,13 @@ import {
   localizeInstance,
   type ModelClient,
 } from "@loclab/agent";
-import { ModelAnswerError, ModelTransportError, urlWithoutCredentials } from "@loclab/openai-http";
+import { urlWithoutCredentials } from "@loclab/openai-http";
 import { goldAtBaseCommit } from "@loclab/checkouts";
 import { leakAudit } from "@loclab/controls";
 import { controlLabel, type Prediction, type RunRecord, runLayout } from "@loclab/schemas";
 import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { baseRecord } from "./attempt-record.js";
+import { leaseReporter } from "./endpoint-pool.js";
 import { CellWorkspaces, type PreparedAttempt } from "./cell-workspaces.js";
 import { contextLimitFor } from "./context-window.js";
 import { RUNNER_VERSION } from "./run-identity.js";
@@ -216,6 +217,7 @@ function predictionOf(
 function pooledClient(plan: RunPlan, { attempt, lease, pool, onRetry }: AttemptRequest): ModelClient {
   const { spec } = plan;
   const { localizer } = spec;
+  const report = leaseReporter(pool, lease.index);
   const inner = createModelClient({
     baseURL: lease.endpoint.baseURL,
     model: lease.endpoint.model,
@@ -228,9 +230,8 @@ function pooledClient(plan: RunPlan, { attempt, lease, pool, onRetry }: AttemptR
     maxRetries: spec.retry.requestRetries,
     backoffMs: spec.retry.backoffSeconds * 1000,
     onProgress: (event) => {
-      if (event.kind !== "retrying") return;
-      pool.noteFault(lease.index, event.retry.error);
-      onRetry(event.retry);
+      report.onProgress(event);
+      if (event.kind === "retrying") onRetry(event.retry);
     },
   });
   return {
@@ -239,12 +240,10 @@ function pooledClient(plan: RunPlan, { attempt, lease, pool, onRetry }: AttemptR
     complete: async (request: CompleteRequest): Promise<Completion> => {
       try {
         const completion = await inner.complete(request);
-        pool.noteSuccess(lease.index);
+        report.answered();
         return completion;
       } catch (error) {
-        // A refused request is ours; a transport fault or an answer that never parsed is the server's.
-        if (error instanceof ModelTransportError) pool.noteFault(lease.index, error.errorClass);
-        else if (error instanceof ModelAnswerError) pool.noteFault(lease.index, "invalid-json");
+        report.failed(error);
         throw error;
       }
     },

@@ -8,12 +8,11 @@ import {
   RunSessionSchema,
   runLayout,
 } from "@loclab/schemas";
-import { serverWindow } from "./context-window.js";
 import { mendRunFolder } from "./crash-mending.js";
-import { EndpointPool } from "./endpoint-pool.js";
 import type { EndpointProbe } from "./endpoint-probe.js";
 import { parseRunSpec } from "./load-run-spec.js";
 import { localizerRunKind } from "./localizer-kind.js";
+import { type OpenedPool, openEndpointPool } from "./open-endpoint-pool.js";
 import { checkRunFolder, RunFolderError, recordSession, type SessionFacts, writeNewRun } from "./run-folder.js";
 import type { RunEvent, RunSummary } from "./run-events.js";
 import { environmentFacts } from "./run-identity.js";
@@ -32,11 +31,6 @@ export interface RunOptions {
   command?: string;
   /** What each attempt does; default the localizer (`localizerRunKind`). */
   kind?: RunKind;
-}
-
-/** Every endpoint failed its readiness check: nothing was started. */
-export class EndpointsNotReadyError extends Error {
-  override readonly name = "EndpointsNotReadyError";
 }
 
 /**
@@ -59,18 +53,16 @@ export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise
   await mkdir(dir, { recursive: true });
   const lock = await acquireRunLock(dir, options.command ?? `loclab run ${dir}`);
   if (lock.tookOver) emit({ type: "note", message: `${dir}: ${lock.tookOver}` });
-  const pool = new EndpointPool(spec.endpoints, {
-    breakerFailures: spec.retry.breakerFailures,
-    probeMs: spec.retry.probeSeconds * 1000,
-    healthMs: spec.retry.healthSeconds * 1000,
-    pauseMs: spec.retry.pauseSeconds * 1000,
-    onEvent: emit,
-  });
+  let opened: OpenedPool | undefined;
   try {
-    const probes = await pool.checkAll();
-    if (!pool.anyUp)
-      throw new EndpointsNotReadyError(`no endpoint is ready, nothing was started: ${problems(spec, probes)}`);
-    pool.start();
+    opened = await openEndpointPool(spec.endpoints, {
+      breakerFailures: spec.retry.breakerFailures,
+      probeMs: spec.retry.probeSeconds * 1000,
+      healthMs: spec.retry.healthSeconds * 1000,
+      pauseMs: spec.retry.pauseSeconds * 1000,
+      onEvent: emit,
+    });
+    const { pool, probes, windows } = opened;
     const facts = sessionFacts(spec, probes, options.command);
     if (!existing) await writeNewRun(plan, facts);
     await recordSession(plan, facts, existing !== undefined);
@@ -86,8 +78,6 @@ export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise
       endpoints: pool.snapshot(),
     });
     const kind = await (options.kind ?? localizerRunKind).openSession(plan, open);
-    // Each endpoint's window (`max_model_len` of /v1/models), for the default context limit.
-    const windows = probes.map((probe, i) => serverWindow(probe.models, spec.endpoints[i]?.model ?? ""));
     const scheduler = new Scheduler({
       plan,
       pool,
@@ -99,7 +89,7 @@ export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise
     });
     return await scheduler.run();
   } finally {
-    pool.stop();
+    opened?.pool.stop();
     await lock.release();
   }
 }
@@ -117,12 +107,6 @@ export async function resumeRun(dir: string, options: RunOptions = {}): Promise<
   const last = sessions.records.at(-1)?.spec;
   const source = last ? runLayout.sessions(dir) : runLayout.manifest(dir);
   return startRun(parseRunSpec({ ...(last ?? manifest.spec), out: dir }, { source }), options);
-}
-
-function problems(spec: RunSpec, probes: readonly EndpointProbe[]): string {
-  return probes
-    .map((probe, i) => `endpoints[${i}] ${urlWithoutCredentials(spec.endpoints[i]?.baseURL ?? "")}: ${probe.problem}`)
-    .join("; ");
 }
 
 /** The environment and each endpoint's answers, read once (it runs git): the manifest and the session line say the same. */

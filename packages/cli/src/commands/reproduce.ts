@@ -53,7 +53,6 @@ export function registerReproduceCommand(program: Command): void {
         ...(options.dataDir ? { dataDir: options.dataDir } : {}),
         provenance: provenanceNow,
         progress,
-        warn: progress,
       };
       const show = <T extends StageResult>(result: T): T => {
         printTable(result.rows);

@@ -21,6 +21,8 @@ const REAL_MODEL = [
   // the second reuses; one at a time, after the rest, so the build does not race another.
   "tests/evaluation-docker.test.ts",
   "tests/evaluate-cli.test.ts",
+  // The task's Python: a second base image (bullseye's 3.9), kept in ~/.cache/loclab/roots.
+  "tests/evaluation-pythons.test.ts",
 ];
 
 export default defineConfig({

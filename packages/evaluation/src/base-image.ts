@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type Docker from "dockerode";
+import type { BuilderRoot } from "./builder-root.js";
+import { defaultRootCache } from "./caches.js";
 import { contentHash } from "./content-hash.js";
 import { baseImageName } from "./image-names.js";
 import { ImageBuildError } from "./image-build-error.js";
@@ -16,109 +17,199 @@ export interface BaseImageRecipe {
   packages: readonly string[];
 }
 
-export const DEFAULT_BASE_RECIPE: BaseImageRecipe = {
-  suite: "bookworm",
-  variant: "minbase",
+/** The Debian packages of every base image, whatever the suite. */
+export const BASE_PACKAGES: readonly string[] = [
   // python-is-python3 for the specs' `python -m pip …`, patch for the harness's third fallback,
   // setuptools and wheel so that a repository installs without build isolation (no network),
   // a C compiler and Python's headers for repositories with extensions (astropy), as the
   // harness's conda images have.
-  packages: [
-    "python3",
-    "python-is-python3",
-    "python3-pip",
-    "python3-pytest",
-    "python3-setuptools",
-    "python3-wheel",
-    "python3-dev",
-    "build-essential",
-    "git",
-    "patch",
-    "ca-certificates",
-  ],
-};
+  "python3",
+  "python-is-python3",
+  "python3-pip",
+  "python3-pytest",
+  "python3-setuptools",
+  "python3-wheel",
+  "python3-dev",
+  "build-essential",
+  "git",
+  "patch",
+  "ca-certificates",
+];
+
+/** The recipe of a suite's base image (minbase, BASE_PACKAGES). */
+export function baseRecipe(suite: string): BaseImageRecipe {
+  return { suite, variant: "minbase", packages: BASE_PACKAGES };
+}
+
+/** bookworm's: Python 3.11. */
+export const DEFAULT_BASE_RECIPE: BaseImageRecipe = baseRecipe("bookworm");
 
 export interface BaseImageOptions {
   recipe?: BaseImageRecipe;
   /** The Debian archive debootstrap reads; default http://deb.debian.org/debian. */
   mirror?: string;
+  /** Where root file systems are kept between runs; default ~/.cache/loclab/roots. */
+  rootCache?: string;
   onProgress?: (line: string) => void;
 }
 
+/** A base image and its root file system on the host (the wheel builder). */
+export interface BaseImage {
+  image: ImageRef;
+  builder: BuilderRoot;
+  recipe: BaseImageRecipe;
+}
+
 /**
- * The base image, built once per recipe: `debootstrap` a Debian root file system on the host
- * (root needed; ≈ 2 min here), `docker import` it with the recipe and Python version as
- * labels. An image with the recipe's name is reused as it is.
+ * The base image of a recipe, built once: `debootstrap` a Debian root file system on the host
+ * (root needed; ≈ 1–2 min here), kept in the root cache (the wheel builder runs in it, and the
+ * next engine, a CI run's fresh data root, imports it in seconds instead of bootstrapping
+ * again), then `docker import`ed with the recipe and Python version as labels. An image with the
+ * recipe's name is reused as it is; a root missing beside it is exported from the image.
  */
-export async function ensureBaseImage(docker: Docker, options: BaseImageOptions = {}): Promise<ImageRef> {
+export async function ensureBaseImage(docker: Docker, options: BaseImageOptions = {}): Promise<BaseImage> {
   const recipe = options.recipe ?? DEFAULT_BASE_RECIPE;
-  const hash = contentHash({ kind: "loclab-swe-base", version: 1, recipe });
+  const hash = contentHash({ kind: "loclab-swe-base", version: 2, recipe });
   const name = baseImageName(hash);
-  const existing = await findImage(docker, name);
-  if (existing) return existing;
   const log = options.onProgress ?? (() => {});
-  if (process.getuid?.() !== 0)
-    throw new ImageBuildError(
-      name,
-      "debootstrap needs root (run as root, or build the base image elsewhere and `docker load` it)",
-    );
-  if (spawnSync("debootstrap", ["--version"]).error)
-    throw new ImageBuildError(name, "debootstrap is not installed (Debian: apt-get install debootstrap)");
-  const work = await mkdtemp(join(tmpdir(), "loclab-base-"));
-  const root = join(work, "root");
+  const folder = join(options.rootCache ?? defaultRootCache(), hash.slice(0, 16));
+  let image = await findImage(docker, name);
+  let rooted = await readRoot(folder);
+  if (!rooted) {
+    if (process.getuid?.() !== 0)
+      throw new ImageBuildError(
+        name,
+        "debootstrap and the wheel builder need root (run as root, or build the base image elsewhere and `docker load` it)",
+      );
+    rooted = await makeRoot(folder, name, async (root) => {
+      if (image) {
+        log(`base image ${name}: exporting its root file system to ${folder}`);
+        await exportImage(docker, image, root);
+      } else await bootstrap(recipe, root, name, options.mirror, log);
+    });
+  }
+  if (!image) {
+    log(`base image ${name}: docker import from ${folder}`);
+    await importRoot(docker, rooted.root, name, {
+      "loclab.kind": "base",
+      "loclab.recipe": JSON.stringify(recipe),
+      "loclab.recipe-hash": hash,
+      "loclab.suite": recipe.suite,
+      "loclab.python": rooted.python,
+    });
+    image = await findImage(docker, name);
+    if (!image) throw new ImageBuildError(name, "docker import finished but the image is not there");
+  }
+  return { image, builder: rooted, recipe };
+}
+
+/** A complete root in the cache: `<folder>/root` and `<folder>/complete.json` (its Python). */
+async function readRoot(folder: string): Promise<BuilderRoot | undefined> {
   try {
-    log(`base image ${name}: debootstrap ${recipe.suite} (${recipe.packages.length} packages)`);
-    await runLogged(
-      "debootstrap",
-      [
-        `--variant=${recipe.variant}`,
-        `--include=${recipe.packages.join(",")}`,
-        recipe.suite,
-        root,
-        options.mirror ?? "http://deb.debian.org/debian",
-      ],
-      name,
-      log,
-    );
+    const complete = JSON.parse(await readFile(join(folder, "complete.json"), "utf8")) as { python: string };
+    return { root: join(folder, "root"), python: complete.python };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Fills a fresh folder beside the cache entry and renames it into place, so that a crash leaves
+ * no half root that looks complete, and of two processes making the same root one wins.
+ */
+async function makeRoot(folder: string, image: string, fill: (root: string) => Promise<void>): Promise<BuilderRoot> {
+  await mkdir(dirname(folder), { recursive: true });
+  const work = await mkdtemp(`${folder}.partial-`);
+  try {
+    const root = join(work, "root");
+    await mkdir(root);
+    await fill(root);
+    for (const dir of ["proc", "sys", "dev/pts"])
+      if (existsSync(join(root, dir))) spawnSync("umount", ["-l", join(root, dir)]);
     const python = spawnSync(
       "chroot",
       [root, "python3", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
       { encoding: "utf8" },
     );
     if (python.status !== 0)
-      throw new ImageBuildError(name, `python3 does not run in the new root: ${python.stderr.trim()}`);
-    for (const dir of ["proc", "sys", "dev/pts"])
-      if (existsSync(join(root, dir))) spawnSync("umount", ["-l", join(root, dir)]);
-    log(`base image ${name}: docker import`);
-    const tar = spawn("tar", ["--numeric-owner", "-C", root, "-c", "."], { stdio: ["ignore", "pipe", "pipe"] });
-    const [repository, tag] = name.split(":") as [string, string];
-    const labels = {
-      "loclab.kind": "base",
-      "loclab.recipe": JSON.stringify(recipe),
-      "loclab.recipe-hash": hash,
-      "loclab.python": python.stdout.trim(),
-    };
-    const changes = [
-      "ENV LANG=C.UTF-8",
-      "ENV TZ=Etc/UTC",
-      'CMD ["/bin/bash"]',
-      ...Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
-    ];
-    const stream = (await docker.importImage(
-      tar.stdout as never,
-      { repo: repository, tag, changes } as never,
-    )) as unknown as NodeJS.ReadableStream;
-    await new Promise<void>((resolve, reject) =>
-      docker.modem.followProgress(stream, (error: Error | null) =>
-        error ? reject(new ImageBuildError(name, error.message)) : resolve(),
-      ),
-    );
-    const built = await findImage(docker, name);
-    if (!built) throw new ImageBuildError(name, "docker import finished but the image is not there");
-    return built;
-  } finally {
+      throw new ImageBuildError(image, `python3 does not run in the new root: ${python.stderr.trim()}`);
+    // bullseye's python3-pytest ships only /usr/bin/pytest-3; the specs' test commands call `pytest`.
+    if (!existsSync(join(root, "usr", "bin", "pytest")) && existsSync(join(root, "usr", "bin", "pytest-3")))
+      await symlink("pytest-3", join(root, "usr", "bin", "pytest"));
+    // The builder binds the host's resolv.conf over this file; it must exist.
+    if (!existsSync(join(root, "etc", "resolv.conf"))) await writeFile(join(root, "etc", "resolv.conf"), "");
+    await writeFile(join(work, "complete.json"), `${JSON.stringify({ python: python.stdout.trim() })}\n`);
+    try {
+      await rename(work, folder);
+    } catch {
+      // Another process made it first: keep theirs.
+      await rm(work, { recursive: true, force: true });
+    }
+  } catch (error) {
     await rm(work, { recursive: true, force: true });
+    throw error;
   }
+  const made = await readRoot(folder);
+  if (!made) throw new ImageBuildError(image, `the root in ${folder} is not complete`);
+  return made;
+}
+
+async function bootstrap(
+  recipe: BaseImageRecipe,
+  root: string,
+  image: string,
+  mirror: string | undefined,
+  log: (line: string) => void,
+): Promise<void> {
+  if (spawnSync("debootstrap", ["--version"]).error)
+    throw new ImageBuildError(image, "debootstrap is not installed (Debian: apt-get install debootstrap)");
+  log(`base image ${image}: debootstrap ${recipe.suite} (${recipe.packages.length} packages)`);
+  await runLogged(
+    "debootstrap",
+    [
+      `--variant=${recipe.variant}`,
+      `--include=${recipe.packages.join(",")}`,
+      recipe.suite,
+      root,
+      mirror ?? "http://deb.debian.org/debian",
+    ],
+    image,
+    log,
+  );
+}
+
+/** `docker create` + `docker export`, unpacked into `root`. */
+async function exportImage(docker: Docker, image: ImageRef, root: string): Promise<void> {
+  const container = await docker.createContainer({ Image: image.id, Cmd: ["/bin/true"], NetworkDisabled: true });
+  try {
+    const stream = (await container.export()) as unknown as NodeJS.ReadableStream;
+    const tar = spawn("tar", ["--numeric-owner", "-x", "-C", root], { stdio: ["pipe", "ignore", "pipe"] });
+    stream.pipe(tar.stdin);
+    const code = await new Promise<number | null>((resolve) => tar.on("close", resolve));
+    if (code !== 0) throw new ImageBuildError(image.name, `unpacking the exported image exited ${code}`);
+  } finally {
+    await container.remove({ force: true });
+  }
+}
+
+async function importRoot(docker: Docker, root: string, name: string, labels: Record<string, string>): Promise<void> {
+  const tar = spawn("tar", ["--numeric-owner", "-C", root, "-c", "."], { stdio: ["ignore", "pipe", "pipe"] });
+  const [repository, tag] = name.split(":") as [string, string];
+  const changes = [
+    "ENV LANG=C.UTF-8",
+    "ENV TZ=Etc/UTC",
+    'CMD ["/bin/bash"]',
+    ...Object.entries(labels).map(([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`),
+  ];
+  const stream = (await docker.importImage(
+    tar.stdout as never,
+    { repo: repository, tag, changes } as never,
+  )) as unknown as NodeJS.ReadableStream;
+  await new Promise<void>((resolve, reject) =>
+    docker.modem.followProgress(stream, (error: Error | null) =>
+      error ? reject(new ImageBuildError(name, error.message)) : resolve(),
+    ),
+  );
 }
 
 function runLogged(command: string, args: string[], image: string, log: (line: string) => void): Promise<void> {

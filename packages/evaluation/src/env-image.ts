@@ -1,23 +1,26 @@
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
+import type { BaseImage } from "./base-image.js";
+import { BUILDER_WHEELS, builderPipWheel } from "./builder-pip.js";
 import { buildImage } from "./build-image.js";
+import { defaultPipCache, defaultWheelCache } from "./caches.js";
 import { contentHash } from "./content-hash.js";
 import type { EnvironmentPlan } from "./environment-plan.js";
-import { ImageBuildError } from "./image-build-error.js";
 import { envImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
-import { hostPipWheel } from "./host-pip.js";
+import type { PythonChoice } from "./python-choice.js";
 
 /**
  * Pins for every pip run, builds included (PIP_CONSTRAINT reaches the isolated build
  * environments too): setuptools 70 (June 2024) removed `setuptools.dep_util` and other modules
  * that the Lite repositories' setup scripts import; the harness's images were built before it.
+ * pip 26.2 stops passing PIP_CONSTRAINT to isolated builds (pip 26.0 warns so), which the pin
+ * on setuptools needs.
  */
-export const DEFAULT_BUILD_CONSTRAINTS = ["setuptools<70"] as const;
+export const DEFAULT_BUILD_CONSTRAINTS = ["setuptools<70", "pip<26.2"] as const;
 
 /**
  * Wheels every isolated build may ask for (setuptools' editable backend asks for `wheel`),
@@ -42,12 +45,12 @@ export function effectiveConstraints(plan: EnvironmentPlan, constraints: readonl
 }
 
 export interface EnvImageOptions {
-  /** Constraints for every pip run on the host and in the image; default DEFAULT_BUILD_CONSTRAINTS. */
+  /** Constraints for every pip run in the builder and in the image; default DEFAULT_BUILD_CONSTRAINTS. */
   constraints?: readonly string[];
-  /** Where downloaded wheels are kept between runs; default ~/.cache/loclab/wheels. */
+  /** Where built wheel folders are kept between runs; default ~/.cache/loclab/wheels. */
   wheelCache?: string;
-  /** The host's Python that downloads the wheels (its minor version must be the image's). */
-  hostPython?: string;
+  /** pip's own cache (downloads, wheels built from sdists), shared by every builder; default ~/.cache/loclab/pip. */
+  pipCache?: string;
   onProgress?: (line: string) => void;
 }
 
@@ -60,25 +63,36 @@ export interface EnvImageOptions {
  */
 export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+/** The labels that say which Python an image has and why (inherited by the instance images). */
+export function pythonLabels(choice: PythonChoice, actual: string): Record<string, string> {
+  return {
+    "loclab.requested-python": choice.requested,
+    "loclab.python": actual,
+    "loclab.python-rule": choice.rule,
+  };
+}
+
 /**
- * The env image of a repository × version: the plan's requirements built into wheels on the
- * host (`pip wheel`: the machine reaches the Python package index, the build does not), then
- * installed offline into the base image's Python (over the base's pytest when the plan pins one). The wheels stay in the image as
- * pip's only index (PIP_NO_INDEX, PIP_FIND_LINKS), so the instance's `pip install -e .` and the
- * eval script's re-install find the build requirements offline. Named and reused by the hash
- * of the base image's id and the requirement lines.
+ * The env image of a repository × version: the plan's requirements built into wheels by the
+ * base image's own Python in its root on the host (`builderPipWheel`: the host reaches the
+ * Python package index, the image builds do not), then installed offline into the base image's
+ * Python (over the base's pytest when the plan pins one). The wheels stay in the image as pip's
+ * only index (PIP_NO_INDEX, PIP_FIND_LINKS), so the instance's `pip install -e .` and the eval
+ * script's re-install find the build requirements offline. Named and reused by the hash of the
+ * base image's id and the requirement lines.
  */
 export async function ensureEnvImage(
   docker: Docker,
-  base: ImageRef,
+  base: BaseImage,
   plan: EnvironmentPlan,
+  choice: PythonChoice,
   options: EnvImageOptions = {},
 ): Promise<ImageRef> {
   const constraints = effectiveConstraints(plan, options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
   const hash = contentHash({
     kind: "loclab-swe-env",
-    version: 5,
-    base: base.id,
+    version: 6,
+    base: base.image.id,
     stages: plan.stages,
     constraints,
     buildTools: BUILD_TOOLS,
@@ -87,48 +101,35 @@ export async function ensureEnvImage(
   const existing = await findImage(docker, name);
   if (existing) return existing;
   const log = options.onProgress ?? (() => {});
-  const imagePython = base.labels["loclab.python"] ?? "";
-  const hostPython = options.hostPython ?? "python3";
-  const host = spawnSync(hostPython, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], {
-    encoding: "utf8",
-  });
-  if (host.status !== 0)
-    throw new ImageBuildError(name, `${hostPython} does not run on the host (it downloads the wheels)`);
-  const minor = (version: string) => version.split(".").slice(0, 2).join(".");
-  if (minor(host.stdout.trim()) !== minor(imagePython)) {
-    throw new ImageBuildError(
-      name,
-      `the host's ${hostPython} is ${host.stdout.trim()} but the image's Python is ${imagePython}: wheels must be for the image's version`,
-    );
-  }
-  const wheels = join(options.wheelCache ?? join(homedir(), ".cache", "loclab", "wheels"), hash.slice(0, 32));
+  const wheels = join(options.wheelCache ?? defaultWheelCache(), hash.slice(0, 32));
   if (!existsSync(join(wheels, ".complete"))) {
     log(
-      `env image ${name}: pip wheel ${plan.requirements.length} requirements in ${plan.stages.length} stage(s) on the host`,
+      `env image ${name}: pip wheel ${plan.requirements.length} requirements in ${plan.stages.length} stage(s) with Python ${base.builder.python}`,
     );
     await rm(wheels, { recursive: true, force: true });
     await mkdir(wheels, { recursive: true });
     await writeFile(join(wheels, "constraints.txt"), `${constraints.join("\n")}\n`);
+    const pip = {
+      builder: base.builder,
+      wheels,
+      pipCache: options.pipCache ?? defaultPipCache(),
+      env: { PIP_CONSTRAINT: `${BUILDER_WHEELS}/constraints.txt` },
+      image: name,
+    };
     for (const [index, stage] of plan.stages.entries()) {
       await writeFile(join(wheels, `requirements-${index + 1}.txt`), `${stage.join("\n")}\n`);
-      await hostPipWheel(
-        hostPython,
-        wheels,
-        ["--find-links", wheels, "--requirement", join(wheels, `requirements-${index + 1}.txt`)],
-        { PIP_CONSTRAINT: join(wheels, "constraints.txt") },
-        name,
-        `stage ${index + 1} of the environment`,
-      );
+      await builderPipWheel({
+        ...pip,
+        args: ["--requirement", `${BUILDER_WHEELS}/requirements-${index + 1}.txt`],
+        what: `pip wheel of stage ${index + 1} of the environment`,
+      });
     }
     await writeFile(join(wheels, "build-tools.txt"), `${BUILD_TOOLS.join("\n")}\n`);
-    await hostPipWheel(
-      hostPython,
-      wheels,
-      ["--find-links", wheels, "--requirement", join(wheels, "build-tools.txt")],
-      { PIP_CONSTRAINT: join(wheels, "constraints.txt") },
-      name,
-      "the build tools",
-    );
+    await builderPipWheel({
+      ...pip,
+      args: ["--requirement", `${BUILDER_WHEELS}/build-tools.txt`],
+      what: "pip wheel of the build tools",
+    });
     await writeFile(join(wheels, ".complete"), "");
   }
   const context = await mkdtemp(join(tmpdir(), "loclab-env-"));
@@ -137,9 +138,11 @@ export async function ensureEnvImage(
     await rm(join(context, "wheels", ".complete"), { force: true });
     const count = (await readdir(join(context, "wheels"))).filter((file) => file.endsWith(".whl")).length;
     const dockerfile = [
-      `FROM ${base.name}`,
+      `FROM ${base.image.name}`,
       "COPY wheels /opt/loclab/wheels",
-      `RUN python3 -m pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade pip`,
+      // The suite's own pip may predate --break-system-packages (bullseye's 20.3): the current
+      // pip wheel upgrades it, run from the wheel itself.
+      `RUN python3 /opt/loclab/wheels/$(cd /opt/loclab/wheels && ls pip-*.whl | sort -V | tail -n 1)/pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade pip`,
       `ENV PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
       ...plan.stages.map(
@@ -158,10 +161,9 @@ export async function ensureEnvImage(
         "loclab.kind": "env",
         "loclab.repo": plan.repo,
         "loclab.version": plan.version,
-        "loclab.base": base.id,
+        "loclab.base": base.image.id,
         "loclab.env-hash": hash,
-        "loclab.requested-python": plan.requestedPython,
-        "loclab.python": imagePython,
+        ...pythonLabels(choice, base.builder.python),
         "loclab.sources": plan.sources.join(" "),
         "loclab.constraints": JSON.stringify(constraints),
       },

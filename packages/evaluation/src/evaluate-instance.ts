@@ -12,6 +12,7 @@ import {
 } from "@loclab/grading";
 import { sha256 } from "./content-hash.js";
 import type { EvaluationInstance, ImageSource } from "./image-source.js";
+import type { ImageRef } from "./image-ref.js";
 import { InfraFailure } from "./infra-failure.js";
 import { InstanceOutcomeSchema, type InstanceOutcome } from "./outcome.js";
 import { INSTANCE_FILES, instanceDirectory } from "./run-layout.js";
@@ -104,7 +105,13 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
     ...(input.spec.install ? { install: input.spec.install } : {}),
   });
   await writeFile(join(directory, INSTANCE_FILES.evalScript), script);
-  const withImage = { ...base, image: { name: image.name, id: image.id }, eval_script_sha256: sha256(script) };
+  const python = pythonOfImage(image);
+  const withImage = {
+    ...base,
+    image: { name: image.name, id: image.id },
+    ...(python ? { python } : {}),
+    eval_script_sha256: sha256(script),
+  };
   const cacheKey = sha256(
     [image.id, withImage.patch_sha256, withImage.eval_script_sha256, input.runEmptyPatch ? "run-empty" : ""].join("\n"),
   );
@@ -231,4 +238,15 @@ async function store(cached: string | undefined, directory: string, outcome: Ins
   await writeFile(join(staging, INSTANCE_FILES.outcome), `${JSON.stringify(outcome, null, 2)}\n`);
   await rm(cached, { recursive: true, force: true });
   await rename(staging, cached);
+}
+
+/** The Python an image's labels record (`pythonLabels`); undefined for an image without them. */
+export function pythonOfImage(image: ImageRef): InstanceOutcome["python"] {
+  const labels = image.labels;
+  const requested = labels["loclab.requested-python"];
+  const actual = labels["loclab.python"];
+  const rule = labels["loclab.python-rule"];
+  if (!requested || !actual || (rule !== "exact" && rule !== "nearest-newer" && rule !== "nearest-older"))
+    return undefined;
+  return { requested, actual, rule };
 }

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type Docker from "dockerode";
 import { connectDocker, type DockerEngineOptions } from "@loclab/docker";
 import { HARNESS_VERSION, modifiedFiles, type HarnessSpec } from "@loclab/grading";
-import type { BaseImageRecipe } from "./base-image.js";
+import type { PythonBase } from "./python-choice.js";
 import { checkDiskSpace } from "./disk-space.js";
 import { evaluateInstance } from "./evaluate-instance.js";
 import {
@@ -50,8 +50,10 @@ export interface EvaluatePredictionsOptions {
   minFreeBytes?: number;
   prebuilt?: { namespace?: string; tag?: string; pull?: boolean };
   wheelCache?: string;
-  hostPython?: string;
-  baseRecipe?: BaseImageRecipe;
+  pipCache?: string;
+  rootCache?: string;
+  /** The Pythons local base images are made for (default 3.9 from bullseye, 3.11 from bookworm). */
+  pythonBases?: readonly PythonBase[];
   /** Run the tests even for an empty patch (calibration). */
   runEmptyPatches?: boolean;
   onProgress?: (event: EvaluationProgress) => void;
@@ -120,8 +122,9 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
       ? localImages(docker, {
           repos: options.repos!,
           ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
-          ...(options.hostPython ? { hostPython: options.hostPython } : {}),
-          ...(options.baseRecipe ? { baseRecipe: options.baseRecipe } : {}),
+          ...(options.pipCache ? { pipCache: options.pipCache } : {}),
+          ...(options.rootCache ? { rootCache: options.rootCache } : {}),
+          ...(options.pythonBases ? { pythonBases: options.pythonBases } : {}),
           onProgress: log,
         })
       : prebuiltImages(docker, options.prebuilt ?? {});

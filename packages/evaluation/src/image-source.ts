@@ -2,7 +2,7 @@ import type Docker from "dockerode";
 import { readObjects } from "@loclab/checkouts";
 import { findMirror, WorkspaceError } from "@loclab/tools";
 import { CONDA_ACTIVATE, harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
-import { ensureBaseImage, type BaseImageRecipe } from "./base-image.js";
+import { type BaseImage, baseRecipe, ensureBaseImage } from "./base-image.js";
 import { ensureEnvImage } from "./env-image.js";
 import { EnvironmentUnsupportedError, planEnvironment } from "./environment-plan.js";
 import { ImageBuildError } from "./image-build-error.js";
@@ -10,6 +10,7 @@ import { prebuiltImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 import { InfraFailure } from "./infra-failure.js";
 import { ensureInstanceImage } from "./instance-image.js";
+import { choosePython, PYTHON_BASES, type PythonBase, PythonChoiceError } from "./python-choice.js";
 
 /** What an evaluation needs to know of an instance (a SWE-bench row). */
 export interface EvaluationInstance {
@@ -73,16 +74,20 @@ export interface LocalImagesOptions {
   /** Folder of mirrors: `<owner>__<name>.git` (as `loclab mirrors fetch` makes them) or `<owner>__<name>`, bare or not. */
   repos: string;
   wheelCache?: string;
-  hostPython?: string;
-  baseRecipe?: BaseImageRecipe;
+  pipCache?: string;
+  rootCache?: string;
+  /** The Pythons base images are made for, by Debian suite; default PYTHON_BASES (3.9 bullseye, 3.11 bookworm). */
+  pythonBases?: readonly PythonBase[];
   debianMirror?: string;
   onProgress?: (line: string) => void;
 }
 
 /**
- * Images built here: one base (debootstrap), one env image per repository × version (wheels
- * from the host), one instance image per instance (the mirror at base_commit). Builds of the
- * same image asked for at once are shared; a build that fails is an infrastructure failure.
+ * Images built here: one base per Debian suite (debootstrap), chosen for the spec's Python by
+ * `choosePython` (exact, else the nearest newer, recorded in the labels); one env image per
+ * repository × version (wheels built by the base's Python in its root on the host); one
+ * instance image per instance (the mirror at base_commit). Builds of the same image asked for at
+ * once are shared; a build that fails is an infrastructure failure.
  */
 export function localImages(docker: Docker, options: LocalImagesOptions): ImageSource {
   const building = new Map<string, Promise<ImageRef>>();
@@ -96,7 +101,18 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
     }
     return pending;
   };
+  const bases = new Map<string, Promise<BaseImage>>();
+  const onceBase = (suite: string, make: () => Promise<BaseImage>) => {
+    let pending = bases.get(suite);
+    if (!pending) {
+      pending = make();
+      bases.set(suite, pending);
+      pending.catch(() => bases.delete(suite));
+    }
+    return pending;
+  };
   const progress = options.onProgress ? { onProgress: options.onProgress } : {};
+  const caches = options.pipCache ? { pipCache: options.pipCache } : {};
   return {
     kind: "local",
     // The image's system Python is the environment: nothing to activate.
@@ -104,10 +120,12 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
     async imageFor(instance, spec) {
       const mirror = await mirrorOf(options.repos, instance.repo);
       try {
-        const base = await once("base", () =>
+        const choice = choosePython(spec.python, options.pythonBases ?? PYTHON_BASES);
+        const base = await onceBase(choice.suite, () =>
           ensureBaseImage(docker, {
-            ...(options.baseRecipe ? { recipe: options.baseRecipe } : {}),
+            recipe: baseRecipe(choice.suite),
             ...(options.debianMirror ? { mirror: options.debianMirror } : {}),
+            ...(options.rootCache ? { rootCache: options.rootCache } : {}),
             ...progress,
           }),
         );
@@ -124,9 +142,9 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
           readFile: (path) => files.get(path),
         });
         const env = await once(`env:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`, () =>
-          ensureEnvImage(docker, base, plan, {
+          ensureEnvImage(docker, base, plan, choice, {
             ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
-            ...(options.hostPython ? { hostPython: options.hostPython } : {}),
+            ...caches,
             ...progress,
           }),
         );
@@ -140,11 +158,14 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
               spec,
               mirrorGitDir: mirror.gitDir,
               env,
+              builder: base.builder,
             },
-            { ...progress, ...(options.hostPython ? { hostPython: options.hostPython } : {}) },
+            { ...progress, ...caches },
           ),
         );
       } catch (error) {
+        if (error instanceof PythonChoiceError)
+          throw new InfraFailure("environment-unsupported", `${instance.instance_id}: ${error.message}`);
         if (error instanceof EnvironmentUnsupportedError)
           throw new InfraFailure("environment-unsupported", error.message);
         if (error instanceof ImageBuildError) throw new InfraFailure("image-build-failed", error.message);

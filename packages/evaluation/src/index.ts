@@ -1,4 +1,24 @@
-export { DEFAULT_BASE_RECIPE, ensureBaseImage, type BaseImageOptions, type BaseImageRecipe } from "./base-image.js";
+export {
+  BASE_PACKAGES,
+  baseRecipe,
+  DEFAULT_BASE_RECIPE,
+  ensureBaseImage,
+  type BaseImage,
+  type BaseImageOptions,
+  type BaseImageRecipe,
+} from "./base-image.js";
+export {
+  choosePython,
+  describePythonChoice,
+  PYTHON_BASES,
+  PythonChoiceError,
+  type PythonBase,
+  type PythonChoice,
+  type PythonRule,
+} from "./python-choice.js";
+export { builderScript, hostCaBundle, runInBuilder, type BuilderRoot, type BuilderRunInput } from "./builder-root.js";
+export { builderPipWheel, type BuilderPipWheelInput } from "./builder-pip.js";
+export { defaultPipCache, defaultRootCache, defaultWheelCache, loclabCache } from "./caches.js";
 export { ImageBuildError } from "./image-build-error.js";
 export { buildImage, type BuildImageInput } from "./build-image.js";
 export { findImage, type ImageRef } from "./image-ref.js";
@@ -24,6 +44,7 @@ export {
   effectiveConstraints,
   ensureEnvImage,
   IMAGE_PATH,
+  pythonLabels,
   type EnvImageOptions,
 } from "./env-image.js";
 export {

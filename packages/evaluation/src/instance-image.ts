@@ -8,7 +8,9 @@ import { buildImage } from "./build-image.js";
 import { DEFAULT_BUILD_CONSTRAINTS } from "./env-image.js";
 import { contentHash } from "./content-hash.js";
 import { buildRequirements } from "./environment-plan.js";
-import { hostPipWheel } from "./host-pip.js";
+import { BUILDER_WHEELS, builderPipWheel } from "./builder-pip.js";
+import { type BuilderRoot, insideBuilder } from "./builder-root.js";
+import { defaultPipCache } from "./caches.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { instanceImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
@@ -22,6 +24,8 @@ export interface InstanceImageInput {
   /** The local mirror's git directory (`<repos>/<owner>__<name>.git`). */
   mirrorGitDir: string;
   env: ImageRef;
+  /** The base image's root, where the install's wheels are built with the image's Python. */
+  builder: BuilderRoot;
 }
 
 /**
@@ -79,7 +83,7 @@ export function pretendVersion(tag: string | undefined): string | undefined {
 export async function ensureInstanceImage(
   docker: Docker,
   input: InstanceImageInput,
-  options: { onProgress?: (line: string) => void; hostPython?: string; constraints?: readonly string[] } = {},
+  options: { onProgress?: (line: string) => void; constraints?: readonly string[]; pipCache?: string } = {},
 ): Promise<ImageRef> {
   const { script, skipped } = setupRepoScript(input.spec);
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
@@ -89,7 +93,7 @@ export async function ensureInstanceImage(
     : (options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
   const hash = contentHash({
     kind: "loclab-swe-instance",
-    version: 5,
+    version: 6,
     constraints,
     env: input.env.id,
     commit: input.baseCommit,
@@ -106,12 +110,12 @@ export async function ensureInstanceImage(
     );
     await checkoutTestbed(input.mirrorGitDir, input.baseCommit, join(context, "testbed"));
     // The install's own dependencies (install_requires, the extras it names, its build
-    // requirements) as wheels made on the host from the same checkout: the build has no
+    // requirements) as wheels made in the builder from the same checkout: the build has no
     // network, and the env image has only the spec's packages.
     const target = installTarget(input.spec.install);
     await mkdir(join(context, "instance-wheels"), { recursive: true });
     if (target) {
-      options.onProgress?.(`instance image ${name}: pip wheel ${target} on the host`);
+      options.onProgress?.(`instance image ${name}: pip wheel ${target} with Python ${input.builder.python}`);
       await writeFile(join(context, "instance-wheels", "constraints.txt"), `${constraints.join("\n")}\n`);
       const wheels = join(context, "instance-wheels");
       // The repository's own build requirements at this commit too: isolated builds in the image
@@ -130,17 +134,19 @@ export async function ensureInstanceImage(
           );
       }
       const build = buildRequirements(await readFile(join(copy, "pyproject.toml"), "utf8").catch(() => undefined));
-      await hostPipWheel(
-        options.hostPython ?? "python3",
+      await builderPipWheel({
+        builder: input.builder,
         wheels,
-        [copy + target.slice(1), ...build],
-        {
-          PIP_CONSTRAINT: join(wheels, "constraints.txt"),
+        binds: [{ host: copy, name: "source" }],
+        pipCache: options.pipCache ?? defaultPipCache(),
+        args: [insideBuilder("source") + target.slice(1), ...build],
+        env: {
+          PIP_CONSTRAINT: `${BUILDER_WHEELS}/constraints.txt`,
           ...(version ? { SETUPTOOLS_SCM_PRETEND_VERSION: version } : {}),
         },
-        name,
-        "the repository's install",
-      );
+        image: name,
+        what: "pip wheel of the repository's install",
+      });
     }
     await writeFile(join(context, "setup_repo.sh"), script);
     await chmod(join(context, "setup_repo.sh"), 0o755);

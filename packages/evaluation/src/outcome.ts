@@ -37,6 +37,14 @@ export const InstanceOutcomeSchema = z.object({
   infra_failure_detail: z.string().optional(),
   apply_command: z.string().optional(),
   image: z.object({ name: z.string(), id: z.string() }).optional(),
+  /**
+   * The image's Python (loclab's local images): what the spec asked for, what the image has and
+   * the rule that chose it (`exact`, `nearest-newer`, `nearest-older`), so that no result is
+   * silently from another interpreter. Absent for prebuilt images (the harness's own).
+   */
+  python: z
+    .object({ requested: z.string(), actual: z.string(), rule: z.enum(["exact", "nearest-newer", "nearest-older"]) })
+    .optional(),
   patch_sha256: z.string(),
   eval_script_sha256: z.string().optional(),
   test_exit_code: z.number().int().nullable().optional(),

@@ -1,4 +1,5 @@
 import type { InstanceOutcome } from "./outcome.js";
+import { describePythonChoice } from "./python-choice.js";
 
 /**
  * The run summary: the harness's fields (`make_run_report`, schema_version 2) with their
@@ -29,6 +30,10 @@ export interface RunSummary {
   run_id: string;
   harness_version: string;
   images: "prebuilt" | "local";
+  /** loclab's local images: instances per Python, "3.9 (exact)", "3.9 for 3.6 (nearest-newer)". */
+  pythons: Record<string, number>;
+  /** Instances evaluated on another Python than their spec's (the rule's choice). */
+  python_substituted_ids: string[];
 }
 
 export function runSummary(input: {
@@ -78,5 +83,21 @@ export function runSummary(input: {
     run_id: input.runId,
     harness_version: input.harnessVersion,
     images: input.images,
+    pythons: countBy(input.outcomes.flatMap((outcome) => (outcome.python ? [describePython(outcome.python)] : []))),
+    python_substituted_ids: sorted(
+      input.outcomes
+        .filter((outcome) => outcome.python && outcome.python.rule !== "exact")
+        .map((outcome) => outcome.instance_id),
+    ),
   };
+}
+
+function describePython(python: NonNullable<InstanceOutcome["python"]>): string {
+  return describePythonChoice({ python: python.actual, requested: python.requested, rule: python.rule });
+}
+
+function countBy(keys: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of [...keys].sort()) counts[key] = (counts[key] ?? 0) + 1;
+  return counts;
 }

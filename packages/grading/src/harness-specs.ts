@@ -35,6 +35,11 @@ export function harnessSpec(
   return spec;
 }
 
+/** Every spec of the harness, `repo → version → spec` (the table `harnessSpec` reads). */
+export function harnessSpecs(): Readonly<Record<string, Readonly<Record<string, HarnessSpec>>>> {
+  return HARNESS_SPECS_DATA.specs;
+}
+
 /** The test command the harness runs and grades with (the last one when a spec lists several). */
 export function testCommand(spec: HarnessSpec): string {
   return Array.isArray(spec.test_cmd) ? spec.test_cmd.at(-1)! : spec.test_cmd;

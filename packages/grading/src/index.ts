@@ -42,6 +42,7 @@ export { CONDA_ACTIVATE, evalScript, HEREDOC_DELIMITER, type EvalScriptInput } f
 export type { HarnessSpec, HarnessSpecsData } from "./harness-spec-types.js";
 export {
   harnessSpec,
+  harnessSpecs,
   HARNESS_VERSION,
   requirementsPaths,
   requirementsText,

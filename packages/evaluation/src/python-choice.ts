@@ -1,0 +1,77 @@
+/**
+ * Which Python an image gets for the Python a harness spec asks for. loclab's base images come
+ * from Debian suites, each shipping one CPython; the machines loclab targets reach Debian's
+ * archive and the Python package index, and neither serves CPython 3.6, 3.7, 3.8 or 3.10 (no
+ * Debian suite the archive still serves has them; the portable builds on the index download
+ * their interpreters from GitHub). So a spec asking for one of those gets the nearest newer
+ * Python the archive has, and says so: in the image's labels, in every outcome and summary.
+ */
+
+/** A Debian suite and the CPython (major.minor) it ships as python3. */
+export interface PythonBase {
+  python: string;
+  suite: string;
+}
+
+/** The suites deb.debian.org serves, with their python3 (bullseye 3.9.2, bookworm 3.11.2). */
+export const PYTHON_BASES: readonly PythonBase[] = [
+  { python: "3.9", suite: "bullseye" },
+  { python: "3.11", suite: "bookworm" },
+];
+
+/**
+ * - `exact`: a suite ships the requested minor version.
+ * - `nearest-newer`: the oldest shipped version newer than the request. Newer rather than older
+ *   because code pinned for an older Python mostly runs on the next ones until an API is removed
+ *   (3.10 removed the `collections` ABC aliases, 3.11 `inspect.formatargspec`, 3.12 distutils),
+ *   and the nearest newer one has removed the least.
+ * - `nearest-older`: nothing newer is shipped; the newest older one.
+ */
+export type PythonRule = "exact" | "nearest-newer" | "nearest-older";
+
+export interface PythonChoice extends PythonBase {
+  requested: string;
+  rule: PythonRule;
+}
+
+export class PythonChoiceError extends Error {
+  constructor(
+    readonly requested: string,
+    reason: string,
+  ) {
+    super(`Python "${requested}": ${reason}`);
+    this.name = "PythonChoiceError";
+  }
+}
+
+function minorOf(version: string): [number, number] | undefined {
+  const match = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/.exec(version);
+  return match ? [Number(match[1]), Number(match[2])] : undefined;
+}
+
+/** The base for a requested Python ("3.6", "3.9.2"), by the rule above; a clear error for a malformed or other-major request. */
+export function choosePython(requested: string, bases: readonly PythonBase[] = PYTHON_BASES): PythonChoice {
+  const wanted = minorOf(requested);
+  if (!wanted) throw new PythonChoiceError(requested, 'not a version of the form "3.9" or "3.9.2"');
+  const sameMajor = bases
+    .map((base) => ({ base, version: minorOf(base.python) }))
+    .filter((entry): entry is { base: PythonBase; version: [number, number] } => entry.version?.[0] === wanted[0])
+    .sort((a, b) => a.version[1] - b.version[1]);
+  if (sameMajor.length === 0)
+    throw new PythonChoiceError(
+      requested,
+      `no base image ships Python ${wanted[0]} (bases: ${bases.map((base) => `${base.python} (${base.suite})`).join(", ")})`,
+    );
+  const exact = sameMajor.find((entry) => entry.version[1] === wanted[1]);
+  if (exact) return { ...exact.base, requested, rule: "exact" };
+  const newer = sameMajor.find((entry) => entry.version[1] > wanted[1]);
+  if (newer) return { ...newer.base, requested, rule: "nearest-newer" };
+  return { ...sameMajor[sameMajor.length - 1]!.base, requested, rule: "nearest-older" };
+}
+
+/** "3.9 (exact)", "3.9 for 3.6 (nearest-newer)": how reports name the choice. */
+export function describePythonChoice(choice: Pick<PythonChoice, "python" | "requested" | "rule">): string {
+  return choice.rule === "exact"
+    ? `${choice.python} (exact)`
+    : `${choice.python} for ${choice.requested} (${choice.rule})`;
+}

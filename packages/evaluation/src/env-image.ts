@@ -165,6 +165,7 @@ export async function ensureEnvImage(
         "loclab.env-hash": hash,
         ...pythonLabels(choice, base.builder.python),
         "loclab.sources": plan.sources.join(" "),
+        ...(plan.conda ? { "loclab.conda": JSON.stringify(plan.conda) } : {}),
         "loclab.constraints": JSON.stringify(constraints),
       },
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),

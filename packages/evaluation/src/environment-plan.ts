@@ -1,4 +1,10 @@
-import { requirementsText, type HarnessSpec } from "@loclab/grading";
+import { environmentPaths, requirementReplacements, requirementsText, type HarnessSpec } from "@loclab/grading";
+import {
+  CondaEnvironmentError,
+  type CondaTranslation,
+  translateCondaEnvironment,
+  translateCondaPackages,
+} from "./conda-environment.js";
 
 /** An environment loclab cannot build here (a conda-only environment.yml, for one): named, never "unresolved". */
 export class EnvironmentUnsupportedError extends Error {
@@ -16,7 +22,7 @@ export class EnvironmentUnsupportedError extends Error {
 export interface EnvironmentPlan {
   repo: string;
   version: string;
-  /** The Python version the harness's spec asks for (the image has the base's Python). */
+  /** The Python version the harness asks for: the spec's, or the one its cached environment pins. */
   requestedPython: string;
   /** pip requirement lines, in install order (all stages). */
   requirements: string[];
@@ -29,6 +35,8 @@ export interface EnvironmentPlan {
   stages: string[][];
   /** Where the lines came from: `spec.packages`, `requirements.txt@<commit>`, `spec.pip_packages`, `build-system`. */
   sources: string[];
+  /** What conda's part became (the spec's packages, an environment.yml): dropped, renamed, assumed names. */
+  conda?: Pick<CondaTranslation, "dropped" | "renamed" | "assumed">;
 }
 
 export interface PlanEnvironmentInput {
@@ -39,28 +47,61 @@ export interface PlanEnvironmentInput {
   environmentCommit: string;
   /** A file of the repository at `environmentCommit`, or undefined when absent. */
   readFile: (path: string) => string | undefined;
+  /**
+   * The harness's cached environment of this instance (`swebench/resources/swebench-og/<repo>/<number>/environment.yml`,
+   * a `conda env export` of its validated image): when given, the harness builds from it alone
+   * (`make_env_script_list_py_from_conda`: no spec packages, no pip_packages), and so does loclab.
+   */
+  cachedEnvironment?: { text: string; source: string };
 }
 
 /**
- * The harness's environment (`make_env_script_list_py`) as pip requirements: the spec's
- * `packages` (a conda package list, installed here with pip under the same names; or the
- * repository's requirements file, read and cleaned as the harness does), then `pip_packages`,
- * then the repository's own build requirements (pyproject's `[build-system] requires`), so that
- * `pip install -e .` works offline without build isolation. A conda environment.yml is not
- * supported (no conda here).
+ * The harness's environment (`make_env_script_list_py`) as pip requirements, stage by stage as
+ * the harness installs them: the instance's cached environment when there is one (alone, as the
+ * harness does); else the spec's `packages` — a conda package list or the repository's conda
+ * environment file, both translated by `translateCondaEnvironment` (renamed, dropped and assumed
+ * names kept in `conda`), or the repository's requirements file, read and cleaned as the harness
+ * does — then `pip_packages`; last the repository's own build requirements (pyproject's
+ * `[build-system] requires`), so that `pip install -e .` works offline without build isolation.
  */
 export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
   const { spec } = input;
   const stages: string[][] = [];
   const sources: string[] = [];
+  let conda: CondaTranslation | undefined;
+  let requestedPython = spec.python;
+  const fail = (error: unknown): never => {
+    if (error instanceof CondaEnvironmentError)
+      throw new EnvironmentUnsupportedError(input.repo, input.version, error.message);
+    throw error;
+  };
   const packages = spec.packages ?? "";
-  if (packages === "environment.yml")
-    throw new EnvironmentUnsupportedError(
-      input.repo,
-      input.version,
-      "the spec's environment is a conda environment.yml, which needs conda (not available here)",
-    );
-  if (packages === "requirements.txt") {
+  if (input.cachedEnvironment) {
+    try {
+      conda = translateCondaEnvironment(input.cachedEnvironment.text, input.cachedEnvironment.source);
+    } catch (error) {
+      fail(error);
+    }
+    if (conda!.python) requestedPython = conda!.python.split(".").slice(0, 2).join(".");
+    pushConda(stages, sources, conda!, input.cachedEnvironment.source);
+  } else if (packages === "environment.yml") {
+    const found = environmentPaths(input.repo)
+      .map((path) => ({ path, text: input.readFile(path) }))
+      .find((file) => file.text !== undefined);
+    if (!found)
+      throw new EnvironmentUnsupportedError(
+        input.repo,
+        input.version,
+        `no conda environment file at ${environmentPaths(input.repo).join(" or ")} in ${input.environmentCommit}`,
+      );
+    const source = `${found.path}@${input.environmentCommit}`;
+    try {
+      conda = translateCondaEnvironment(found.text!, source, requirementReplacements());
+    } catch (error) {
+      fail(error);
+    }
+    pushConda(stages, sources, conda!, source);
+  } else if (packages === "requirements.txt") {
     const { path, text } = requirementsText(input.repo, input.readFile);
     const lines = text
       .split("\n")
@@ -69,10 +110,16 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
     if (lines.length > 0) stages.push(lines);
     sources.push(`${path}@${input.environmentCommit}`);
   } else if (packages.trim() !== "") {
-    stages.push(packages.trim().split(/\s+/).map(condaToPip));
+    try {
+      conda = translateCondaPackages(packages.trim().split(/\s+/), "spec.packages");
+    } catch (error) {
+      fail(error);
+    }
+    if (conda!.requirements.length > 0) stages.push(conda!.requirements);
     sources.push("spec.packages");
   }
-  if (spec.pip_packages?.length) {
+  // The harness installs pip_packages after the environment, except from a cached environment.
+  if (!input.cachedEnvironment && spec.pip_packages?.length) {
     stages.push([...spec.pip_packages]);
     sources.push("spec.pip_packages");
   }
@@ -84,16 +131,24 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
   return {
     repo: input.repo,
     version: input.version,
-    requestedPython: spec.python,
+    requestedPython,
     requirements: stages.flat(),
     stages,
     sources,
+    ...(conda ? { conda: { dropped: conda.dropped, renamed: conda.renamed, assumed: conda.assumed } } : {}),
   };
 }
 
-/** conda's `pkg=1.2` pins are pip's `pkg==1.2`; `pkg>=1` is the same in both. */
-function condaToPip(name: string): string {
-  return /^[A-Za-z0-9_.-]+=[^=]/.test(name) ? name.replace("=", "==") : name;
+/** A conda file's two stages, as conda installs them: its packages, then its pip section. */
+function pushConda(stages: string[][], sources: string[], conda: CondaTranslation, source: string): void {
+  if (conda.requirements.length > 0) {
+    stages.push(conda.requirements);
+    sources.push(`${source} (conda)`);
+  }
+  if (conda.pip.length > 0) {
+    stages.push(conda.pip);
+    sources.push(`${source} (pip)`);
+  }
 }
 
 /** `[build-system] requires = [...]` of a pyproject.toml (string items only). */

@@ -52,6 +52,8 @@ export interface EvaluatePredictionsOptions {
   wheelCache?: string;
   pipCache?: string;
   rootCache?: string;
+  /** The harness's cached environments (a SWE-bench checkout's swebench/resources/swebench-og); see LocalImagesOptions. */
+  harnessEnvironments?: string;
   /** The Pythons local base images are made for (default 3.9 from bullseye, 3.11 from bookworm). */
   pythonBases?: readonly PythonBase[];
   /** Run the tests even for an empty patch (calibration). */
@@ -124,6 +126,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
           ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
           ...(options.pipCache ? { pipCache: options.pipCache } : {}),
           ...(options.rootCache ? { rootCache: options.rootCache } : {}),
+          ...(options.harnessEnvironments ? { harnessEnvironments: options.harnessEnvironments } : {}),
           ...(options.pythonBases ? { pythonBases: options.pythonBases } : {}),
           onProgress: log,
         })

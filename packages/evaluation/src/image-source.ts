@@ -1,7 +1,9 @@
 import type Docker from "dockerode";
 import { readObjects } from "@loclab/checkouts";
 import { findMirror, WorkspaceError } from "@loclab/tools";
-import { CONDA_ACTIVATE, harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CONDA_ACTIVATE, environmentPaths, harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
 import { type BaseImage, baseRecipe, ensureBaseImage } from "./base-image.js";
 import { ensureEnvImage } from "./env-image.js";
 import { EnvironmentUnsupportedError, planEnvironment } from "./environment-plan.js";
@@ -76,6 +78,12 @@ export interface LocalImagesOptions {
   wheelCache?: string;
   pipCache?: string;
   rootCache?: string;
+  /**
+   * The harness's cached environments (a SWE-bench checkout's `swebench/resources/swebench-og`:
+   * one `conda env export` of each validated image, `<owner>__<name>/<number>/environment.yml`);
+   * an instance that has one is built from it, as the harness run from its repository does.
+   */
+  harnessEnvironments?: string;
   /** The Pythons base images are made for, by Debian suite; default PYTHON_BASES (3.9 bullseye, 3.11 bookworm). */
   pythonBases?: readonly PythonBase[];
   debianMirror?: string;
@@ -120,7 +128,24 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
     async imageFor(instance, spec) {
       const mirror = await mirrorOf(options.repos, instance.repo);
       try {
-        const choice = choosePython(spec.python, options.pythonBases ?? PYTHON_BASES);
+        const environmentCommit = instance.environment_setup_commit ?? instance.base_commit;
+        const files = await repositoryFiles(mirror, environmentCommit, [
+          ...requirementsPaths(instance.repo),
+          ...(spec.packages === "environment.yml" ? environmentPaths(instance.repo) : []),
+          "pyproject.toml",
+        ]);
+        const cachedEnvironment = options.harnessEnvironments
+          ? await readCachedEnvironment(options.harnessEnvironments, instance.instance_id)
+          : undefined;
+        const plan = planEnvironment({
+          repo: instance.repo,
+          version: instance.version ?? "",
+          spec,
+          environmentCommit,
+          readFile: (path) => files.get(path),
+          ...(cachedEnvironment ? { cachedEnvironment } : {}),
+        });
+        const choice = choosePython(plan.requestedPython, options.pythonBases ?? PYTHON_BASES);
         const base = await onceBase(choice.suite, () =>
           ensureBaseImage(docker, {
             recipe: baseRecipe(choice.suite),
@@ -129,24 +154,14 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
             ...progress,
           }),
         );
-        const environmentCommit = instance.environment_setup_commit ?? instance.base_commit;
-        const files = await repositoryFiles(mirror, environmentCommit, [
-          ...requirementsPaths(instance.repo),
-          "pyproject.toml",
-        ]);
-        const plan = planEnvironment({
-          repo: instance.repo,
-          version: instance.version ?? "",
-          spec,
-          environmentCommit,
-          readFile: (path) => files.get(path),
-        });
-        const env = await once(`env:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`, () =>
-          ensureEnvImage(docker, base, plan, choice, {
-            ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
-            ...caches,
-            ...progress,
-          }),
+        const env = await once(
+          `env:${choice.suite}:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`,
+          () =>
+            ensureEnvImage(docker, base, plan, choice, {
+              ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
+              ...caches,
+              ...progress,
+            }),
         );
         return await once(`instance:${instance.instance_id}:${instance.base_commit}`, () =>
           ensureInstanceImage(
@@ -174,6 +189,24 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
       }
     },
   };
+}
+
+/**
+ * The harness's cached environment of an instance (`<dir>/<owner>__<name>/<number>/environment.yml`),
+ * or undefined when it has none.
+ */
+export async function readCachedEnvironment(
+  dir: string,
+  instanceId: string,
+): Promise<{ text: string; source: string } | undefined> {
+  const match = /^(.+)-(\d+)$/.exec(instanceId);
+  if (!match) return undefined;
+  const path = join(dir, match[1]!, match[2]!, "environment.yml");
+  try {
+    return { text: await readFile(path, "utf8"), source: path };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

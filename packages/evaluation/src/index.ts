@@ -32,6 +32,15 @@ export {
   type SwePrediction,
 } from "./predictions-file.js";
 export {
+  CondaEnvironmentError,
+  parseMatchSpec,
+  translateCondaEnvironment,
+  translateCondaPackages,
+  type CondaTranslation,
+  type RequirementReplacements,
+} from "./conda-environment.js";
+export { CONDA_ONLY, CONDA_TO_PIP } from "./conda-names.js";
+export {
   buildRequirements,
   EnvironmentUnsupportedError,
   planEnvironment,
@@ -66,6 +75,7 @@ export {
   type EvaluationInstance,
   type ImageSource,
   type LocalImagesOptions,
+  readCachedEnvironment,
 } from "./image-source.js";
 export {
   InfraFailureReasonSchema,

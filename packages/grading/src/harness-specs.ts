@@ -40,6 +40,16 @@ export function harnessSpecs(): Readonly<Record<string, Readonly<Record<string, 
   return HARNESS_SPECS_DATA.specs;
 }
 
+/** Where the harness reads a repository's conda environment file (`MAP_REPO_TO_ENV_YML_PATHS`), in order of preference. */
+export function environmentPaths(repo: string): readonly string[] {
+  return HARNESS_SPECS_DATA.environmentPaths[repo] ?? ["environment.yml"];
+}
+
+/** The harness's REPLACE_REQ_PACKAGES: `[package, replacement]`, a null replacement removing the package. */
+export function requirementReplacements(): readonly (readonly [string, string | null])[] {
+  return HARNESS_SPECS_DATA.replaceRequirementPackages;
+}
+
 /** The test command the harness runs and grades with (the last one when a spec lists several). */
 export function testCommand(spec: HarnessSpec): string {
   return Array.isArray(spec.test_cmd) ? spec.test_cmd.at(-1)! : spec.test_cmd;

@@ -41,9 +41,11 @@ export { modifiedFiles, NON_TEST_SUFFIXES, testDirectives } from "./test-directi
 export { CONDA_ACTIVATE, evalScript, HEREDOC_DELIMITER, type EvalScriptInput } from "./eval-script.js";
 export type { HarnessSpec, HarnessSpecsData } from "./harness-spec-types.js";
 export {
+  environmentPaths,
   harnessSpec,
   harnessSpecs,
   HARNESS_VERSION,
+  requirementReplacements,
   requirementsPaths,
   requirementsText,
   testCommand,

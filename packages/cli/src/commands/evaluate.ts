@@ -18,6 +18,7 @@ interface EvaluateOptions {
   cache: boolean;
   cacheDir?: string;
   specs?: string;
+  harnessEnvironments?: string;
   instances?: string;
   namespace: string;
   tag: string;
@@ -78,6 +79,7 @@ function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | 
       ? { minFreeBytes: numericOption("min-free-gib", options.minFreeGib, { min: 0 }) * 2 ** 30 }
       : {}),
     prebuilt: { namespace: options.namespace, tag: options.tag, pull: options.pull },
+    ...(options.harnessEnvironments ? { harnessEnvironments: options.harnessEnvironments } : {}),
   };
 }
 
@@ -118,6 +120,10 @@ function containerOptions(command: Command, out: string): Command {
     .option("--timeout <seconds>", "per instance, the limit of the eval script", "1800")
     .option("--out <dir>", out, ".")
     .option("--specs <file>", "JSON {repo: {version: spec}} for repositories or versions the harness does not know")
+    .option(
+      "--harness-environments <dir>",
+      "with local images: the harness's cached environments (a SWE-bench checkout's swebench/resources/swebench-og); an instance with one is built from it",
+    )
     .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
     .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
     .option("--no-pull", "with --images prebuilt: use local images only")
@@ -201,6 +207,8 @@ export function registerEvaluateCommand(program: Command): void {
         ]);
         for (const [id, failure] of Object.entries(summary.infra_failures))
           process.stdout.write(`${id}: ${failure.reason}: ${failure.detail.split("\n")[0]}\n`);
+        for (const [python, count] of Object.entries(summary.pythons))
+          process.stdout.write(`python ${python}: ${count} instance${count === 1 ? "" : "s"}\n`);
         process.stdout.write(`summary: ${result.summaryPath}\n`);
       }
       if (summary.error_instances > 0) process.exitCode = 1;

@@ -76,6 +76,38 @@ describe("loclab evaluate grade", () => {
     }
   });
 
+  it("a repository the harness does not know is graded by its specs file's parser; a bad specs file names the field", async () => {
+    const flask = reference.cases.find((entry) => entry.repo === "pallets/flask")!;
+    const id = "custom-org__custom-1";
+    const benchmark = join(root, "custom.jsonl");
+    await writeFile(
+      benchmark,
+      `${JSON.stringify({ instance_id: id, repo: "custom-org/custom", version: "0.1", base_commit: "0".repeat(40), problem_statement: "", patch: "", FAIL_TO_PASS: flask.FAIL_TO_PASS, PASS_TO_PASS: flask.PASS_TO_PASS })}\n`,
+    );
+    const log = join(root, "custom.txt");
+    await writeFile(log, flask.log);
+    const specs = join(root, "custom-specs.json");
+    await writeFile(
+      specs,
+      JSON.stringify({ "custom-org/custom": { "0.1": { python: "3.11", test_cmd: "pytest -rA", parser: "pytest" } } }),
+    );
+    const args = ["evaluate", "grade", "--log", log, "--instance", id, "-b", benchmark];
+    const graded = await loclab([...args, "--specs", specs]);
+    expect(graded.exitCode, graded.stderr).toBe(0);
+    // The same log under flask's own name gives the official harness's report (reference.json).
+    expect(JSON.parse(graded.stdout)).toEqual({ [id]: flask.report });
+    const without = await loclab(args);
+    expect(without.exitCode).toBe(1);
+    expect(without.stderr).toMatch(/no SWE-bench log parser for repository "custom-org\/custom"/);
+    await writeFile(
+      specs,
+      JSON.stringify({ "custom-org/custom": { "0.1": { python: "3.11", test_cmd: "pytest", parser: "nose" } } }),
+    );
+    const bad = await loclab([...args, "--specs", specs]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toMatch(/specs file .*custom-specs\.json: custom-org\/custom → 0\.1 → parser: /);
+  });
+
   it("a missing log or an unknown instance is one error line, exit 1", async () => {
     const missing = await loclab([
       "evaluate",

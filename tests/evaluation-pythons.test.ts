@@ -90,11 +90,13 @@ describe("the task's Python", () => {
     const outcome = (version: string) => byId.get(`loclab-fixtures__versions-${version}`) as InstanceOutcome;
     expect(
       [...result.outcomes]
-        .sort((a, b) => instances.findIndex((i) => i.instance_id === a.instance_id) - instances.findIndex((i) => i.instance_id === b.instance_id))
+        .sort(
+          (a, b) =>
+            instances.findIndex((i) => i.instance_id === a.instance_id) -
+            instances.findIndex((i) => i.instance_id === b.instance_id),
+        )
         .map((entry) => [entry.instance_id, entry.status, entry.infra_failure_detail]),
-    ).toEqual(
-      instances.map((instance) => [instance.instance_id, "resolved", undefined]),
-    );
+    ).toEqual(instances.map((instance) => [instance.instance_id, "resolved", undefined]));
     expect(outcome("py311").python).toMatchObject({ requested: "3.11", rule: "exact" });
     expect(outcome("py311").python?.actual).toMatch(/^3\.11\.\d+$/);
     expect(outcome("py39").python).toMatchObject({ requested: "3.9", rule: "exact" });

@@ -96,3 +96,4 @@ export {
   type EvaluationResult,
 } from "./evaluate-predictions.js";
 export { calibrate, type CalibrateOptions, type CalibrationEntry, type CalibrationResult } from "./calibrate.js";
+export { HarnessSpecSchema, readSpecsFile, SpecsFileError, SpecsFileSchema, type SpecsFile } from "./specs-file.js";

@@ -6,6 +6,7 @@ export {
   parsePytest,
   parsePytestOptions,
   parsePytestV2,
+  PARSER_NAMES,
   parserByName,
   parserFor,
   PARSER_FOR_REPO,

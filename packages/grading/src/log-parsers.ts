@@ -219,6 +219,9 @@ const PARSERS_BY_NAME: Readonly<Record<string, LogParser>> = {
   sympy: parseSympy,
 };
 
+/** The parsers' names, for a spec's `parser`. */
+export const PARSER_NAMES: readonly string[] = Object.keys(PARSERS_BY_NAME);
+
 /** A parser by its name (`pytest`, `pytest_options`, `pytest_v2`, `matplotlib`, `seaborn`, `django`, `sympy`), for a repository the harness does not know. */
 export function parserByName(name: string): { name: string; parse: LogParser } {
   const parse = PARSERS_BY_NAME[name];

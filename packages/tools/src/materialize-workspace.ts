@@ -132,7 +132,8 @@ async function cachedWorkspace(
 
 /** The mirror of `repo` under `mirrors`: its folder and git directory. */
 export async function findMirror(mirrors: string, repo: string): Promise<{ path: string; gitDir: string }> {
-  const candidates = mirrorCandidates(mirrors, repo);
+  // Absolute, so that a relative folder (`--repos repos`) means the same from git's own cwd.
+  const candidates = mirrorCandidates(resolve(mirrors), repo);
   const path = candidates.find((candidate) => existsSync(candidate));
   if (!path) {
     throw new WorkspaceError(

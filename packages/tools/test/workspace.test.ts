@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   WorkspaceError,
   clearCachedWorkspaces,
   connectedTree,
+  findMirror,
   materializeWorkspace,
   openWorkspace,
   removeMaterializedWorkspace,
@@ -73,6 +74,11 @@ describe("materializeWorkspace", () => {
       expect(readFileSync(join(workspace.root, "notes.txt"), "utf8")).toBe("one\r\ntwo\r\n");
       expect(workspace.root).toBe(join(workspaceCachePath(cacheDir, repo, first), "tree"));
     }
+  });
+
+  it("finds a mirror under a relative folder as under its absolute path", async () => {
+    const found = await findMirror(relative(process.cwd(), mirrors), "acme/bare");
+    expect(found).toEqual({ path: join(mirrors, "acme__bare.git"), gitDir: join(mirrors, "acme__bare.git") });
   });
 
   it("accepts an abbreviated commit, caches by full commit id, and gives each commit its own tree", async () => {

@@ -48,14 +48,8 @@ async function loadInstances(
 
 async function readSpecs(file: string | undefined) {
   if (!file) return undefined;
-  try {
-    return JSON.parse(await readFile(file, "utf8")) as Record<
-      string,
-      Record<string, { python: string; test_cmd: string }>
-    >;
-  } catch (error) {
-    throw new Error(`--specs ${file}: ${(error as Error).message}`);
-  }
+  const { readSpecsFile } = await import("@loclab/evaluation");
+  return readSpecsFile(file);
 }
 
 function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | "runEmpty">) {
@@ -224,24 +218,41 @@ export function registerEvaluateCommand(program: Command): void {
       "the benchmark the instance is in (its repo, version and test lists)",
     )
     .option("--no-patch", "grade as for a prediction without a patch (patch_is_None)")
+    .option("--specs <file>", "JSON {repo: {version: spec}} for repositories the harness does not know (its parser)")
     .option("--data-dir <dir>", "the shared data folder")
-    .action(async (options: { log: string; instance: string; benchmark: string; patch: boolean; dataDir?: string }) => {
-      const { gradeLog } = await import("@loclab/grading");
-      const [instance] = await loadInstances(options.benchmark, options.dataDir, options.instance, "--instance");
-      const log = await readFile(options.log, "utf8").catch((error: NodeJS.ErrnoException) => {
-        throw new Error(`--log ${options.log}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
-      });
-      const grade = gradeLog({
-        repo: instance!.repo,
-        modelPatch: options.patch ? "(graded offline)" : null,
-        log,
-        FAIL_TO_PASS: instance!.FAIL_TO_PASS ?? [],
-        PASS_TO_PASS: instance!.PASS_TO_PASS ?? [],
-      });
-      if (grade.notFound)
-        progress(`${options.log}: no test results (${grade.notFound}): patch_successfully_applied is false`);
-      process.stdout.write(`${JSON.stringify({ [instance!.instance_id]: grade.report }, null, 4)}\n`);
-    });
+    .action(
+      async (options: {
+        log: string;
+        instance: string;
+        benchmark: string;
+        patch: boolean;
+        specs?: string;
+        dataDir?: string;
+      }) => {
+        const { gradeLog, harnessSpec, PARSER_FOR_REPO } = await import("@loclab/grading");
+        const [instance] = await loadInstances(options.benchmark, options.dataDir, options.instance, "--instance");
+        const specs = await readSpecs(options.specs);
+        // A repository the harness maps has its parser; another one needs a spec naming one.
+        const parser =
+          PARSER_FOR_REPO[instance!.repo] || !specs?.[instance!.repo]
+            ? undefined
+            : harnessSpec(instance!.repo, instance!.version, specs).parser;
+        const log = await readFile(options.log, "utf8").catch((error: NodeJS.ErrnoException) => {
+          throw new Error(`--log ${options.log}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
+        });
+        const grade = gradeLog({
+          repo: instance!.repo,
+          ...(parser ? { parser } : {}),
+          modelPatch: options.patch ? "(graded offline)" : null,
+          log,
+          FAIL_TO_PASS: instance!.FAIL_TO_PASS ?? [],
+          PASS_TO_PASS: instance!.PASS_TO_PASS ?? [],
+        });
+        if (grade.notFound)
+          progress(`${options.log}: no test results (${grade.notFound}): patch_successfully_applied is false`);
+        process.stdout.write(`${JSON.stringify({ [instance!.instance_id]: grade.report }, null, 4)}\n`);
+      },
+    );
 
   containerOptions(
     evaluate

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectDocker, DockerUnavailableError } from "@loclab/docker";
@@ -357,8 +357,24 @@ describe("evaluation on a real Docker engine", () => {
     ).toContain("conda activate testbed");
   });
 
-  it("calibration: gold three times and the empty patch once on the same image, nothing flips on a deterministic suite", async () => {
+  it("calibration: gold three times and the empty patch once on the same image, nothing flips on a deterministic suite; the image is recorded as validated, and an evaluation on it says so", async () => {
     const out = join(work, "calibrate");
+    const validationDir = join(work, "validations");
+    // Before any calibration, the image of calc-1 is not validated: the outcome and summary say so.
+    const before = await evaluatePredictions({
+      predictions: [predict("loclab-fixtures__calc-1", GOLD)],
+      instances,
+      runId: "unvalidated",
+      out,
+      images: "local",
+      repos,
+      specs: SPECS,
+      validationDir,
+      cacheDir: false,
+      minFreeBytes: 2 ** 30,
+    });
+    expect(before.outcomes[0]).toMatchObject({ status: "resolved", image_validated: false });
+    expect(before.summary.unvalidated_image_ids).toEqual(["loclab-fixtures__calc-1"]);
     const result = await calibrate({
       calibrate: [instances[0]!],
       instances,
@@ -367,6 +383,7 @@ describe("evaluation on a real Docker engine", () => {
       images: "local",
       repos,
       specs: SPECS,
+      validationDir,
       minFreeBytes: 2 ** 30,
     });
     expect(result.instances["loclab-fixtures__calc-1"]).toEqual({
@@ -376,14 +393,56 @@ describe("evaluation on a real Docker engine", () => {
       goldResolvesWithoutFlaky: true,
       gold: ["resolved", "resolved", "resolved"],
       empty: "unresolved",
+      validated: true,
     });
-    expect(JSON.parse(readFileSync(result.path, "utf8")).instances).toEqual(result.instances);
+    const python = before.outcomes[0]!.python!;
+    expect(result.table).toEqual([
+      {
+        repo: REPO,
+        version: "1.0",
+        pythons: [`${python.actual} (exact)`],
+        instances: 1,
+        built: 1,
+        gold_resolved: 1,
+        empty_resolved: 0,
+        with_flaky_tests: 0,
+        infra_failures: 0,
+        validated: 1,
+      },
+    ]);
+    const written = JSON.parse(readFileSync(result.path, "utf8"));
+    expect(written.instances).toEqual(result.instances);
+    expect(written.table).toEqual(result.table);
     for (const run of ["cal.gold-1", "cal.gold-2", "cal.gold-3"])
       expect(
         JSON.parse(
           readFileSync(join(instanceDirectory(out, run, "gold", "loclab-fixtures__calc-1"), "outcome.json"), "utf8"),
         ).cached,
       ).toBe(false);
+    // The record beside the images, by the instance image's id.
+    const records = readdirSync(validationDir);
+    expect(records).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(validationDir, records[0]!), "utf8"))).toMatchObject({
+      image_id: before.outcomes[0]!.image!.id,
+      instance_id: "loclab-fixtures__calc-1",
+      validated: true,
+      gold: ["resolved", "resolved", "resolved"],
+      empty: "unresolved",
+    });
+    const after = await evaluatePredictions({
+      predictions: [predict("loclab-fixtures__calc-1", GOLD)],
+      instances,
+      runId: "validated",
+      out,
+      images: "local",
+      repos,
+      specs: SPECS,
+      validationDir,
+      cacheDir: false,
+      minFreeBytes: 2 ** 30,
+    });
+    expect(after.outcomes[0]).toMatchObject({ status: "resolved", image_validated: true });
+    expect(after.summary.unvalidated_image_ids).toEqual([]);
   });
 
   it("a dead engine is one clear error before any work", async () => {

@@ -5,7 +5,16 @@ import { calibrateInstance, harnessSpec, logsEval, type InstanceCalibration, typ
 import { evaluatePredictions, type EvaluatePredictionsOptions } from "./evaluate-predictions.js";
 import type { EvaluationInstance } from "./image-source.js";
 import type { InstanceOutcome } from "./outcome.js";
+import { describePythonChoice } from "./python-choice.js";
 import { INSTANCE_FILES, instanceDirectory } from "./run-layout.js";
+import {
+  defaultValidationDir,
+  isValidated,
+  recordValidation,
+  type ValidationInput,
+  type ValidationRow,
+  validationTable,
+} from "./validation.js";
 
 export interface CalibrateOptions
   extends Omit<EvaluatePredictionsOptions, "predictions" | "runId" | "runEmptyPatches" | "cacheDir"> {
@@ -14,16 +23,24 @@ export interface CalibrateOptions
   runId: string;
   /** Gold runs per instance; default 3. */
   goldRuns?: number;
+  /** Where each instance image's validation is recorded; default ~/.cache/loclab/validations; false for nowhere. */
+  validationDir?: string | false;
 }
 
 export interface CalibrationEntry extends InstanceCalibration {
   gold: InstanceOutcome["status"][];
   empty: InstanceOutcome["status"] | undefined;
+  /** Every gold run resolved, the empty patch did not, nothing failed for the infrastructure. */
+  validated: boolean;
+  /** The first infrastructure failure of the instance's runs, named. */
+  infra_failure?: { reason: string; detail: string };
 }
 
 export interface CalibrationResult {
   path: string;
   instances: Record<string, CalibrationEntry>;
+  /** Per repository × version: built, gold resolved, empty resolved, flaky, infrastructure failures, validated. */
+  table: ValidationRow[];
 }
 
 /**
@@ -68,7 +85,14 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
     return evaluated.found ? evaluated.statusMap : undefined;
   };
   const instances: Record<string, CalibrationEntry> = {};
+  const inputs: ValidationInput[] = [];
+  const validationDir = options.validationDir === false ? undefined : (options.validationDir ?? defaultValidationDir());
   for (const instance of chosen) {
+    const outcomes = [...goldResults, emptyResult].flatMap((result) =>
+      result.outcomes.filter((outcome) => outcome.instance_id === instance.instance_id),
+    );
+    const infra = outcomes.find((outcome) => outcome.status === "infra-failure");
+    const python = outcomes.find((outcome) => outcome.python)?.python;
     const maps = (await Promise.all(goldRunIds.map((runId) => parsed(runId, "gold", instance)))).filter(
       (map): map is StatusMap => map !== undefined,
     );
@@ -85,9 +109,51 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
           result.outcomes.find((outcome) => outcome.instance_id === instance.instance_id)?.status ?? "infra-failure",
       ),
       empty: emptyResult.outcomes.find((outcome) => outcome.instance_id === instance.instance_id)?.status,
+      validated: false,
+      ...(infra
+        ? {
+            infra_failure: {
+              reason: infra.infra_failure_reason ?? "eval-error",
+              detail: infra.infra_failure_detail ?? "",
+            },
+          }
+        : {}),
     };
+    const entry = instances[instance.instance_id]!;
+    entry.validated = !infra && isValidated(entry);
+    const input: ValidationInput = {
+      instance_id: instance.instance_id,
+      repo: instance.repo,
+      version: instance.version ?? "",
+      python: python
+        ? describePythonChoice({ python: python.actual, requested: python.requested, rule: python.rule })
+        : undefined,
+      gold: entry.gold,
+      empty: entry.empty,
+      flaky: entry.flaky,
+      infraReason: infra?.infra_failure_reason,
+    };
+    inputs.push(input);
+    // Recorded by the instance image's id, for `loclab evaluate` to warn about unvalidated images.
+    const image = outcomes.find((outcome) => outcome.image)?.image;
+    if (validationDir && image && !infra)
+      await recordValidation(validationDir, {
+        image_id: image.id,
+        image_name: image.name,
+        instance_id: instance.instance_id,
+        repo: input.repo,
+        version: input.version,
+        ...(input.python ? { python: input.python } : {}),
+        gold: entry.gold,
+        ...(entry.empty ? { empty: entry.empty } : {}),
+        flaky: entry.flaky,
+        validated: entry.validated,
+        run_id: options.runId,
+        at: new Date().toISOString(),
+      });
   }
+  const table = validationTable(inputs);
   const path = join(out, `calibration.${options.runId}.json`);
-  await writeFile(path, `${JSON.stringify({ run_id: options.runId, gold_runs: runs, instances }, null, 2)}\n`);
-  return { path, instances };
+  await writeFile(path, `${JSON.stringify({ run_id: options.runId, gold_runs: runs, table, instances }, null, 2)}\n`);
+  return { path, instances, table };
 }

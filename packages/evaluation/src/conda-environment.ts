@@ -96,8 +96,11 @@ export function translateCondaEnvironment(
   if (!Array.isArray(dependencies)) throw new CondaEnvironmentError(source, "no `dependencies:` list");
   const result: CondaTranslation = { requirements: [], pip: [], dropped: [], renamed: [], assumed: [] };
   for (const [index, item] of dependencies.entries()) {
-    if (item && typeof item === "object" && Array.isArray((item as { pip?: unknown }).pip)) {
-      for (const line of (item as { pip: unknown[] }).pip) {
+    // `- pip:` with nothing under it (an export whose environment had no pip packages) is null.
+    if (item && typeof item === "object" && "pip" in item) {
+      const lines = (item as { pip: unknown }).pip ?? [];
+      if (!Array.isArray(lines)) throw new CondaEnvironmentError(source, `dependency ${index + 1}: pip: is not a list`);
+      for (const line of lines) {
         const requirement = String(line).trim();
         if (/^-e\b|^--editable\b/.test(requirement)) {
           result.dropped.push({ entry: requirement, reason: "an editable install (the spec's install does that)" });

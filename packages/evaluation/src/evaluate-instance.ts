@@ -14,6 +14,7 @@ import { sha256 } from "./content-hash.js";
 import type { EvaluationInstance, ImageSource } from "./image-source.js";
 import type { ImageRef } from "./image-ref.js";
 import { InfraFailure } from "./infra-failure.js";
+import { readValidation } from "./validation.js";
 import { InstanceOutcomeSchema, type InstanceOutcome } from "./outcome.js";
 import { INSTANCE_FILES, instanceDirectory } from "./run-layout.js";
 import { runInstance } from "./run-instance.js";
@@ -34,6 +35,8 @@ export interface EvaluateInstanceInput {
   cacheDir?: string;
   /** Run the tests even for an empty patch (calibration's base-commit run). */
   runEmptyPatch?: boolean;
+  /** Where calibrations record validated images; a local image is looked up there (`image_validated`). */
+  validationDir?: string;
   onContainer?: (container: Docker.Container) => void;
 }
 
@@ -106,10 +109,15 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   });
   await writeFile(join(directory, INSTANCE_FILES.evalScript), script);
   const python = pythonOfImage(image);
+  const validated =
+    input.images.kind === "local" && input.validationDir
+      ? (await readValidation(input.validationDir, image.id))?.validated === true
+      : undefined;
   const withImage = {
     ...base,
     image: { name: image.name, id: image.id },
     ...(python ? { python } : {}),
+    ...(validated !== undefined ? { image_validated: validated } : {}),
     eval_script_sha256: sha256(script),
   };
   const cacheKey = sha256(

@@ -6,6 +6,7 @@ import type Docker from "dockerode";
 import { connectDocker, type DockerEngineOptions } from "@loclab/docker";
 import { HARNESS_VERSION, modifiedFiles, type HarnessSpec } from "@loclab/grading";
 import type { PythonBase } from "./python-choice.js";
+import { defaultValidationDir } from "./validation.js";
 import { checkDiskSpace } from "./disk-space.js";
 import { evaluateInstance } from "./evaluate-instance.js";
 import {
@@ -58,6 +59,8 @@ export interface EvaluatePredictionsOptions {
   pythonBases?: readonly PythonBase[];
   /** Run the tests even for an empty patch (calibration). */
   runEmptyPatches?: boolean;
+  /** Where calibrations record validated images (default ~/.cache/loclab/validations; false: not looked up). */
+  validationDir?: string | false;
   onProgress?: (event: EvaluationProgress) => void;
   onContainer?: (instanceId: string, container: Docker.Container) => void;
 }
@@ -134,6 +137,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
   const cacheDir =
     options.cacheDir === false ? undefined : (options.cacheDir ?? join(homedir(), ".cache", "loclab", "evaluations"));
   const timeoutMs = options.timeoutMs ?? 1_800_000;
+  const validationDir = options.validationDir === false ? undefined : (options.validationDir ?? defaultValidationDir());
   const outcomes: InstanceOutcome[] = [];
   let done = 0;
   const queue = [...work];
@@ -155,6 +159,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
           ...(options.memoryBytes ? { memoryBytes: options.memoryBytes } : {}),
           ...(cacheDir ? { cacheDir } : {}),
           ...(options.runEmptyPatches ? { runEmptyPatch: true } : {}),
+          ...(validationDir ? { validationDir } : {}),
           ...(options.onContainer
             ? { onContainer: (container: Docker.Container) => options.onContainer!(instance.instance_id, container) }
             : {}),

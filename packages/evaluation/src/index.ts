@@ -97,3 +97,14 @@ export {
 } from "./evaluate-predictions.js";
 export { calibrate, type CalibrateOptions, type CalibrationEntry, type CalibrationResult } from "./calibrate.js";
 export { HarnessSpecSchema, readSpecsFile, SpecsFileError, SpecsFileSchema, type SpecsFile } from "./specs-file.js";
+export {
+  defaultValidationDir,
+  ImageValidationSchema,
+  isValidated,
+  readValidation,
+  recordValidation,
+  validationTable,
+  type ImageValidation,
+  type ValidationInput,
+  type ValidationRow,
+} from "./validation.js";

@@ -45,6 +45,11 @@ export const InstanceOutcomeSchema = z.object({
   python: z
     .object({ requested: z.string(), actual: z.string(), rule: z.enum(["exact", "nearest-newer", "nearest-older"]) })
     .optional(),
+  /**
+   * Local images: whether a calibration validated this image (gold resolved every time, the empty
+   * patch did not). false means the verdict comes from an image never shown to tell them apart.
+   */
+  image_validated: z.boolean().optional(),
   patch_sha256: z.string(),
   eval_script_sha256: z.string().optional(),
   test_exit_code: z.number().int().nullable().optional(),

@@ -34,6 +34,8 @@ export interface RunSummary {
   pythons: Record<string, number>;
   /** Instances evaluated on another Python than their spec's (the rule's choice). */
   python_substituted_ids: string[];
+  /** Instances graded on a local image no calibration validated (`loclab evaluate calibrate`). */
+  unvalidated_image_ids: string[];
 }
 
 export function runSummary(input: {
@@ -88,6 +90,9 @@ export function runSummary(input: {
       input.outcomes
         .filter((outcome) => outcome.python && outcome.python.rule !== "exact")
         .map((outcome) => outcome.instance_id),
+    ),
+    unvalidated_image_ids: sorted(
+      input.outcomes.filter((outcome) => outcome.image_validated === false).map((outcome) => outcome.instance_id),
     ),
   };
 }

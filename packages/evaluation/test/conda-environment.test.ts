@@ -112,7 +112,19 @@ describe("translateCondaEnvironment", () => {
     expect(result.dropped[0]!.reason).toBe("a conda library (build main has no Python tag)");
   });
 
+  it("an export with an empty pip: section (null in YAML) has no pip stage", () => {
+    const result = translateCondaEnvironment(
+      "dependencies:\n  - pytest=7.4.4=py39h06a4308_0\n  - zlib=1.2.13=h5eee18b_1\n  - pip:\nprefix: /opt/x\n",
+      "og/psf__requests/2317/environment.yml",
+    );
+    expect(result.requirements).toEqual(["pytest==7.4.4"]);
+    expect(result.pip).toEqual([]);
+  });
+
   it("bad files are errors naming the file and the entry", () => {
+    expect(() => translateCondaEnvironment("dependencies:\n  - pip: 3\n", "env.yml")).toThrow(
+      /env.yml: dependency 1: pip: is not a list/,
+    );
     expect(() => translateCondaEnvironment("name: x\n", "env.yml")).toThrow(/env.yml: no `dependencies:` list/);
     expect(() => translateCondaEnvironment("dependencies: [\n", "env.yml")).toThrow(CondaEnvironmentError);
     expect(() => translateCondaEnvironment("dependencies:\n  - numpy[version='>=1']\n", "env.yml")).toThrow(

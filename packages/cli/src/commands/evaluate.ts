@@ -19,6 +19,7 @@ interface EvaluateOptions {
   cacheDir?: string;
   specs?: string;
   harnessEnvironments?: string;
+  validations?: string;
   instances?: string;
   namespace: string;
   tag: string;
@@ -74,6 +75,7 @@ function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | 
       : {}),
     prebuilt: { namespace: options.namespace, tag: options.tag, pull: options.pull },
     ...(options.harnessEnvironments ? { harnessEnvironments: options.harnessEnvironments } : {}),
+    ...(options.validations ? { validationDir: options.validations } : {}),
   };
 }
 
@@ -117,6 +119,10 @@ function containerOptions(command: Command, out: string): Command {
     .option(
       "--harness-environments <dir>",
       "with local images: the harness's cached environments (a SWE-bench checkout's swebench/resources/swebench-og); an instance with one is built from it",
+    )
+    .option(
+      "--validations <dir>",
+      "where calibrations record the images they validated, and evaluations look them up (default ~/.cache/loclab/validations)",
     )
     .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
     .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
@@ -201,6 +207,10 @@ export function registerEvaluateCommand(program: Command): void {
         ]);
         for (const [id, failure] of Object.entries(summary.infra_failures))
           process.stdout.write(`${id}: ${failure.reason}: ${failure.detail.split("\n")[0]}\n`);
+        if (summary.unvalidated_image_ids.length > 0)
+          process.stdout.write(
+            `warning: ${summary.unvalidated_image_ids.length} instance(s) graded on images no calibration validated (loclab evaluate calibrate): ${summary.unvalidated_image_ids.slice(0, 10).join(", ")}${summary.unvalidated_image_ids.length > 10 ? ", …" : ""}\n`,
+          );
         for (const [python, count] of Object.entries(summary.pythons))
           process.stdout.write(`python ${python}: ${count} instance${count === 1 ? "" : "s"}\n`);
         process.stdout.write(`summary: ${result.summaryPath}\n`);
@@ -281,7 +291,8 @@ export function registerEvaluateCommand(program: Command): void {
         ...(specs ? { specs } : {}),
         onProgress,
       });
-      if (options.json) process.stdout.write(`${JSON.stringify(result.instances)}\n`);
+      if (options.json)
+        process.stdout.write(`${JSON.stringify({ table: result.table, instances: result.instances })}\n`);
       else {
         printTable(
           Object.entries(result.instances).map(([id, entry]) => ({
@@ -291,6 +302,21 @@ export function registerEvaluateCommand(program: Command): void {
             flaky: entry.flaky.length,
             "gold fails": entry.goldFailing.length,
             "pass without fix": entry.passWithoutFix.length,
+            validated: entry.validated ? "yes" : "no",
+          })),
+        );
+        printTable(
+          result.table.map((row) => ({
+            repository: row.repo,
+            version: row.version,
+            python: row.pythons.join(", ") || "-",
+            instances: row.instances,
+            built: row.built,
+            "gold resolved": row.gold_resolved,
+            "empty resolved": row.empty_resolved,
+            "with flaky tests": row.with_flaky_tests,
+            "infrastructure failures": row.infra_failures,
+            validated: row.validated,
           })),
         );
         process.stdout.write(`calibration: ${result.path}\n`);

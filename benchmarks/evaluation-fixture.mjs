@@ -10,7 +10,7 @@ import { statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectDocker } from "@loclab/docker";
-import { DEFAULT_BASE_RECIPE, contentHash, baseImageName, evaluatePredictions, findImage } from "@loclab/evaluation";
+import { DEFAULT_BASE_RECIPE, baseImageFor, evaluatePredictions, findImage } from "@loclab/evaluation";
 import { buildCalcFixture, calcEvaluationRow, CALC_EVALUATION_SPECS } from "@loclab/fixtures";
 
 let docker;
@@ -34,7 +34,7 @@ for (const image of await docker.listImages({ filters: { label: ["loclab.repo=ac
     .getImage(image.Id)
     .remove({ force: true })
     .catch(() => undefined);
-const baseName = baseImageName(contentHash({ kind: "loclab-swe-base", version: 1, recipe: DEFAULT_BASE_RECIPE }));
+const baseName = baseImageFor(DEFAULT_BASE_RECIPE);
 const basePresent = (await findImage(docker, baseName)) !== undefined;
 const start = await used();
 let peak = start;

@@ -199,6 +199,8 @@ describe("loclab evaluate", () => {
       "--no-cache",
       "--min-free-gib",
       "1",
+      "--validations",
+      join(root, "validations"),
     ]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/\[1\/1\] acme__calc-1 resolved/);
@@ -212,5 +214,34 @@ describe("loclab evaluate", () => {
       ),
     );
     expect(report["acme__calc-1"].resolved).toBe(true);
+    // The Python the image had, and that no calibration validated it (the validations are this test's own).
+    expect(result.stdout).toMatch(/^python 3\.11\.\d+ \(exact\): 1 instance$/m);
+    expect(result.stdout).toMatch(
+      /^warning: 1 instance\(s\) graded on images no calibration validated \(loclab evaluate calibrate\): acme__calc-1$/m,
+    );
+  });
+
+  it("images ls lists the instance image it built with its Python; prune says what it would remove; a bad kind is one error", async () => {
+    const listed = await loclab(["evaluate", "images", "ls", "--json"]);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const inventory = JSON.parse(listed.stdout) as {
+      images: { kind: string; instance?: string; python?: string; name: string }[];
+      caches: { name: string }[];
+    };
+    const calc = inventory.images.find((image) => image.kind === "instance" && image.instance === "acme__calc-1");
+    expect(calc?.python).toMatch(/^3\.11\.\d+$/);
+    expect(inventory.caches.map((cache) => cache.name)).toEqual(["roots", "wheels", "pip", "validations"]);
+    const table = await loclab(["evaluate", "images", "ls"]);
+    expect(table.stdout).toContain(calc!.name);
+    expect(table.stdout).toMatch(/base images/);
+    const dry = await loclab(["evaluate", "images", "prune", "--kind", "instance", "--dry-run", "--json"]);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect((JSON.parse(dry.stdout) as { removed: string[] }).removed).toContain(calc!.name);
+    expect(JSON.parse((await loclab(["evaluate", "images", "ls", "--json"])).stdout).images).toHaveLength(
+      inventory.images.length,
+    );
+    const bad = await loclab(["evaluate", "images", "prune", "--kind", "everything"]);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toMatch(/--kind: "everything" is not one of base, env, instance/);
   });
 });

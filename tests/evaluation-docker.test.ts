@@ -6,6 +6,8 @@ import { connectDocker, DockerUnavailableError } from "@loclab/docker";
 import {
   calibrate,
   evaluatePredictions,
+  imageInventory,
+  pruneImages,
   instanceDirectory,
   type EvaluationInstance,
   type SwePrediction,
@@ -443,6 +445,43 @@ describe("evaluation on a real Docker engine", () => {
     });
     expect(after.outcomes[0]).toMatchObject({ status: "resolved", image_validated: true });
     expect(after.summary.unvalidated_image_ids).toEqual([]);
+  });
+
+  it("the inventory lists the base, env and instance images with their Python and validation; prune removes instance images only by default, and can say so first", async () => {
+    const { docker } = await connectDocker({});
+    const validationDir = join(work, "validations");
+    const inventory = await imageInventory(docker, { validationDir });
+    const kinds = new Set(inventory.images.map((image) => image.kind));
+    expect(kinds).toEqual(new Set(["base", "env", "instance"]));
+    const calc1 = inventory.images.find(
+      (image) => image.kind === "instance" && image.instance === "loclab-fixtures__calc-1",
+    );
+    // Calibrated above: validated, with the Python of its base.
+    expect(calc1).toMatchObject({ repo: REPO, validated: true });
+    expect(calc1?.python).toMatch(/^3\.11\.\d+$/);
+    for (const image of inventory.images) {
+      expect(image.ownBytes).toBeGreaterThanOrEqual(0);
+      expect(image.ownBytes).toBeLessThanOrEqual(image.sizeBytes);
+    }
+    // The base holds most of the bytes; an instance image adds only its checkout and wheels.
+    expect(inventory.totals.base.ownBytes).toBeGreaterThan(
+      inventory.totals.instance.ownBytes / inventory.totals.instance.images,
+    );
+    expect(inventory.caches.map((cache) => cache.name)).toEqual(["roots", "wheels", "pip", "validations"]);
+    expect(inventory.caches.find((cache) => cache.name === "validations")).toMatchObject({
+      path: validationDir,
+      entries: 1,
+    });
+    const instanceCount = inventory.totals.instance.images;
+    const dry = await pruneImages(docker, { kinds: ["instance"], dryRun: true, validationDir });
+    expect(dry.removed).toHaveLength(instanceCount);
+    expect((await imageInventory(docker, { validationDir })).totals.instance.images).toBe(instanceCount);
+    const pruned = await pruneImages(docker, { kinds: ["instance"], validationDir });
+    expect(pruned.removed.sort()).toEqual(dry.removed.sort());
+    const after = await imageInventory(docker, { validationDir });
+    expect(after.totals.instance.images).toBe(0);
+    expect(after.totals.base.images).toBe(inventory.totals.base.images);
+    expect(after.totals.env.images).toBe(inventory.totals.env.images);
   });
 
   it("a dead engine is one clear error before any work", async () => {

@@ -28,7 +28,7 @@ export const COMMAND_SUMMARIES = {
   serve: "serve a local GGUF model on CPU over vLLM's OpenAI-compatible API subset",
   vllm: "plan, start, probe and stop vLLM servers on a GPU host (4×L4: one per GPU, or one with TP=4)",
   evaluate:
-    "evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests",
+    "evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests and validate images; list and prune the local images",
   reproduce: "run the main job on the bundled data and write its tables and charts to results/",
 } as const;
 

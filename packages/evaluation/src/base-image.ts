@@ -69,7 +69,7 @@ export interface BaseImage {
  */
 export async function ensureBaseImage(docker: Docker, options: BaseImageOptions = {}): Promise<BaseImage> {
   const recipe = options.recipe ?? DEFAULT_BASE_RECIPE;
-  const hash = contentHash({ kind: "loclab-swe-base", version: 2, recipe });
+  const hash = baseRecipeHash(recipe);
   const name = baseImageName(hash);
   const log = options.onProgress ?? (() => {});
   const folder = join(options.rootCache ?? defaultRootCache(), hash.slice(0, 16));
@@ -101,6 +101,16 @@ export async function ensureBaseImage(docker: Docker, options: BaseImageOptions 
     if (!image) throw new ImageBuildError(name, "docker import finished but the image is not there");
   }
   return { image, builder: rooted, recipe };
+}
+
+/** What names a recipe's base image and its kept root. */
+export function baseRecipeHash(recipe: BaseImageRecipe): string {
+  return contentHash({ kind: "loclab-swe-base", version: 2, recipe });
+}
+
+/** The base image's name for a recipe (`loclab-swe/base:<hash>`). */
+export function baseImageFor(recipe: BaseImageRecipe): string {
+  return baseImageName(baseRecipeHash(recipe));
 }
 
 /** A complete root in the cache: `<folder>/root` and `<folder>/complete.json` (its Python). */

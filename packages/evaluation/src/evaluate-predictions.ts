@@ -55,6 +55,8 @@ export interface EvaluatePredictionsOptions {
   rootCache?: string;
   /** The harness's cached environments (a SWE-bench checkout's swebench/resources/swebench-og); see LocalImagesOptions. */
   harnessEnvironments?: string;
+  /** Env and instance images built at once, at most (default 2). */
+  buildConcurrency?: number;
   /** The Pythons local base images are made for (default 3.9 from bullseye, 3.11 from bookworm). */
   pythonBases?: readonly PythonBase[];
   /** Run the tests even for an empty patch (calibration). */
@@ -130,6 +132,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
           ...(options.pipCache ? { pipCache: options.pipCache } : {}),
           ...(options.rootCache ? { rootCache: options.rootCache } : {}),
           ...(options.harnessEnvironments ? { harnessEnvironments: options.harnessEnvironments } : {}),
+          ...(options.buildConcurrency ? { buildConcurrency: options.buildConcurrency } : {}),
           ...(options.pythonBases ? { pythonBases: options.pythonBases } : {}),
           onProgress: log,
         })

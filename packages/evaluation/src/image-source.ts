@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CONDA_ACTIVATE, environmentPaths, harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
 import { type BaseImage, baseRecipe, ensureBaseImage } from "./base-image.js";
+import { limiter, sharedByKey } from "./build-slots.js";
 import { ensureEnvImage } from "./env-image.js";
 import { EnvironmentUnsupportedError, planEnvironment } from "./environment-plan.js";
 import { ImageBuildError } from "./image-build-error.js";
@@ -84,6 +85,8 @@ export interface LocalImagesOptions {
    * an instance that has one is built from it, as the harness run from its repository does.
    */
   harnessEnvironments?: string;
+  /** Env and instance images built at once, at most; default 2 (each build takes a core or two). */
+  buildConcurrency?: number;
   /** The Pythons base images are made for, by Debian suite; default PYTHON_BASES (3.9 bullseye, 3.11 bookworm). */
   pythonBases?: readonly PythonBase[];
   debianMirror?: string;
@@ -98,27 +101,10 @@ export interface LocalImagesOptions {
  * once are shared; a build that fails is an infrastructure failure.
  */
 export function localImages(docker: Docker, options: LocalImagesOptions): ImageSource {
-  const building = new Map<string, Promise<ImageRef>>();
-  const once = (key: string, make: () => Promise<ImageRef>) => {
-    let pending = building.get(key);
-    if (!pending) {
-      pending = make();
-      building.set(key, pending);
-      // A failed build is tried again by the next instance that needs it.
-      pending.catch(() => building.delete(key));
-    }
-    return pending;
-  };
-  const bases = new Map<string, Promise<BaseImage>>();
-  const onceBase = (suite: string, make: () => Promise<BaseImage>) => {
-    let pending = bases.get(suite);
-    if (!pending) {
-      pending = make();
-      bases.set(suite, pending);
-      pending.catch(() => bases.delete(suite));
-    }
-    return pending;
-  };
+  const once = sharedByKey<ImageRef>();
+  const onceBase = sharedByKey<BaseImage>();
+  // Env and instance builds share this bound; a base is built once per suite anyway.
+  const slot = limiter(options.buildConcurrency ?? 2);
   const progress = options.onProgress ? { onProgress: options.onProgress } : {};
   const caches = options.pipCache ? { pipCache: options.pipCache } : {};
   return {
@@ -157,25 +143,29 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
         const env = await once(
           `env:${choice.suite}:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`,
           () =>
-            ensureEnvImage(docker, base, plan, choice, {
-              ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
-              ...caches,
-              ...progress,
-            }),
+            slot(() =>
+              ensureEnvImage(docker, base, plan, choice, {
+                ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
+                ...caches,
+                ...progress,
+              }),
+            ),
         );
         return await once(`instance:${instance.instance_id}:${instance.base_commit}`, () =>
-          ensureInstanceImage(
-            docker,
-            {
-              instanceId: instance.instance_id,
-              repo: instance.repo,
-              baseCommit: instance.base_commit,
-              spec,
-              mirrorGitDir: mirror.gitDir,
-              env,
-              builder: base.builder,
-            },
-            { ...progress, ...caches },
+          slot(() =>
+            ensureInstanceImage(
+              docker,
+              {
+                instanceId: instance.instance_id,
+                repo: instance.repo,
+                baseCommit: instance.base_commit,
+                spec,
+                mirrorGitDir: mirror.gitDir,
+                env,
+                builder: base.builder,
+              },
+              { ...progress, ...caches },
+            ),
           ),
         );
       } catch (error) {

@@ -1,6 +1,8 @@
 export {
   BASE_PACKAGES,
+  baseImageFor,
   baseRecipe,
+  baseRecipeHash,
   DEFAULT_BASE_RECIPE,
   ensureBaseImage,
   type BaseImage,
@@ -108,3 +110,15 @@ export {
   type ValidationInput,
   type ValidationRow,
 } from "./validation.js";
+export {
+  folderUse,
+  imageInventory,
+  pruneImages,
+  type CacheUse,
+  type ImageInventory,
+  type InventoryOptions,
+  type LocalImage,
+  type LocalImageKind,
+  type PruneOptions,
+  type PruneResult,
+} from "./image-inventory.js";

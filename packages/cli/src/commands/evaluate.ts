@@ -5,6 +5,7 @@ import { progress } from "../progress.js";
 import { printTable } from "../table.js";
 import { summaryOf } from "../command-summaries.js";
 import { listedInstances, parseIdList } from "../instance-ids.js";
+import { registerEvaluateImagesCommand } from "./evaluate-images.js";
 
 interface EvaluateOptions {
   predictions: string;
@@ -13,6 +14,7 @@ interface EvaluateOptions {
   repos?: string;
   images?: string;
   concurrency: string;
+  buildConcurrency: string;
   timeout: string;
   out: string;
   cache: boolean;
@@ -66,6 +68,7 @@ function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | 
     ...(options.repos ? { repos: options.repos } : {}),
     out: options.out,
     concurrency: numericOption("concurrency", options.concurrency, { integer: true, min: 1 }),
+    buildConcurrency: numericOption("build-concurrency", options.buildConcurrency, { integer: true, min: 1 }),
     timeoutMs: numericOption("timeout", options.timeout, { min: 1 }) * 1000,
     ...(options.memory
       ? { memoryBytes: numericOption("memory", options.memory, { integer: true, min: 64 }) * 2 ** 20 }
@@ -113,6 +116,7 @@ function containerOptions(command: Command, out: string): Command {
       "prebuilt (swebench/sweb.eval.x86_64.* from a registry, or present locally) or local (built here); default local with --repos, else prebuilt",
     )
     .option("--concurrency <n>", "instances evaluated at once", "2")
+    .option("--build-concurrency <n>", "with local images: env and instance images built at once", "2")
     .option("--timeout <seconds>", "per instance, the limit of the eval script", "1800")
     .option("--out <dir>", out, ".")
     .option("--specs <file>", "JSON {repo: {version: spec}} for repositories or versions the harness does not know")
@@ -328,4 +332,5 @@ export function registerEvaluateCommand(program: Command): void {
       )
         process.exitCode = 1;
     });
+  registerEvaluateImagesCommand(evaluate);
 }

@@ -1,3 +1,4 @@
+import { parse as parseToml } from "smol-toml";
 import { environmentPaths, requirementReplacements, requirementsText, type HarnessSpec } from "@loclab/grading";
 import {
   CondaEnvironmentError,
@@ -151,14 +152,24 @@ function pushConda(stages: string[][], sources: string[], conda: CondaTranslatio
   }
 }
 
-/** `[build-system] requires = [...]` of a pyproject.toml (string items only). */
+/**
+ * `[build-system] requires` of a pyproject.toml (string items only), read by a TOML parser: an
+ * item's own brackets (`"setuptools-scm[toml]>=6.2.3"`) once ended a regular expression's list
+ * early, and pytest 7/8's offline builds then missed setuptools-scm. A file that is not TOML
+ * gives none (pip reports it when it builds).
+ */
 export function buildRequirements(pyproject: string | undefined): string[] {
   if (!pyproject) return [];
-  const section = /^\[build-system\][^\n]*\n([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(pyproject);
-  if (!section) return [];
-  const requires = /^requires\s*=\s*\[([\s\S]*?)\]/m.exec(section[1]!);
-  if (!requires) return [];
-  return [...requires[1]!.matchAll(/"([^"]+)"|'([^']+)'/g)]
-    .map((match) => (match[1] ?? match[2])!.trim())
+  let document: unknown;
+  try {
+    document = parseToml(pyproject);
+  } catch {
+    return [];
+  }
+  const requires = (document as { "build-system"?: { requires?: unknown } })["build-system"]?.requires;
+  if (!Array.isArray(requires)) return [];
+  return requires
+    .filter((item): item is string => typeof item === "string")
+    .map((item) => item.trim())
     .filter((item) => item !== "");
 }

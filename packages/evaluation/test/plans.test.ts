@@ -84,6 +84,13 @@ describe("environment plans, as the harness's env scripts install", () => {
         "[tool.x]\na = 1\n[build-system]\nrequires = [\n  'setuptools>=45',\n  \"wheel\",\n]\n[project]\n",
       ),
     ).toEqual(["setuptools>=45", "wheel"]);
+    // pytest 7.0's list: a comment, and an item with brackets of its own.
+    expect(
+      buildRequirements(
+        '[build-system]\nrequires = [\n  # sync with setup.py until we discard non-pep-517/518\n  "setuptools>=45.0",\n  "setuptools-scm[toml]>=6.2.3",\n  "wheel",\n]\nbuild-backend = "setuptools.build_meta"\n',
+      ),
+    ).toEqual(["setuptools>=45.0", "setuptools-scm[toml]>=6.2.3", "wheel"]);
+    expect(buildRequirements("[build-system\nrequires = [")).toEqual([]);
     expect(prebuiltImageName("django__django-11099")).toBe("swebench/sweb.eval.x86_64.django_1776_django-11099:latest");
     expect(
       setupRepoScript({

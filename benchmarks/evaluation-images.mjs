@@ -24,7 +24,7 @@ import {
   planEnvironment,
   PYTHON_BASES,
 } from "@loclab/evaluation";
-import { buildCalcFixture, calcEvaluationRow } from "@loclab/fixtures";
+import { buildCalcFixture, CALC_EVALUATION_SPECS, calcEvaluationRow } from "@loclab/fixtures";
 import { machine } from "./lib/measure.mjs";
 
 let docker;
@@ -65,13 +65,8 @@ for (const { python, suite } of PYTHON_BASES) {
   const reusedBase = await seconds(() => ensureBaseImage(docker, { recipe, ...caches }));
   const base = reusedBase.value;
   const root = await folderUse(join(caches.rootCache));
-  const spec = {
-    python,
-    pip_packages: ["six==1.16.0"],
-    install: "python -m pip install -e .",
-    test_cmd: "pytest -rA",
-    parser: "pytest",
-  };
+  // The fixture's evaluation spec (no install: calc runs from its checkout) on this base's Python.
+  const spec = { ...CALC_EVALUATION_SPECS["acme/calc"]["0.1"], python, pip_packages: ["six==1.16.0"] };
   const plan = planEnvironment({
     repo: row.repo,
     version: row.version,

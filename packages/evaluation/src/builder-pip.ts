@@ -12,6 +12,8 @@ export interface BuilderPipWheelInput {
   /** pip's cache on the host, shared by every builder (pip keys built wheels by their tags). */
   pipCache?: string;
   env?: Record<string, string>;
+  /** Resolve from the index as of this time (pip's --uploaded-prior-to); local wheels are always seen. */
+  uploadedPriorTo?: string;
   image: string;
   what: string;
   onLine?: (line: string) => void;

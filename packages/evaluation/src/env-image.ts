@@ -51,6 +51,8 @@ export interface EnvImageOptions {
   wheelCache?: string;
   /** pip's own cache (downloads, wheels built from sdists), shared by every builder; default ~/.cache/loclab/pip. */
   pipCache?: string;
+  /** Resolve from the index as of this time (see resolutionCutoff); none: today's index. */
+  resolvedAsOf?: string;
   onProgress?: (line: string) => void;
 }
 
@@ -96,6 +98,7 @@ export async function ensureEnvImage(
     stages: plan.stages,
     constraints,
     buildTools: BUILD_TOOLS,
+    resolvedAsOf: options.resolvedAsOf ?? null,
   });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
@@ -114,6 +117,7 @@ export async function ensureEnvImage(
       wheels,
       pipCache: options.pipCache ?? defaultPipCache(),
       env: { PIP_CONSTRAINT: `${BUILDER_WHEELS}/constraints.txt` },
+      ...(options.resolvedAsOf ? { uploadedPriorTo: options.resolvedAsOf } : {}),
       image: name,
     };
     for (const [index, stage] of plan.stages.entries()) {
@@ -166,6 +170,7 @@ export async function ensureEnvImage(
         ...pythonLabels(choice, base.builder.python),
         "loclab.sources": plan.sources.join(" "),
         ...(plan.conda ? { "loclab.conda": JSON.stringify(plan.conda) } : {}),
+        "loclab.resolved-as-of": options.resolvedAsOf ?? "build time",
         "loclab.constraints": JSON.stringify(constraints),
       },
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -6,6 +6,7 @@ import type Docker from "dockerode";
 import { connectDocker, type DockerEngineOptions } from "@loclab/docker";
 import { HARNESS_VERSION, modifiedFiles, type HarnessSpec } from "@loclab/grading";
 import type { PythonBase } from "./python-choice.js";
+import type { ResolvedAsOf } from "./resolution-dates.js";
 import { defaultValidationDir } from "./validation.js";
 import { checkDiskSpace } from "./disk-space.js";
 import { evaluateInstance } from "./evaluate-instance.js";
@@ -55,6 +56,8 @@ export interface EvaluatePredictionsOptions {
   rootCache?: string;
   /** The harness's cached environments (a SWE-bench checkout's swebench/resources/swebench-og); see LocalImagesOptions. */
   harnessEnvironments?: string;
+  /** Resolve unpinned requirements as of when (`harness`, the default; `now`; an ISO date); see LocalImagesOptions. */
+  resolvedAsOf?: ResolvedAsOf;
   /** Env and instance images built at once, at most (default 2). */
   buildConcurrency?: number;
   /** The Pythons local base images are made for (default 3.9 from bullseye, 3.11 from bookworm). */
@@ -133,6 +136,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
           ...(options.rootCache ? { rootCache: options.rootCache } : {}),
           ...(options.harnessEnvironments ? { harnessEnvironments: options.harnessEnvironments } : {}),
           ...(options.buildConcurrency ? { buildConcurrency: options.buildConcurrency } : {}),
+          ...(options.resolvedAsOf ? { resolvedAsOf: options.resolvedAsOf } : {}),
           ...(options.pythonBases ? { pythonBases: options.pythonBases } : {}),
           onProgress: log,
         })

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { CONDA_ACTIVATE, environmentPaths, harnessSpec, requirementsPaths, type HarnessSpec } from "@loclab/grading";
 import { type BaseImage, baseRecipe, ensureBaseImage } from "./base-image.js";
 import { limiter, sharedByKey } from "./build-slots.js";
+import { type ResolvedAsOf, resolutionCutoff } from "./resolution-dates.js";
 import { ensureEnvImage } from "./env-image.js";
 import { EnvironmentUnsupportedError, planEnvironment } from "./environment-plan.js";
 import { ImageBuildError } from "./image-build-error.js";
@@ -85,6 +86,11 @@ export interface LocalImagesOptions {
    * an instance that has one is built from it, as the harness run from its repository does.
    */
   harnessEnvironments?: string;
+  /**
+   * Resolve unpinned requirements as of when: `harness` (default: the repository's date from the
+   * harness's validated images, `harnessResolutionDate`), `now`, or an ISO date.
+   */
+  resolvedAsOf?: ResolvedAsOf;
   /** Env and instance images built at once, at most; default 2 (each build takes a core or two). */
   buildConcurrency?: number;
   /** The Pythons base images are made for, by Debian suite; default PYTHON_BASES (3.9 bullseye, 3.11 bookworm). */
@@ -132,6 +138,8 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
           ...(cachedEnvironment ? { cachedEnvironment } : {}),
         });
         const choice = choosePython(plan.requestedPython, options.pythonBases ?? PYTHON_BASES);
+        const cutoff = resolutionCutoff(instance.repo, options.resolvedAsOf);
+        const dated = cutoff ? { resolvedAsOf: cutoff } : {};
         const base = await onceBase(choice.suite, () =>
           ensureBaseImage(docker, {
             recipe: baseRecipe(choice.suite),
@@ -147,6 +155,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
               ensureEnvImage(docker, base, plan, choice, {
                 ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
                 ...caches,
+                ...dated,
                 ...progress,
               }),
             ),
@@ -164,7 +173,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
                 env,
                 builder: base.builder,
               },
-              { ...progress, ...caches },
+              { ...progress, ...caches, ...dated },
             ),
           ),
         );

@@ -122,3 +122,4 @@ export {
   type PruneOptions,
   type PruneResult,
 } from "./image-inventory.js";
+export { harnessResolutionDate, resolutionCutoff, type ResolvedAsOf } from "./resolution-dates.js";

@@ -83,7 +83,13 @@ export function pretendVersion(tag: string | undefined): string | undefined {
 export async function ensureInstanceImage(
   docker: Docker,
   input: InstanceImageInput,
-  options: { onProgress?: (line: string) => void; constraints?: readonly string[]; pipCache?: string } = {},
+  options: {
+    onProgress?: (line: string) => void;
+    constraints?: readonly string[];
+    pipCache?: string;
+    /** Resolve the install's requirements from the index as of this time; none: today's index. */
+    resolvedAsOf?: string;
+  } = {},
 ): Promise<ImageRef> {
   const { script, skipped } = setupRepoScript(input.spec);
   const version = pretendVersion(await nearestTag(input.mirrorGitDir, input.baseCommit));
@@ -99,6 +105,7 @@ export async function ensureInstanceImage(
     commit: input.baseCommit,
     script,
     scmVersion: version,
+    resolvedAsOf: options.resolvedAsOf ?? null,
   });
   const name = instanceImageName(input.instanceId, hash);
   const existing = await findImage(docker, name);
@@ -139,6 +146,7 @@ export async function ensureInstanceImage(
         wheels,
         binds: [{ host: copy, name: "source" }],
         pipCache: options.pipCache ?? defaultPipCache(),
+        ...(options.resolvedAsOf ? { uploadedPriorTo: options.resolvedAsOf } : {}),
         args: [insideBuilder("source") + target.slice(1), ...build],
         env: {
           PIP_CONSTRAINT: `${BUILDER_WHEELS}/constraints.txt`,

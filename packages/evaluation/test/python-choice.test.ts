@@ -4,8 +4,10 @@ import {
   builderScript,
   choosePython,
   describePythonChoice,
+  harnessResolutionDate,
   PYTHON_BASES,
   PythonChoiceError,
+  resolutionCutoff,
   runSummary,
   type InstanceOutcome,
 } from "../src/index.js";
@@ -55,6 +57,19 @@ describe("choosePython: the base image for the Python a spec asks for", () => {
     expect(counts.get("3.9 (exact)")).toBeGreaterThan(0);
     expect(counts.get("3.9 for 3.6 (nearest-newer)")).toBeGreaterThan(0);
     expect(counts.get("3.11 for 3.10 (nearest-newer)")).toBeGreaterThan(0);
+  });
+});
+
+describe("resolution dates", () => {
+  it("the harness's date per repository, none for another, now or a given date for all; a bad date is an error", () => {
+    expect(harnessResolutionDate("sphinx-doc/sphinx")).toMatch(/^\d{4}-\d{2}-\d{2}T00:00:00Z$/);
+    expect(resolutionCutoff("sphinx-doc/sphinx")).toBe(harnessResolutionDate("sphinx-doc/sphinx"));
+    expect(resolutionCutoff("acme/calc")).toBeUndefined();
+    expect(resolutionCutoff("sphinx-doc/sphinx", "now")).toBeUndefined();
+    expect(resolutionCutoff("acme/calc", "2024-10-01T00:00:00Z")).toBe("2024-10-01T00:00:00Z");
+    expect(() => resolutionCutoff("acme/calc", "last tuesday")).toThrow(
+      /"last tuesday" is not harness, now or an ISO date/,
+    );
   });
 });
 

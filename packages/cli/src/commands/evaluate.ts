@@ -15,6 +15,7 @@ interface EvaluateOptions {
   images?: string;
   concurrency: string;
   buildConcurrency: string;
+  resolvedAsOf: string;
   timeout: string;
   out: string;
   cache: boolean;
@@ -69,6 +70,7 @@ function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | 
     out: options.out,
     concurrency: numericOption("concurrency", options.concurrency, { integer: true, min: 1 }),
     buildConcurrency: numericOption("build-concurrency", options.buildConcurrency, { integer: true, min: 1 }),
+    resolvedAsOf: options.resolvedAsOf,
     timeoutMs: numericOption("timeout", options.timeout, { min: 1 }) * 1000,
     ...(options.memory
       ? { memoryBytes: numericOption("memory", options.memory, { integer: true, min: 64 }) * 2 ** 20 }
@@ -117,6 +119,11 @@ function containerOptions(command: Command, out: string): Command {
     )
     .option("--concurrency <n>", "instances evaluated at once", "2")
     .option("--build-concurrency <n>", "with local images: env and instance images built at once", "2")
+    .option(
+      "--resolved-as-of <when>",
+      "with local images: resolve unpinned requirements as of harness (the date of the harness's validated images of the repository), now, or an ISO date",
+      "harness",
+    )
     .option("--timeout <seconds>", "per instance, the limit of the eval script", "1800")
     .option("--out <dir>", out, ".")
     .option("--specs <file>", "JSON {repo: {version: spec}} for repositories or versions the harness does not know")

@@ -29,6 +29,7 @@ export const CONDA_TO_PIP: Readonly<Record<string, string>> = {
   iris: "scitools-iris",
   "py-opencv": "opencv-python",
   "bleach-with-css": "bleach[css]",
+  "antlr-python-runtime": "antlr4-python3-runtime",
 };
 
 /** Conda packages that are not Python packages on the index (libraries, tools, metapackages): never installed with pip. */

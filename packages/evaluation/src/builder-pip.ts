@@ -72,21 +72,27 @@ export async function builderPipWheel(input: BuilderPipWheelInput): Promise<void
   await runInBuilder({
     builder: input.builder,
     binds,
-    command: [
-      "python3",
-      `${BUILDER_WHEELS}/${pip}/pip`,
-      "wheel",
-      "--wheel-dir",
-      BUILDER_WHEELS,
-      "--find-links",
-      BUILDER_WHEELS,
-      ...input.args,
-    ],
+    command: pipWheelCommand(pip, input),
     env,
     image: input.image,
     what: input.what,
     ...(input.onLine ? { onLine: input.onLine } : {}),
   });
+}
+
+/** The builder's `pip wheel` command line (the wheels folder as output and index, the cutoff, the caller's arguments). */
+export function pipWheelCommand(pip: string, input: Pick<BuilderPipWheelInput, "args" | "uploadedPriorTo">): string[] {
+  return [
+    "python3",
+    `${BUILDER_WHEELS}/${pip}/pip`,
+    "wheel",
+    "--wheel-dir",
+    BUILDER_WHEELS,
+    "--find-links",
+    BUILDER_WHEELS,
+    ...(input.uploadedPriorTo ? ["--uploaded-prior-to", input.uploadedPriorTo] : []),
+    ...input.args,
+  ];
 }
 
 /** The pip wheel in a folder (the newest, if several). */

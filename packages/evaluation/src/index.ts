@@ -19,7 +19,7 @@ export {
   type PythonRule,
 } from "./python-choice.js";
 export { builderScript, hostCaBundle, runInBuilder, type BuilderRoot, type BuilderRunInput } from "./builder-root.js";
-export { builderPipWheel, type BuilderPipWheelInput } from "./builder-pip.js";
+export { builderPipWheel, pipWheelCommand, type BuilderPipWheelInput } from "./builder-pip.js";
 export { defaultPipCache, defaultRootCache, defaultWheelCache, loclabCache } from "./caches.js";
 export { ImageBuildError } from "./image-build-error.js";
 export { buildImage, type BuildImageInput } from "./build-image.js";

@@ -5,6 +5,7 @@ import {
   choosePython,
   describePythonChoice,
   harnessResolutionDate,
+  pipWheelCommand,
   PYTHON_BASES,
   PythonChoiceError,
   resolutionCutoff,
@@ -70,6 +71,30 @@ describe("resolution dates", () => {
     expect(() => resolutionCutoff("acme/calc", "last tuesday")).toThrow(
       /"last tuesday" is not harness, now or an ISO date/,
     );
+  });
+});
+
+describe("the builder's pip wheel command", () => {
+  it("passes the cutoff to pip before the caller's arguments, and nothing without one", () => {
+    expect(
+      pipWheelCommand("pip-26.0.1-py3-none-any.whl", {
+        args: ["-r", "r.txt"],
+        uploadedPriorTo: "2025-01-04T00:00:00Z",
+      }),
+    ).toEqual([
+      "python3",
+      "/tmp/loclab/wheels/pip-26.0.1-py3-none-any.whl/pip",
+      "wheel",
+      "--wheel-dir",
+      "/tmp/loclab/wheels",
+      "--find-links",
+      "/tmp/loclab/wheels",
+      "--uploaded-prior-to",
+      "2025-01-04T00:00:00Z",
+      "-r",
+      "r.txt",
+    ]);
+    expect(pipWheelCommand("pip.whl", { args: ["six"] })).not.toContain("--uploaded-prior-to");
   });
 });
 

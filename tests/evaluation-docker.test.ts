@@ -6,7 +6,9 @@ import { connectDocker, DockerUnavailableError } from "@loclab/docker";
 import {
   calibrate,
   evaluatePredictions,
+  findImage,
   imageInventory,
+  prebuiltImageName,
   pruneImages,
   instanceDirectory,
   type EvaluationInstance,
@@ -478,6 +480,8 @@ describe("evaluation on a real Docker engine", () => {
     expect((await imageInventory(docker, { validationDir })).totals.instance.images).toBe(instanceCount);
     const pruned = await pruneImages(docker, { kinds: ["instance"], validationDir });
     expect(pruned.removed.sort()).toEqual(dry.removed.sort());
+    // calc-1's image also carries a prebuilt name (the prebuilt test gave it one): that name stays.
+    expect(await findImage(docker, prebuiltImageName("loclab-fixtures__calc-1"))).toBeDefined();
     const after = await imageInventory(docker, { validationDir });
     expect(after.totals.instance.images).toBe(0);
     expect(after.totals.base.images).toBe(inventory.totals.base.images);

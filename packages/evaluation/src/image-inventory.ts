@@ -32,6 +32,8 @@ export interface LocalImage {
   validated?: boolean;
   /** Containers (running or not) made from it: such an image is never pruned. */
   containers: number;
+  /** Its other names (a prebuilt name given to a local image): pruning removes only loclab's name then. */
+  otherTags: string[];
 }
 
 /** A cache folder on the host and what it holds. */
@@ -126,6 +128,7 @@ export async function imageInventory(docker: Docker, options: InventoryOptions =
       ownBytes: ownBytes(image.Size, kind, labels, sizes),
       ...(validation ? { validated: validation.validated } : {}),
       containers: Math.max(0, image.Containers),
+      otherTags: (image.RepoTags ?? []).filter((tag) => tag !== name && tag !== "<none>:<none>"),
     });
   }
   images.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : KIND_ORDER[a.kind] - KIND_ORDER[b.kind]));
@@ -200,15 +203,17 @@ export async function pruneImages(docker: Docker, options: PruneOptions = {}): P
     }
     if (!options.dryRun) {
       try {
-        await docker.getImage(image.id).remove({ force: false });
+        // By name: an image with other names keeps them (and its layers); only loclab's name goes.
+        await docker.getImage(image.name).remove({ force: false });
       } catch (error) {
         result.kept.push({ name: image.name, reason: (error as Error).message.split("\n")[0]! });
         continue;
       }
     }
-    options.onProgress?.(`${options.dryRun ? "would remove" : "removed"} ${image.name} (${image.kind})`);
+    const alsoNamed = image.otherTags.length > 0 ? `; still named ${image.otherTags.join(", ")}` : "";
+    options.onProgress?.(`${options.dryRun ? "would remove" : "removed"} ${image.name} (${image.kind})${alsoNamed}`);
     result.removed.push(image.name);
-    result.freedBytes += image.ownBytes;
+    if (image.otherTags.length === 0) result.freedBytes += image.ownBytes;
   }
   for (const cache of inventory.caches.filter((entry) => options.caches?.includes(entry.name))) {
     if (!options.dryRun) await rm(cache.path, { recursive: true, force: true });

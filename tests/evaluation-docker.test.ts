@@ -364,19 +364,22 @@ describe("evaluation on a real Docker engine", () => {
   it("calibration: gold three times and the empty patch once on the same image, nothing flips on a deterministic suite; the image is recorded as validated, and an evaluation on it says so", async () => {
     const out = join(work, "calibrate");
     const validationDir = join(work, "validations");
+    // calc-1's gold patch evaluated once, looking the image up in this test's validations.
+    const evaluateGold = (runId: string) =>
+      evaluatePredictions({
+        predictions: [predict("loclab-fixtures__calc-1", GOLD)],
+        instances,
+        runId,
+        out,
+        images: "local",
+        repos,
+        specs: SPECS,
+        validationDir,
+        cacheDir: false,
+        minFreeBytes: 2 ** 30,
+      });
     // Before any calibration, the image of calc-1 is not validated: the outcome and summary say so.
-    const before = await evaluatePredictions({
-      predictions: [predict("loclab-fixtures__calc-1", GOLD)],
-      instances,
-      runId: "unvalidated",
-      out,
-      images: "local",
-      repos,
-      specs: SPECS,
-      validationDir,
-      cacheDir: false,
-      minFreeBytes: 2 ** 30,
-    });
+    const before = await evaluateGold("unvalidated");
     expect(before.outcomes[0]).toMatchObject({ status: "resolved", image_validated: false });
     expect(before.summary.unvalidated_image_ids).toEqual(["loclab-fixtures__calc-1"]);
     const result = await calibrate({
@@ -433,18 +436,7 @@ describe("evaluation on a real Docker engine", () => {
       gold: ["resolved", "resolved", "resolved"],
       empty: "unresolved",
     });
-    const after = await evaluatePredictions({
-      predictions: [predict("loclab-fixtures__calc-1", GOLD)],
-      instances,
-      runId: "validated",
-      out,
-      images: "local",
-      repos,
-      specs: SPECS,
-      validationDir,
-      cacheDir: false,
-      minFreeBytes: 2 ** 30,
-    });
+    const after = await evaluateGold("validated");
     expect(after.outcomes[0]).toMatchObject({ status: "resolved", image_validated: true });
     expect(after.summary.unvalidated_image_ids).toEqual([]);
   });

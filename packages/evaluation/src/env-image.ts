@@ -11,7 +11,7 @@ import { contentHash } from "./content-hash.js";
 import type { EnvironmentPlan } from "./environment-plan.js";
 import { envImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
-import type { PythonChoice } from "./python-choice.js";
+import type { PythonChoice, PythonRule } from "./python-choice.js";
 
 /**
  * Pins for every pip run, builds included (PIP_CONSTRAINT reaches the isolated build
@@ -72,6 +72,18 @@ export function pythonLabels(choice: PythonChoice, actual: string): Record<strin
     "loclab.python": actual,
     "loclab.python-rule": choice.rule,
   };
+}
+
+/** The Python `pythonLabels` recorded (inherited by instance images); undefined for an image without them. */
+export function pythonFromLabels(
+  labels: Record<string, string>,
+): { requested: string; actual: string; rule: PythonRule } | undefined {
+  const requested = labels["loclab.requested-python"];
+  const actual = labels["loclab.python"];
+  const rule = labels["loclab.python-rule"];
+  if (!requested || !actual || (rule !== "exact" && rule !== "nearest-newer" && rule !== "nearest-older"))
+    return undefined;
+  return { requested, actual, rule };
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from "@loclab/grading";
 import { sha256 } from "./content-hash.js";
 import type { EvaluationInstance, ImageSource } from "./image-source.js";
-import type { ImageRef } from "./image-ref.js";
+import { pythonFromLabels } from "./env-image.js";
 import { InfraFailure } from "./infra-failure.js";
 import { readValidation } from "./validation.js";
 import { InstanceOutcomeSchema, type InstanceOutcome } from "./outcome.js";
@@ -108,7 +108,7 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
     ...(input.spec.install ? { install: input.spec.install } : {}),
   });
   await writeFile(join(directory, INSTANCE_FILES.evalScript), script);
-  const python = pythonOfImage(image);
+  const python = pythonFromLabels(image.labels);
   const validated =
     input.images.kind === "local" && input.validationDir
       ? (await readValidation(input.validationDir, image.id))?.validated === true
@@ -246,15 +246,4 @@ async function store(cached: string | undefined, directory: string, outcome: Ins
   await writeFile(join(staging, INSTANCE_FILES.outcome), `${JSON.stringify(outcome, null, 2)}\n`);
   await rm(cached, { recursive: true, force: true });
   await rename(staging, cached);
-}
-
-/** The Python an image's labels record (`pythonLabels`); undefined for an image without them. */
-export function pythonOfImage(image: ImageRef): InstanceOutcome["python"] {
-  const labels = image.labels;
-  const requested = labels["loclab.requested-python"];
-  const actual = labels["loclab.python"];
-  const rule = labels["loclab.python-rule"];
-  if (!requested || !actual || (rule !== "exact" && rule !== "nearest-newer" && rule !== "nearest-older"))
-    return undefined;
-  return { requested, actual, rule };
 }

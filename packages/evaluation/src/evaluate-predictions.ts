@@ -5,12 +5,12 @@ import { join, resolve } from "node:path";
 import type Docker from "dockerode";
 import { connectDocker, type DockerEngineOptions } from "@loclab/docker";
 import { HARNESS_VERSION, modifiedFiles, type HarnessSpec } from "@loclab/grading";
-import type { PythonBase } from "./python-choice.js";
-import type { ResolvedAsOf } from "./resolution-dates.js";
 import { defaultValidationDir } from "./validation.js";
 import { checkDiskSpace } from "./disk-space.js";
 import { evaluateInstance } from "./evaluate-instance.js";
 import {
+  type LocalImageSettings,
+  localImageSettings,
   localImages,
   prebuiltImages,
   specForInstance,
@@ -28,7 +28,7 @@ export type EvaluationProgress =
   | { kind: "instance"; done: number; total: number; outcome: InstanceOutcome; resumed: boolean }
   | { kind: "log"; line: string };
 
-export interface EvaluatePredictionsOptions {
+export interface EvaluatePredictionsOptions extends LocalImageSettings {
   predictions: readonly SwePrediction[];
   /** The benchmark's instances (its whole split: ids without a prediction are `incomplete_ids`). */
   instances: readonly EvaluationInstance[];
@@ -51,17 +51,6 @@ export interface EvaluatePredictionsOptions {
   /** Free disk needed where the engine keeps images; default 10 GiB with local images, 2 GiB otherwise. */
   minFreeBytes?: number;
   prebuilt?: { namespace?: string; tag?: string; pull?: boolean };
-  wheelCache?: string;
-  pipCache?: string;
-  rootCache?: string;
-  /** The harness's cached environments (a SWE-bench checkout's swebench/resources/swebench-og); see LocalImagesOptions. */
-  harnessEnvironments?: string;
-  /** Resolve unpinned requirements as of when (`harness`, the default; `now`; an ISO date); see LocalImagesOptions. */
-  resolvedAsOf?: ResolvedAsOf;
-  /** Env and instance images built at once, at most (default 2). */
-  buildConcurrency?: number;
-  /** The Pythons local base images are made for (default 3.9 from bullseye, 3.11 from bookworm). */
-  pythonBases?: readonly PythonBase[];
   /** Run the tests even for an empty patch (calibration). */
   runEmptyPatches?: boolean;
   /** Where calibrations record validated images (default ~/.cache/loclab/validations; false: not looked up). */
@@ -129,17 +118,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
   removeContainersOnSignal();
   const images: ImageSource =
     options.images === "local"
-      ? localImages(docker, {
-          repos: options.repos!,
-          ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
-          ...(options.pipCache ? { pipCache: options.pipCache } : {}),
-          ...(options.rootCache ? { rootCache: options.rootCache } : {}),
-          ...(options.harnessEnvironments ? { harnessEnvironments: options.harnessEnvironments } : {}),
-          ...(options.buildConcurrency ? { buildConcurrency: options.buildConcurrency } : {}),
-          ...(options.resolvedAsOf ? { resolvedAsOf: options.resolvedAsOf } : {}),
-          ...(options.pythonBases ? { pythonBases: options.pythonBases } : {}),
-          onProgress: log,
-        })
+      ? localImages(docker, { ...localImageSettings(options), repos: options.repos!, onProgress: log })
       : prebuiltImages(docker, options.prebuilt ?? {});
   const cacheDir =
     options.cacheDir === false ? undefined : (options.cacheDir ?? join(homedir(), ".cache", "loclab", "evaluations"));

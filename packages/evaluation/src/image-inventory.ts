@@ -3,7 +3,9 @@ import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { defaultPipCache, defaultRootCache, defaultWheelCache } from "./caches.js";
+import { pythonFromLabels } from "./env-image.js";
 import { LOCAL_IMAGE_PREFIX } from "./image-names.js";
+import { describePythonChoice } from "./python-choice.js";
 import { defaultValidationDir, readValidation } from "./validation.js";
 
 export type LocalImageKind = "base" | "env" | "instance";
@@ -63,13 +65,12 @@ function kindOf(labels: Record<string, string>): LocalImageKind | undefined {
   return kind === "base" || kind === "env" || kind === "instance" ? kind : undefined;
 }
 
+/** "3.9.2", or "3.9.2 for 3.6 (nearest-newer)" when the rule chose another Python; a base has only its own. */
 function pythonOf(labels: Record<string, string>): string | undefined {
-  const actual = labels["loclab.python"];
-  const requested = labels["loclab.requested-python"];
-  const rule = labels["loclab.python-rule"];
-  if (!actual) return undefined;
-  if (!requested || !rule || rule === "exact") return actual;
-  return `${actual} for ${requested} (${rule})`;
+  const chosen = pythonFromLabels(labels);
+  if (!chosen) return labels["loclab.python"];
+  if (chosen.rule === "exact") return chosen.actual;
+  return describePythonChoice({ python: chosen.actual, requested: chosen.requested, rule: chosen.rule });
 }
 
 /** Bytes and entries of a folder (files counted through every level; symbolic links not followed). */

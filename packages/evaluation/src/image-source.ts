@@ -99,6 +99,33 @@ export interface LocalImagesOptions {
   onProgress?: (line: string) => void;
 }
 
+/** How local images are made, apart from where the mirrors are: what an evaluation passes through. */
+export type LocalImageSettings = Omit<LocalImagesOptions, "repos" | "onProgress">;
+
+const LOCAL_IMAGE_SETTINGS = [
+  "wheelCache",
+  "pipCache",
+  "rootCache",
+  "harnessEnvironments",
+  "resolvedAsOf",
+  "buildConcurrency",
+  "pythonBases",
+  "debianMirror",
+] as const satisfies readonly (keyof LocalImageSettings)[];
+
+// Every setting is in the list: a new one that is not fails to compile here.
+const everySetting: [Exclude<keyof LocalImageSettings, (typeof LOCAL_IMAGE_SETTINGS)[number]>] extends [never]
+  ? true
+  : never = true;
+void everySetting;
+
+/** The local-image settings among a caller's options (the ones it set). */
+export function localImageSettings(options: LocalImageSettings): LocalImageSettings {
+  return Object.fromEntries(
+    LOCAL_IMAGE_SETTINGS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]),
+  ) as LocalImageSettings;
+}
+
 /**
  * Images built here: one base per Debian suite (debootstrap), chosen for the spec's Python by
  * `choosePython` (exact, else the nearest newer, recorded in the labels); one env image per

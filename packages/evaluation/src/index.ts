@@ -55,6 +55,7 @@ export {
   effectiveConstraints,
   ensureEnvImage,
   IMAGE_PATH,
+  pythonFromLabels,
   pythonLabels,
   type EnvImageOptions,
 } from "./env-image.js";
@@ -71,11 +72,13 @@ export { APPLY_COMMANDS, applyModelPatch, type ApplyResult } from "./apply-patch
 export { removeContainersOnSignal, removeLiveContainers } from "./live-containers.js";
 export { runInstance, type RunInstanceInput, type RunInstanceResult } from "./run-instance.js";
 export {
+  localImageSettings,
   localImages,
   prebuiltImages,
   specForInstance,
   type EvaluationInstance,
   type ImageSource,
+  type LocalImageSettings,
   type LocalImagesOptions,
   readCachedEnvironment,
 } from "./image-source.js";

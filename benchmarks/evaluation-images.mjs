@@ -66,7 +66,7 @@ for (const { python, suite } of PYTHON_BASES) {
   const base = reusedBase.value;
   const root = await folderUse(join(caches.rootCache));
   // The fixture's evaluation spec (no install: calc runs from its checkout) on this base's Python.
-  const spec = { ...CALC_EVALUATION_SPECS["acme/calc"]["0.1"], python, pip_packages: ["six==1.16.0"] };
+  const spec = { ...CALC_EVALUATION_SPECS["acme/calc"]["0.1"], python, pip_packages: ["six==1.16.0", "pytest==8.3.3"] };
   const plan = planEnvironment({
     repo: row.repo,
     version: row.version,

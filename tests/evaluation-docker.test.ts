@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const REPO = "loclab-fixtures/calc";
 const SPEC: HarnessSpec = {
   python: "3.11",
-  pip_packages: ["six==1.16.0"],
+  pip_packages: ["six==1.16.0", "pytest==8.3.3"],
   install: "python -m pip install -e .",
   test_cmd: "pytest -rA",
   parser: "pytest",

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const REPO = "loclab-fixtures/versions";
 const spec = (python: string): HarnessSpec => ({
   python,
-  pip_packages: ["markupsafe==2.0.1"],
+  pip_packages: ["markupsafe==2.0.1", "pytest==8.3.3"],
   install: "python -m pip install -e .",
   test_cmd: "pytest -rA",
   parser: "pytest",

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type Docker from "dockerode";
 import type { BuilderRoot } from "./builder-root.js";
@@ -10,7 +10,7 @@ import { baseImageName } from "./image-names.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 
-/** What goes into the base image: a Debian root file system with Python, pip, git and pytest. */
+/** What goes into the base image: a Debian root file system with Python, pip, git and compilers. */
 export interface BaseImageRecipe {
   suite: string;
   variant: string;
@@ -22,11 +22,13 @@ export const BASE_PACKAGES: readonly string[] = [
   // python-is-python3 for the specs' `python -m pip …`, patch for the harness's third fallback,
   // setuptools and wheel so that a repository installs without build isolation (no network),
   // a C compiler and Python's headers for repositories with extensions (astropy), as the
-  // harness's conda images have.
+  // harness's conda images have. No Debian pytest: the harness's environments have only what
+  // the spec installs (every spec that tests with pytest pins one), and Debian's python3-pytest
+  // brought python3-py, whose `py` package a pinned pytest 7's `py.py` shim must replace
+  // (pylint 2.13–2.15: pytest-benchmark's `import py.io` failed on the wrong one).
   "python3",
   "python-is-python3",
   "python3-pip",
-  "python3-pytest",
   "python3-setuptools",
   "python3-wheel",
   "python3-dev",
@@ -105,7 +107,7 @@ export async function ensureBaseImage(docker: Docker, options: BaseImageOptions 
 
 /** What names a recipe's base image and its kept root. */
 export function baseRecipeHash(recipe: BaseImageRecipe): string {
-  return contentHash({ kind: "loclab-swe-base", version: 2, recipe });
+  return contentHash({ kind: "loclab-swe-base", version: 3, recipe });
 }
 
 /** The base image's name for a recipe (`loclab-swe/base:<hash>`). */
@@ -143,9 +145,6 @@ async function makeRoot(folder: string, image: string, fill: (root: string) => P
     );
     if (python.status !== 0)
       throw new ImageBuildError(image, `python3 does not run in the new root: ${python.stderr.trim()}`);
-    // bullseye's python3-pytest ships only /usr/bin/pytest-3; the specs' test commands call `pytest`.
-    if (!existsSync(join(root, "usr", "bin", "pytest")) && existsSync(join(root, "usr", "bin", "pytest-3")))
-      await symlink("pytest-3", join(root, "usr", "bin", "pytest"));
     // The builder binds the host's resolv.conf over this file; it must exist.
     if (!existsSync(join(root, "etc", "resolv.conf"))) await writeFile(join(root, "etc", "resolv.conf"), "");
     await writeFile(join(work, "complete.json"), `${JSON.stringify({ python: python.stdout.trim() })}\n`);

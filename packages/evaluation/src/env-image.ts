@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -11,6 +11,7 @@ import { contentHash } from "./content-hash.js";
 import type { EnvironmentPlan } from "./environment-plan.js";
 import { envImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
+import { HTTPBIN_DIR, networkStandins, STANDINS_LABEL } from "./network-standins.js";
 import type { PythonChoice, PythonRule } from "./python-choice.js";
 
 /**
@@ -90,7 +91,7 @@ export function pythonFromLabels(
  * The env image of a repository × version: the plan's requirements built into wheels by the
  * base image's own Python in its root on the host (`builderPipWheel`: the host reaches the
  * Python package index, the image builds do not), then installed offline into the base image's
- * Python (over the base's pytest when the plan pins one). The wheels stay in the image as pip's
+ * Python. The wheels stay in the image as pip's
  * only index (PIP_NO_INDEX, PIP_FIND_LINKS), so the instance's `pip install -e .` and the eval
  * script's re-install find the build requirements offline. Named and reused by the hash of the
  * base image's id and the requirement lines.
@@ -103,6 +104,7 @@ export async function ensureEnvImage(
   options: EnvImageOptions = {},
 ): Promise<ImageRef> {
   const constraints = effectiveConstraints(plan, options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
+  const standins = networkStandins(plan.repo);
   const hash = contentHash({
     kind: "loclab-swe-env",
     version: 6,
@@ -111,6 +113,7 @@ export async function ensureEnvImage(
     constraints,
     buildTools: BUILD_TOOLS,
     resolvedAsOf: options.resolvedAsOf ?? null,
+    ...(standins ? { standins } : {}),
   });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);
@@ -146,12 +149,31 @@ export async function ensureEnvImage(
       args: ["--requirement", `${BUILDER_WHEELS}/build-tools.txt`],
       what: "pip wheel of the build tools",
     });
+    if (standins?.httpbin) {
+      // The stand-in's wheels, for the image's Python, resolved today (it is not the task's
+      // environment) and installed apart from it.
+      const httpbinWheels = join(wheels, "httpbin");
+      await mkdir(httpbinWheels, { recursive: true });
+      await builderPipWheel({
+        builder: base.builder,
+        wheels: httpbinWheels,
+        pipCache: pip.pipCache,
+        args: [standins.httpbin.requirement],
+        image: name,
+        what: `pip wheel of the httpbin stand-in (${standins.httpbin.requirement})`,
+      });
+    }
     await writeFile(join(wheels, ".complete"), "");
   }
   const context = await mkdtemp(join(tmpdir(), "loclab-env-"));
   try {
     await cp(wheels, join(context, "wheels"), { recursive: true });
     await rm(join(context, "wheels", ".complete"), { force: true });
+    const entries = ["Dockerfile", "wheels"];
+    if (standins?.httpbin) {
+      await rename(join(context, "wheels", "httpbin"), join(context, "httpbin-wheels"));
+      entries.push("httpbin-wheels");
+    }
     const count = (await readdir(join(context, "wheels"))).filter((file) => file.endsWith(".whl")).length;
     const dockerfile = [
       `FROM ${base.image.name}`,
@@ -165,6 +187,12 @@ export async function ensureEnvImage(
         (_, index) =>
           `RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`,
       ),
+      ...(standins?.httpbin
+        ? [
+            "COPY httpbin-wheels /tmp/httpbin-wheels",
+            `RUN env -u PIP_CONSTRAINT -u PIP_FIND_LINKS python3 -m pip install --no-index --find-links /tmp/httpbin-wheels --target ${HTTPBIN_DIR} ${standins.httpbin.requirement} && rm -rf /tmp/httpbin-wheels`,
+          ]
+        : []),
       "",
     ].join("\n");
     await writeFile(join(context, "Dockerfile"), dockerfile);
@@ -172,7 +200,7 @@ export async function ensureEnvImage(
     return await buildImage(docker, {
       name,
       context,
-      entries: ["Dockerfile", "wheels"],
+      entries,
       labels: {
         "loclab.kind": "env",
         "loclab.repo": plan.repo,
@@ -184,6 +212,7 @@ export async function ensureEnvImage(
         ...(plan.conda ? { "loclab.conda": JSON.stringify(plan.conda) } : {}),
         "loclab.resolved-as-of": options.resolvedAsOf ?? "build time",
         "loclab.constraints": JSON.stringify(constraints),
+        ...(standins ? { [STANDINS_LABEL]: JSON.stringify(standins) } : {}),
       },
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });

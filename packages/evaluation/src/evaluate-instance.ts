@@ -162,6 +162,8 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   }
   const runLog = [
     `instance ${instance.instance_id}, run ${input.runId}, image ${image.name} (${image.id}), container ${run.containerName}`,
+    ...run.standins.map((line) => `network stand-in: ${line}`),
+    ...(run.infra?.reason === "network-standin-failed" ? [run.infra.message] : []),
     run.apply?.log ?? (patch === "" ? "(empty patch: tests run on the base commit)\n" : ""),
     `git diff before the eval script:\n${run.diffBefore}`,
     `git diff after the eval script:\n${run.diffAfter}`,

@@ -18,6 +18,16 @@ export {
   type PythonChoice,
   type PythonRule,
 } from "./python-choice.js";
+export {
+  HTTPBIN_DIR,
+  httpbinStartScript,
+  NETWORK_STANDINS,
+  networkStandins,
+  STANDINS_LABEL,
+  standinsFromLabels,
+  type HttpbinStandin,
+  type NetworkStandins,
+} from "./network-standins.js";
 export { builderScript, hostCaBundle, runInBuilder, type BuilderRoot, type BuilderRunInput } from "./builder-root.js";
 export { builderPipWheel, pipWheelCommand, type BuilderPipWheelInput } from "./builder-pip.js";
 export { defaultPipCache, defaultRootCache, defaultWheelCache, loclabCache } from "./caches.js";

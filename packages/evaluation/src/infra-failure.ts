@@ -12,7 +12,8 @@ export type InfraFailureReason =
   | "timeout"
   | "oom-killed"
   | "container-killed"
-  | "eval-error";
+  | "eval-error"
+  | "network-standin-failed";
 
 export class InfraFailure extends Error {
   constructor(

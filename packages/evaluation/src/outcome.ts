@@ -20,6 +20,7 @@ export const InfraFailureReasonSchema = z.enum([
   "oom-killed",
   "container-killed",
   "eval-error",
+  "network-standin-failed",
 ]);
 
 /**

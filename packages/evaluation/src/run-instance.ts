@@ -5,6 +5,8 @@ import { applyModelPatch, type ApplyResult } from "./apply-patch.js";
 import type { ImageRef } from "./image-ref.js";
 import { InfraFailure } from "./infra-failure.js";
 import { trackContainer, untrackContainer } from "./live-containers.js";
+import { standinsFromLabels } from "./network-standins.js";
+import { startStandins } from "./start-standins.js";
 
 export interface RunInstanceInput {
   image: ImageRef;
@@ -31,13 +33,15 @@ export interface RunInstanceResult {
   diffAfter: string;
   /** Set when the run says nothing about the patch. */
   infra?: InfraFailure;
+  /** The network stand-ins started before the eval script (the image's label names them). */
+  standins: string[];
   containerName: string;
 }
 
 /**
  * One instance in one container, as the harness's `run_instance` does: a container from the
  * instance image with no network (`--network none`) kept alive by `tail -f /dev/null`; the
- * patch copied in and applied with the fallbacks; `git diff` logged; /eval.sh run under the
+ * network stand-ins its image names started (network-standins.ts); the patch copied in and applied with the fallbacks; `git diff` logged; /eval.sh run under the
  * time limit; the container and its volumes removed whatever happens. A timeout, an OOM kill
  * or a container that dies under the run is returned as an infrastructure failure.
  */
@@ -63,11 +67,22 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     testOutput: "",
     diffBefore: "",
     diffAfter: "",
+    standins: [],
     containerName: name,
   };
   try {
     await container.start();
     input.onContainer?.(container);
+    const standins = standinsFromLabels(input.image.labels);
+    if (standins) {
+      try {
+        result.standins = await startStandins(container, standins);
+      } catch (error) {
+        if (!(error instanceof InfraFailure)) throw error;
+        result.infra = error;
+        return result;
+      }
+    }
     const shortLimit = Math.min(input.timeoutMs, 300_000);
     const patch = input.modelPatch ?? "";
     if (patch !== "") {

@@ -1,0 +1,80 @@
+/**
+ * What the harness's containers reach on the internet and loclab's (no network) must find on
+ * 127.0.0.1 instead. The harness runs its eval containers with the host's network, and some
+ * repositories' test suites depend on it: requests' tests before 2.10 call http://httpbin.org
+ * (HTTPBIN_URL, default httpbin.org), and its timeout tests connect to 10.255.255.1, an address
+ * nothing answers, expecting the connection to time out. With no network the first fail to
+ * resolve the name and the second fail at once with "Network is unreachable", so the gold patch
+ * fails on every requests task (measured: 0 of 6 Lite tasks).
+ *
+ * The stand-ins, per repository:
+ * - `httpbin`: the httpbin application (the Python package httpbin.org runs) installed in the env
+ *   image apart from the task's packages (pip --target), started in the eval container before
+ *   the eval script on 127.0.0.1:80, with the names it stands for mapped to 127.0.0.1 in
+ *   /etc/hosts: the eval script stays the harness's, byte for byte. https is not stood in for (a
+ *   local certificate would not verify); tests that need it fail as they would offline.
+ * - `tarpits`: addresses routed to the loopback device in the container's network namespace,
+ *   where a connection attempt is dropped silently and times out, as on the internet (routed
+ *   from the host with nsenter: the container gets no capability).
+ */
+export interface NetworkStandins {
+  httpbin?: HttpbinStandin;
+  /** IPv4 prefixes ("10.255.255.1/32") whose connections must time out rather than fail at once. */
+  tarpits?: readonly string[];
+}
+
+export interface HttpbinStandin {
+  /** The pip requirement of the application (pinned: the stand-in is part of the env image's hash). */
+  requirement: string;
+  /** The host names mapped to 127.0.0.1. */
+  hosts: readonly string[];
+  port: number;
+}
+
+/** Where the httpbin application is installed in the image (its own folder, not the testbed's site-packages). */
+export const HTTPBIN_DIR = "/opt/loclab/httpbin";
+
+/** The label of an env image (inherited by its instance images) that says which stand-ins it carries. */
+export const STANDINS_LABEL = "loclab.network-standins";
+
+/** The stand-ins by repository (the Lite repositories whose tests need the network). */
+export const NETWORK_STANDINS: Readonly<Record<string, NetworkStandins>> = {
+  "psf/requests": {
+    httpbin: { requirement: "httpbin==0.10.2", hosts: ["httpbin.org"], port: 80 },
+    // test_requests.py's TARPIT (2.3 and later): "http://10.255.255.1".
+    tarpits: ["10.255.255.1/32"],
+  },
+};
+
+export function networkStandins(repo: string): NetworkStandins | undefined {
+  return NETWORK_STANDINS[repo];
+}
+
+/** The stand-ins an image's label records; undefined for an image without them (a prebuilt one). */
+export function standinsFromLabels(labels: Record<string, string>): NetworkStandins | undefined {
+  const text = labels[STANDINS_LABEL];
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as NetworkStandins;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The shell script that starts the httpbin stand-in in a running container and waits until it
+ * answers (or says why not, with its log, and exits 1). The server runs detached from the exec
+ * (reparented to the container's init), its imports from HTTPBIN_DIR only.
+ */
+export function httpbinStartScript(standin: HttpbinStandin): string {
+  const hosts = standin.hosts.join(" ");
+  return [
+    "set -u",
+    `grep -q ' ${standin.hosts[0]}$' /etc/hosts || echo '127.0.0.1 ${hosts}' >> /etc/hosts`,
+    `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup python3 -m httpbin.core --host 127.0.0.1 --port ${standin.port} > /tmp/loclab-httpbin.log 2>&1 &`,
+    // Polls for at most 60 s: the server imports Flask and answers within a second or two.
+    `for i in $(seq 1 120); do python3 -c 'import socket; socket.create_connection(("127.0.0.1", ${standin.port}), 1).close()' 2>/dev/null && exit 0; sleep 0.5; done`,
+    "echo 'httpbin did not start:'; cat /tmp/loclab-httpbin.log; exit 1",
+    "",
+  ].join("\n");
+}

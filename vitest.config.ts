@@ -23,6 +23,8 @@ const REAL_MODEL = [
   "tests/evaluate-cli.test.ts",
   // The task's Python: a second base image (bullseye's 3.9), kept in ~/.cache/loclab/roots.
   "tests/evaluation-pythons.test.ts",
+  // Network stand-ins (httpbin, a tarpit) in an eval container with no network.
+  "tests/evaluation-standins.test.ts",
 ];
 
 export default defineConfig({

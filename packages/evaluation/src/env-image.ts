@@ -11,7 +11,13 @@ import { contentHash } from "./content-hash.js";
 import type { EnvironmentPlan } from "./environment-plan.js";
 import { envImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
-import { HTTPBIN_DIR, networkStandins, STANDINS_LABEL } from "./network-standins.js";
+import {
+  HTTPBIN_DIR,
+  httpbinCertificateCommand,
+  NETWORK_STANDINS,
+  type NetworkStandins,
+  STANDINS_LABEL,
+} from "./network-standins.js";
 import type { PythonChoice, PythonRule } from "./python-choice.js";
 
 /**
@@ -54,6 +60,8 @@ export interface EnvImageOptions {
   pipCache?: string;
   /** Resolve from the index as of this time (see resolutionCutoff); none: today's index. */
   resolvedAsOf?: string;
+  /** What stands in for the network per repository; default NETWORK_STANDINS. */
+  networkStandins?: Readonly<Record<string, NetworkStandins>>;
   onProgress?: (line: string) => void;
 }
 
@@ -104,7 +112,7 @@ export async function ensureEnvImage(
   options: EnvImageOptions = {},
 ): Promise<ImageRef> {
   const constraints = effectiveConstraints(plan, options.constraints ?? DEFAULT_BUILD_CONSTRAINTS);
-  const standins = networkStandins(plan.repo);
+  const standins = (options.networkStandins ?? NETWORK_STANDINS)[plan.repo];
   const hash = contentHash({
     kind: "loclab-swe-env",
     version: 6,
@@ -191,6 +199,7 @@ export async function ensureEnvImage(
         ? [
             "COPY httpbin-wheels /tmp/httpbin-wheels",
             `RUN env -u PIP_CONSTRAINT -u PIP_FIND_LINKS python3 -m pip install --no-index --find-links /tmp/httpbin-wheels --target ${HTTPBIN_DIR} ${standins.httpbin.requirement} && rm -rf /tmp/httpbin-wheels`,
+            ...(standins.httpbin.httpsPort ? [`RUN ${httpbinCertificateCommand(standins.httpbin)}`] : []),
           ]
         : []),
       "",

@@ -8,6 +8,7 @@ import { type BaseImage, baseRecipe, ensureBaseImage } from "./base-image.js";
 import { limiter, sharedByKey } from "./build-slots.js";
 import { type ResolvedAsOf, resolutionCutoff } from "./resolution-dates.js";
 import { ensureEnvImage } from "./env-image.js";
+import type { NetworkStandins } from "./network-standins.js";
 import { EnvironmentUnsupportedError, planEnvironment } from "./environment-plan.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { prebuiltImageName } from "./image-names.js";
@@ -96,6 +97,8 @@ export interface LocalImagesOptions {
   /** The Pythons base images are made for, by Debian suite; default PYTHON_BASES (3.9 bullseye, 3.11 bookworm). */
   pythonBases?: readonly PythonBase[];
   debianMirror?: string;
+  /** What stands in for the network per repository; default NETWORK_STANDINS (requests' httpbin and tarpit). */
+  networkStandins?: Readonly<Record<string, NetworkStandins>>;
   onProgress?: (line: string) => void;
 }
 
@@ -111,6 +114,7 @@ const LOCAL_IMAGE_SETTINGS = [
   "buildConcurrency",
   "pythonBases",
   "debianMirror",
+  "networkStandins",
 ] as const satisfies readonly (keyof LocalImageSettings)[];
 
 // Every setting is in the list: a new one that is not fails to compile here.
@@ -181,6 +185,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
             slot(() =>
               ensureEnvImage(docker, base, plan, choice, {
                 ...(options.wheelCache ? { wheelCache: options.wheelCache } : {}),
+                ...(options.networkStandins ? { networkStandins: options.networkStandins } : {}),
                 ...caches,
                 ...dated,
                 ...progress,

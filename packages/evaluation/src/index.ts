@@ -19,8 +19,12 @@ export {
   type PythonRule,
 } from "./python-choice.js";
 export {
+  HTTPBIN_CERT,
   HTTPBIN_DIR,
+  HTTPBIN_KEY,
+  httpbinCertificateCommand,
   httpbinStartScript,
+  standinEnvironment,
   NETWORK_STANDINS,
   networkStandins,
   STANDINS_LABEL,

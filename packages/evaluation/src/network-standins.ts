@@ -10,9 +10,12 @@
  * The stand-ins, per repository:
  * - `httpbin`: the httpbin application (the Python package httpbin.org runs) installed in the env
  *   image apart from the task's packages (pip --target), started in the eval container before
- *   the eval script on 127.0.0.1:80, with the names it stands for mapped to 127.0.0.1 in
- *   /etc/hosts: the eval script stays the harness's, byte for byte. https is not stood in for (a
- *   local certificate would not verify); tests that need it fail as they would offline.
+ *   the eval script on 127.0.0.1, port 80 and (https) 443, with the names it stands for mapped to
+ *   127.0.0.1 in /etc/hosts: the eval script stays the harness's, byte for byte. It speaks
+ *   HTTP/1.1, as httpbin.org's front does (werkzeug's default HTTP/1.0 closes every connection
+ *   and refuses chunked uploads with 501: two requests 0.14 tests). https uses a certificate made
+ *   in the env image for the stood-in names, trusted through REQUESTS_CA_BUNDLE in the eval
+ *   script's environment (requests reads it; the repository's own CA bundle is not touched).
  * - `tarpits`: addresses routed to the loopback device in the container's network namespace,
  *   where a connection attempt is dropped silently and times out, as on the internet (routed
  *   from the host with nsenter: the container gets no capability).
@@ -29,10 +32,16 @@ export interface HttpbinStandin {
   /** The host names mapped to 127.0.0.1. */
   hosts: readonly string[];
   port: number;
+  /** The https port; none: no https stand-in. */
+  httpsPort?: number;
 }
 
 /** Where the httpbin application is installed in the image (its own folder, not the testbed's site-packages). */
 export const HTTPBIN_DIR = "/opt/loclab/httpbin";
+
+/** The https stand-in's certificate (its own CA) and key, made in the env image. */
+export const HTTPBIN_CERT = "/opt/loclab/httpbin-tls/cert.pem";
+export const HTTPBIN_KEY = "/opt/loclab/httpbin-tls/key.pem";
 
 /** The label of an env image (inherited by its instance images) that says which stand-ins it carries. */
 export const STANDINS_LABEL = "loclab.network-standins";
@@ -40,7 +49,13 @@ export const STANDINS_LABEL = "loclab.network-standins";
 /** The stand-ins by repository (the Lite repositories whose tests need the network). */
 export const NETWORK_STANDINS: Readonly<Record<string, NetworkStandins>> = {
   "psf/requests": {
-    httpbin: { requirement: "httpbin==0.10.2", hosts: ["httpbin.org"], port: 80 },
+    // www.google.co.uk: test_auth_is_stripped_on_redirect_off_host redirects there (any page will do).
+    httpbin: {
+      requirement: "httpbin==0.10.2",
+      hosts: ["httpbin.org", "www.google.co.uk"],
+      port: 80,
+      httpsPort: 443,
+    },
     // test_requests.py's TARPIT (2.3 and later): "http://10.255.255.1".
     tarpits: ["10.255.255.1/32"],
   },
@@ -61,6 +76,41 @@ export function standinsFromLabels(labels: Record<string, string>): NetworkStand
   }
 }
 
+/** The eval script's environment for the stand-ins (the https certificate requests must trust). */
+export function standinEnvironment(standins: NetworkStandins): string[] {
+  return standins.httpbin?.httpsPort ? [`REQUESTS_CA_BUNDLE=${HTTPBIN_CERT}`] : [];
+}
+
+/** The env image's command that makes the https certificate (openssl comes with ca-certificates). */
+export function httpbinCertificateCommand(standin: HttpbinStandin): string {
+  const names = standin.hosts.map((host) => `DNS:${host}`).join(",");
+  return [
+    `mkdir -p ${HTTPBIN_CERT.replace(/\/[^/]+$/, "")}`,
+    `openssl req -x509 -newkey rsa:2048 -nodes -days 36500 -subj /CN=${standin.hosts[0]} -addext subjectAltName=${names} -keyout ${HTTPBIN_KEY} -out ${HTTPBIN_CERT}`,
+  ].join(" && ");
+}
+
+/** The server: httpbin's WSGI app on werkzeug, HTTP/1.1, one thread per connection, http and https. */
+function httpbinServer(standin: HttpbinStandin): string {
+  return [
+    "import threading",
+    "from werkzeug.serving import WSGIRequestHandler, make_server",
+    "from httpbin import app",
+    'WSGIRequestHandler.protocol_version = "HTTP/1.1"',
+    "servers = [",
+    `    make_server("127.0.0.1", ${standin.port}, app, threaded=True),`,
+    ...(standin.httpsPort
+      ? [
+          `    make_server("127.0.0.1", ${standin.httpsPort}, app, threaded=True, ssl_context=("${HTTPBIN_CERT}", "${HTTPBIN_KEY}")),`,
+        ]
+      : []),
+    "]",
+    "for server in servers[1:]:",
+    "    threading.Thread(target=server.serve_forever, daemon=True).start()",
+    "servers[0].serve_forever()",
+  ].join("\n");
+}
+
 /**
  * The shell script that starts the httpbin stand-in in a running container and waits until it
  * answers (or says why not, with its log, and exits 1). The server runs detached from the exec
@@ -68,12 +118,16 @@ export function standinsFromLabels(labels: Record<string, string>): NetworkStand
  */
 export function httpbinStartScript(standin: HttpbinStandin): string {
   const hosts = standin.hosts.join(" ");
+  // The server's imports come from HTTPBIN_DIR (PYTHONPATH, ahead of the testbed's site-packages).
   return [
     "set -u",
-    `grep -q ' ${standin.hosts[0]}$' /etc/hosts || echo '127.0.0.1 ${hosts}' >> /etc/hosts`,
-    `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup python3 -m httpbin.core --host 127.0.0.1 --port ${standin.port} > /tmp/loclab-httpbin.log 2>&1 &`,
+    `grep -qx '127.0.0.1 ${hosts}' /etc/hosts || echo '127.0.0.1 ${hosts}' >> /etc/hosts`,
+    "cat > /tmp/loclab-httpbin.py <<'LOCLAB_HTTPBIN'",
+    httpbinServer(standin),
+    "LOCLAB_HTTPBIN",
+    `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup python3 /tmp/loclab-httpbin.py > /tmp/loclab-httpbin.log 2>&1 &`,
     // Polls for at most 60 s: the server imports Flask and answers within a second or two.
-    `for i in $(seq 1 120); do python3 -c 'import socket; socket.create_connection(("127.0.0.1", ${standin.port}), 1).close()' 2>/dev/null && exit 0; sleep 0.5; done`,
+    `for i in $(seq 1 120); do python3 -c 'import socket; [socket.create_connection(("127.0.0.1", port), 1).close() for port in (${[standin.port, standin.httpsPort].filter(Boolean).join(", ")},)]' 2>/dev/null && exit 0; sleep 0.5; done`,
     "echo 'httpbin did not start:'; cat /tmp/loclab-httpbin.log; exit 1",
     "",
   ].join("\n");

@@ -3,8 +3,8 @@
  * from Debian suites, each shipping one CPython; the machines loclab targets reach Debian's
  * archive and the Python package index, and neither serves CPython 3.6, 3.7, 3.8 or 3.10 (no
  * Debian suite the archive still serves has them; the portable builds on the index download
- * their interpreters from GitHub). So a spec asking for one of those gets the nearest Python
- * the archive has, and says so: in the image's labels, in every outcome and summary.
+ * their interpreters from GitHub). So a spec asking for one of those gets the nearest newer
+ * Python the archive has, and says so: in the image's labels, in every outcome and summary.
  */
 
 /** A Debian suite and the CPython (major.minor) it ships as python3. */
@@ -21,13 +21,14 @@ export const PYTHON_BASES: readonly PythonBase[] = [
 
 /**
  * - `exact`: a suite ships the requested minor version.
- * - `nearest-newer` / `nearest-older`: the shipped version fewest minor versions away
- *   (3.6, 3.7, 3.8 → 3.9; 3.12 → 3.11). On a tie the older one (3.10 → 3.9, not 3.11): the
- *   packages a spec pins were released for the Python it asks for and the ones before it, so
- *   they ship wheels for the older neighbour and often none for the newer (xarray 0.12 pins
- *   numpy 1.23.0: wheels for 3.8–3.10, none for 3.11), and a newer Python removes APIs the
- *   code of the time uses (3.11 `inspect.formatargspec`), while code that supports 3.10 of
- *   that time mostly still supports 3.9.
+ * - `nearest-newer`: the oldest shipped version newer than the request. Newer rather than older
+ *   because code pinned for an older Python mostly runs on the next ones until an API is removed
+ *   (3.10 removed the `collections` ABC aliases, 3.11 `inspect.formatargspec`, 3.12 distutils),
+ *   and the nearest newer one has removed the least. Tried and measured for 3.10, the older
+ *   neighbour (3.9) is worse: the harness's cached xarray environments (Python 3.10) pin
+ *   packages that require 3.10 or later (bokeh 3.5.2), where 3.11 only lacks wheels for a few
+ *   pins (numpy 1.23.0), which are built from their sdists.
+ * - `nearest-older`: nothing newer is shipped; the newest older one.
  */
 export type PythonRule = "exact" | "nearest-newer" | "nearest-older";
 
@@ -66,11 +67,9 @@ export function choosePython(requested: string, bases: readonly PythonBase[] = P
     );
   const exact = sameMajor.find((entry) => entry.version[1] === wanted[1]);
   if (exact) return { ...exact.base, requested, rule: "exact" };
-  // Sorted oldest first, so on equal distance the older one is found first and kept.
-  let nearest = sameMajor[0]!;
-  for (const entry of sameMajor)
-    if (Math.abs(entry.version[1] - wanted[1]) < Math.abs(nearest.version[1] - wanted[1])) nearest = entry;
-  return { ...nearest.base, requested, rule: nearest.version[1] > wanted[1] ? "nearest-newer" : "nearest-older" };
+  const newer = sameMajor.find((entry) => entry.version[1] > wanted[1]);
+  if (newer) return { ...newer.base, requested, rule: "nearest-newer" };
+  return { ...sameMajor[sameMajor.length - 1]!.base, requested, rule: "nearest-older" };
 }
 
 /** "3.9 (exact)", "3.9 for 3.6 (nearest-newer)": how reports name the choice. */

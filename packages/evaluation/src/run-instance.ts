@@ -74,9 +74,12 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     await container.start();
     input.onContainer?.(container);
     const standins = standinsFromLabels(input.image.labels);
+    let evalEnv: string[] = [];
     if (standins) {
       try {
-        result.standins = await startStandins(container, standins);
+        const started = await startStandins(container, standins);
+        result.standins = started.started;
+        evalEnv = started.env;
       } catch (error) {
         if (!(error instanceof InfraFailure)) throw error;
         result.infra = error;
@@ -99,7 +102,10 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     await container.putArchive(await tarArchive([{ name: "eval.sh", content: input.evalScript, mode: 0o755 }]), {
       path: "/",
     });
-    const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], { timeoutMs: input.timeoutMs });
+    const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], {
+      timeoutMs: input.timeoutMs,
+      ...(evalEnv.length > 0 ? { env: evalEnv } : {}),
+    });
     result.testOutput = run.output;
     if (run.timedOut) {
       result.testOutput += `\n\nTimeout error: ${Math.round(input.timeoutMs / 1000)} seconds exceeded.`;

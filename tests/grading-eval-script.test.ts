@@ -6,6 +6,7 @@ import {
   evalScript,
   harnessSpec,
   modifiedFiles,
+  newFiles,
   requirementsText,
   testCommand,
   testDirectives,
@@ -38,6 +39,7 @@ describe(`eval.sh equals the official harness's (swebench ${reference.harness.ve
         ...(spec.eval_commands ? { evalCommands: spec.eval_commands } : {}),
         ...(spec.install ? { install: spec.install } : {}),
         recordExitCode: false,
+        testReset: "checkout",
       });
       const expected = reference.scripts[instance.instance_id];
       if (!expected || createHash("sha256").update(script).digest("hex") !== expected.sha256)
@@ -68,6 +70,54 @@ describe(`eval.sh equals the official harness's (swebench ${reference.harness.ve
   });
 });
 
+// The harness since SWE-bench #539 (f7bbbb2, March 2026): modified test files checked out, new
+// ones removed with `rm -f`, no bare `git checkout <base>` (which reset the whole tree when a test
+// patch only adds files). Its description names sphinx-doc__sphinx-8595 (in Lite) as the case.
+describe("the test-file reset of the harness since #539 (the default)", async () => {
+  const { instances } = await loadBenchmark("lite");
+  const scripts = (testReset: "separate" | "checkout") =>
+    instances.map((instance) => {
+      const spec = harnessSpec(instance.repo, instance.version);
+      return evalScript({
+        repo: instance.repo,
+        baseCommit: instance.base_commit,
+        testPatch: instance.test_patch!,
+        testCmd: testCommand(spec),
+        activate: CONDA_ACTIVATE,
+        ...(spec.install ? { install: spec.install } : {}),
+        testReset,
+      });
+    });
+
+  it("sphinx-8595, whose test patch only adds files: `rm -f` of those files, before and after the tests, and no bare checkout", () => {
+    const index = instances.findIndex((row) => row.instance_id === "sphinx-doc__sphinx-8595");
+    const lines = scripts("separate")[index]!.split("\n");
+    const base = instances[index]!.base_commit;
+    expect(lines.filter((line) => line.startsWith("git checkout "))).toEqual([]);
+    expect(lines.filter((line) => line.startsWith("rm -f "))).toEqual([
+      "rm -f tests/roots/test-ext-autodoc/target/empty_all.py tests/test_ext_autodoc_automodule.py",
+      "rm -f tests/roots/test-ext-autodoc/target/empty_all.py tests/test_ext_autodoc_automodule.py",
+    ]);
+    // swebench 4.1.0's script has the bare checkout instead.
+    expect(scripts("checkout")[index]!.split("\n")).toContain(`git checkout ${base} `);
+  });
+
+  it("every other Lite script: the same bytes where the test patch adds no file, one `rm -f` more after each checkout where it does", () => {
+    const separate = scripts("separate");
+    const checkout = scripts("checkout");
+    let withNew = 0;
+    instances.forEach((instance, index) => {
+      const created = newFiles(instance.test_patch!);
+      if (created.length === 0) return expect(separate[index]).toBe(checkout[index]);
+      withNew += 1;
+      if (modifiedFiles(instance.test_patch!).length === 0) return;
+      const reset = `git checkout ${instance.base_commit} ${modifiedFiles(instance.test_patch!).join(" ")}`;
+      expect(separate[index]).toBe(checkout[index]!.replaceAll(`${reset}\n`, `${reset}\nrm -f ${created.join(" ")}\n`));
+    });
+    expect(withNew).toBeGreaterThan(1);
+  });
+});
+
 describe("test directives and reset files", () => {
   it("django's module form; data files dropped; new files are not reset", () => {
     const patch = [
@@ -88,6 +138,7 @@ describe("test directives and reset files", () => {
     expect(testDirectives("django/django", patch)).toEqual(["auth_tests.test_validators"]);
     expect(testDirectives("psf/requests", patch)).toEqual(["tests/auth_tests/test_validators.py"]);
     expect(modifiedFiles(patch)).toEqual(["tests/auth_tests/test_validators.py"]);
+    expect(newFiles(patch)).toEqual(["tests/auth_tests/data.json"]);
   });
 
   it("requirements files as the harness reads them: -r inlined first, -e . and comments dropped, yanked packages replaced", () => {

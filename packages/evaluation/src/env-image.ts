@@ -115,7 +115,7 @@ export async function ensureEnvImage(
   const standins = (options.networkStandins ?? NETWORK_STANDINS)[plan.repo];
   const hash = contentHash({
     kind: "loclab-swe-env",
-    version: 6,
+    version: 7,
     base: base.image.id,
     stages: plan.stages,
     constraints,
@@ -183,6 +183,8 @@ export async function ensureEnvImage(
       entries.push("httpbin-wheels");
     }
     const count = (await readdir(join(context, "wheels"))).filter((file) => file.endsWith(".whl")).length;
+    // planEnvironment adds the build requirements last, with their source, when there are any.
+    const buildStage = plan.sources.at(-1) === "build-system" ? plan.stages.length - 1 : -1;
     const dockerfile = [
       `FROM ${base.image.name}`,
       "COPY wheels /opt/loclab/wheels",
@@ -191,9 +193,14 @@ export async function ensureEnvImage(
       `RUN python3 /opt/loclab/wheels/$(cd /opt/loclab/wheels && ls pip-*.whl | sort -V | tail -n 1)/pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade pip`,
       `ENV PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
-      ...plan.stages.map(
-        (_, index) =>
-          `RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`,
+      // The build requirements are wheels only, for the isolated builds of the instance's
+      // install: the harness never installs them into the environment, and installing them
+      // moved its pins (astropy's oldest-supported-numpy took numpy 1.25.2 down to 1.19.3, and
+      // the repository's install then up to 2.0.2, against which the env's extensions fail).
+      ...plan.stages.flatMap((_, index) =>
+        index === buildStage
+          ? []
+          : [`RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`],
       ),
       ...(standins?.httpbin
         ? [

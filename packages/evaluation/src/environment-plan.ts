@@ -63,7 +63,8 @@ export interface PlanEnvironmentInput {
  * environment file, both translated by `translateCondaEnvironment` (renamed, dropped and assumed
  * names kept in `conda`), or the repository's requirements file, read and cleaned as the harness
  * does — then `pip_packages`; last the repository's own build requirements (pyproject's
- * `[build-system] requires`), so that `pip install -e .` works offline without build isolation.
+ * `[build-system] requires`), made into wheels only (never installed into the environment, as the
+ * harness does not), so that the isolated build of `pip install -e .` finds them offline.
  */
 export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
   const { spec } = input;

@@ -1,5 +1,5 @@
 import { END_TEST_OUTPUT, START_TEST_OUTPUT } from "./logs-eval.js";
-import { modifiedFiles, testDirectives } from "./test-directives.js";
+import { modifiedFiles, newFiles, testDirectives } from "./test-directives.js";
 
 export const HEREDOC_DELIMITER = "EOF_114329324912";
 
@@ -19,6 +19,15 @@ export interface EvalScriptInput {
   repoDirectory?: string;
   /** Record the test command's exit code after the end marker (default true; false gives the harness's script byte for byte). */
   recordExitCode?: boolean;
+  /**
+   * How the test files are reset: `separate` (default; the harness since SWE-bench #539, March
+   * 2026) checks out the modified ones and removes the new ones (`rm -f`); `checkout` is swebench
+   * 4.1.0's single `git checkout <base> <modified files>`, which for a test patch that only adds
+   * files is a bare `git checkout <base>`: it moves HEAD off the harness's setup commit and
+   * undoes the setup's changes (sphinx's `-rA` in tox.ini: the gold patch of
+   * sphinx-doc__sphinx-8595 never resolved).
+   */
+  testReset?: "separate" | "checkout";
 }
 
 /**
@@ -32,10 +41,15 @@ export interface EvalScriptInput {
 export function evalScript(input: EvalScriptInput): string {
   const directory = input.repoDirectory ?? "/testbed";
   const record = input.recordExitCode ?? true;
-  const files = modifiedFiles(input.testPatch);
-  // As the harness writes it even when the test patch only adds files: `git checkout <base> `
-  // then moves HEAD to the base commit itself (kept for result-for-result compatibility).
-  const reset = `git checkout ${input.baseCommit} ${files.join(" ")}`;
+  const modified = modifiedFiles(input.testPatch);
+  const created = newFiles(input.testPatch);
+  const reset =
+    (input.testReset ?? "separate") === "checkout"
+      ? [`git checkout ${input.baseCommit} ${modified.join(" ")}`]
+      : [
+          ...(modified.length > 0 ? [`git checkout ${input.baseCommit} ${modified.join(" ")}`] : []),
+          ...(created.length > 0 ? [`rm -f ${created.join(" ")}`] : []),
+        ];
   const testCommand = [input.testCmd, ...testDirectives(input.repo, input.testPatch)].join(" ");
   const lines = [
     "#!/bin/bash",
@@ -50,14 +64,14 @@ export function evalScript(input: EvalScriptInput): string {
     `git -c core.fileMode=false diff ${input.baseCommit}`,
     ...input.activate,
     ...(input.install ? [input.install] : []),
-    reset,
+    ...reset,
     `git apply -v - <<'${HEREDOC_DELIMITER}'\n${input.testPatch}\n${HEREDOC_DELIMITER}`,
     `: '${START_TEST_OUTPUT}'`,
     testCommand,
     ...(record ? ["LOCLAB_TEST_EXIT_CODE=$?"] : []),
     `: '${END_TEST_OUTPUT}'`,
     ...(record ? ['echo ">>>>> Test Exit Code: $LOCLAB_TEST_EXIT_CODE"'] : []),
-    reset,
+    ...reset,
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -38,7 +38,7 @@ export {
   type TestsStatus,
 } from "./tests-report.js";
 export { gradeLog, type Grade, type GradeInput, type InstanceReport } from "./eval-report.js";
-export { modifiedFiles, NON_TEST_SUFFIXES, testDirectives } from "./test-directives.js";
+export { modifiedFiles, newFiles, NON_TEST_SUFFIXES, testDirectives } from "./test-directives.js";
 export { CONDA_ACTIVATE, evalScript, HEREDOC_DELIMITER, type EvalScriptInput } from "./eval-script.js";
 export type { HarnessSpec, HarnessSpecsData } from "./harness-spec-types.js";
 export {

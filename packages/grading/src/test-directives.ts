@@ -31,9 +31,16 @@ export function testDirectives(repo: string, testPatch: string): string[] {
   });
 }
 
+/** The files the test patch creates (`get_new_files`, harness #539): removed before and after the tests. */
+export function newFiles(patch: string): string[] {
+  return parsePatch(patch)
+    .filter((file) => file.oldPath === null && file.newPath !== null)
+    .map((file) => file.newPath as string);
+}
+
 /**
  * The files the test patch changes that exist before it (`get_modified_files`): they are reset
- * to the base commit before and after the tests; files the patch creates are not.
+ * to the base commit before and after the tests.
  */
 export function modifiedFiles(patch: string): string[] {
   return parsePatch(patch)

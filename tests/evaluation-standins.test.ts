@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Network stand-ins on a real Docker engine. A fixture repository whose tests need what
 // requests' tests need from the internet: http://httpbin.org answering (over HTTP/1.1, keeping
-// the connection alive), https://httpbin.org answering with a certificate the eval script's
-// REQUESTS_CA_BUNDLE trusts, and a connection to 10.255.255.1 that times out rather than
-// failing at once. The eval container has no network;
+// the connection alive), https://httpbin.org answering with a certificate trusted even by a
+// context given another bundle (requests verifies against its own), and a connection to
+// 10.255.255.1 that times out rather than failing at once. The eval container has no network;
 // with the stand-ins (httpbin in the env image, started on 127.0.0.1:80; the tarpit routed to
 // lo) the gold patch resolves, without them the same task does not.
 const REPO = "loclab-fixtures/net";
@@ -64,7 +64,7 @@ const BASE_FILES = {
     "",
     "",
     "def test_https():",
-    '    context = ssl.create_default_context(cafile=os.environ["REQUESTS_CA_BUNDLE"])',
+    '    context = ssl.create_default_context(cafile="/etc/ssl/certs/ca-certificates.crt")',
     '    with urllib.request.urlopen("https://httpbin.org/status/200", timeout=30, context=context) as response:',
     "        assert response.status == 200",
     "",
@@ -135,7 +135,6 @@ describe("network stand-ins", () => {
     );
     expect(log).toContain("network stand-in: tarpit 10.255.255.1/32 routed to lo");
     expect(log).toContain("network stand-in: httpbin on 127.0.0.1:80 and :443 for httpbin.org");
-    expect(log).toContain("network stand-in: eval script environment: REQUESTS_CA_BUNDLE=");
     const { docker } = await connectDocker({});
     const image = await findImage(docker, outcome.image!.name);
     expect(JSON.parse(image!.labels["loclab.network-standins"]!)).toEqual(STANDINS[REPO]);

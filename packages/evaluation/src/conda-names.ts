@@ -42,6 +42,7 @@ export const CONDA_ONLY: Readonly<Record<string, string>> = {
   cdms2: "conda-only (CDAT), not on the Python package index",
   cdat_info: "conda-only (CDAT), not on the Python package index",
   cdtime: "conda-only (CDAT), not on the Python package index",
+  libcf: "conda-only (CDAT's CF library with its Python module), not on the Python package index",
   distarray: "conda-only (CDAT's), not on the Python package index",
   esmpy: "conda-only (ESMF's Python bindings need the ESMF library)",
   esmf: "a Fortran library",

@@ -14,6 +14,7 @@ import { findImage, type ImageRef } from "./image-ref.js";
 import {
   HTTPBIN_DIR,
   httpbinCertificateCommand,
+  HTTPBIN_TRUST_MODULE,
   NETWORK_STANDINS,
   type NetworkStandins,
   STANDINS_LABEL,
@@ -115,7 +116,7 @@ export async function ensureEnvImage(
   const standins = (options.networkStandins ?? NETWORK_STANDINS)[plan.repo];
   const hash = contentHash({
     kind: "loclab-swe-env",
-    version: 7,
+    version: 8,
     base: base.image.id,
     stages: plan.stages,
     constraints,
@@ -180,7 +181,8 @@ export async function ensureEnvImage(
     const entries = ["Dockerfile", "wheels"];
     if (standins?.httpbin) {
       await rename(join(context, "wheels", "httpbin"), join(context, "httpbin-wheels"));
-      entries.push("httpbin-wheels");
+      await writeFile(join(context, "loclab_standin_ca.py"), HTTPBIN_TRUST_MODULE);
+      entries.push("httpbin-wheels", "loclab_standin_ca.py");
     }
     const count = (await readdir(join(context, "wheels"))).filter((file) => file.endsWith(".whl")).length;
     // planEnvironment adds the build requirements last, with their source, when there are any.
@@ -206,7 +208,9 @@ export async function ensureEnvImage(
         ? [
             "COPY httpbin-wheels /tmp/httpbin-wheels",
             `RUN env -u PIP_CONSTRAINT -u PIP_FIND_LINKS python3 -m pip install --no-index --find-links /tmp/httpbin-wheels --target ${HTTPBIN_DIR} ${standins.httpbin.requirement} && rm -rf /tmp/httpbin-wheels`,
-            ...(standins.httpbin.httpsPort ? [`RUN ${httpbinCertificateCommand(standins.httpbin)}`] : []),
+            ...(standins.httpbin.httpsPort
+              ? ["COPY loclab_standin_ca.py /tmp/", `RUN ${httpbinCertificateCommand(standins.httpbin)}`]
+              : []),
           ]
         : []),
       "",

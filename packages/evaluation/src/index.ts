@@ -24,7 +24,7 @@ export {
   HTTPBIN_KEY,
   httpbinCertificateCommand,
   httpbinStartScript,
-  standinEnvironment,
+  HTTPBIN_TRUST_MODULE,
   NETWORK_STANDINS,
   networkStandins,
   STANDINS_LABEL,

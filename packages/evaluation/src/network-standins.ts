@@ -13,9 +13,12 @@
  *   the eval script on 127.0.0.1, port 80 and (https) 443, with the names it stands for mapped to
  *   127.0.0.1 in /etc/hosts: the eval script stays the harness's, byte for byte. It speaks
  *   HTTP/1.1, as httpbin.org's front does (werkzeug's default HTTP/1.0 closes every connection
- *   and refuses chunked uploads with 501: two requests 0.14 tests). https uses a certificate made
- *   in the env image for the stood-in names, trusted through REQUESTS_CA_BUNDLE in the eval
- *   script's environment (requests reads it; the repository's own CA bundle is not touched).
+ *   and refuses chunked uploads with 501). https uses a certificate made in the env image for
+ *   the stood-in names, trusted as the real one is, by every certificate bundle: requests
+ *   verifies against its own vendored bundle (requests/cacert.pem, part of the repository under
+ *   test, not to be touched) and some tests send prepared requests that no environment variable
+ *   reaches, so the image's Python adds the stand-in's certificate wherever a context loads
+ *   certificates (HTTPBIN_TRUST_MODULE, imported at start-up by a .pth file).
  * - `tarpits`: addresses routed to the loopback device in the container's network namespace,
  *   where a connection attempt is dropped silently and times out, as on the internet (routed
  *   from the host with nsenter: the container gets no capability).
@@ -76,17 +79,49 @@ export function standinsFromLabels(labels: Record<string, string>): NetworkStand
   }
 }
 
-/** The eval script's environment for the stand-ins (the https certificate requests must trust). */
-export function standinEnvironment(standins: NetworkStandins): string[] {
-  return standins.httpbin?.httpsPort ? [`REQUESTS_CA_BUNDLE=${HTTPBIN_CERT}`] : [];
-}
+/**
+ * The module that makes the image's Python trust the https stand-in's certificate wherever
+ * certificates are loaded (a given CA file, the default store), imported at start-up by
+ * `loclab_standin_ca.pth` in site-packages.
+ */
+export const HTTPBIN_TRUST_MODULE = [
+  "# loclab: the network stand-in's https certificate is trusted wherever certificates are loaded,",
+  "# as the real site's is by every bundle (see network-standins.ts in loclab's evaluation package).",
+  "import ssl",
+  "",
+  `_STANDIN_CA = "${HTTPBIN_CERT}"`,
+  "_load_verify_locations = ssl.SSLContext.load_verify_locations",
+  "_load_default_certs = ssl.SSLContext.load_default_certs",
+  "",
+  "",
+  "def _with_standin(self, cafile=None, capath=None, cadata=None):",
+  "    _load_verify_locations(self, cafile, capath, cadata)",
+  "    _load_verify_locations(self, _STANDIN_CA)",
+  "",
+  "",
+  "def _default_with_standin(self, purpose=ssl.Purpose.SERVER_AUTH):",
+  "    _load_default_certs(self, purpose)",
+  "    _load_verify_locations(self, _STANDIN_CA)",
+  "",
+  "",
+  "ssl.SSLContext.load_verify_locations = _with_standin",
+  "ssl.SSLContext.load_default_certs = _default_with_standin",
+  "",
+].join("\n");
 
-/** The env image's command that makes the https certificate (openssl comes with ca-certificates). */
+/**
+ * The env image's command that makes the https certificate (openssl comes with ca-certificates)
+ * and installs the trust module (given as /tmp/loclab_standin_ca.py) into site-packages.
+ */
 export function httpbinCertificateCommand(standin: HttpbinStandin): string {
   const names = standin.hosts.map((host) => `DNS:${host}`).join(",");
   return [
     `mkdir -p ${HTTPBIN_CERT.replace(/\/[^/]+$/, "")}`,
     `openssl req -x509 -newkey rsa:2048 -nodes -days 36500 -subj /CN=${standin.hosts[0]} -addext subjectAltName=${names} -keyout ${HTTPBIN_KEY} -out ${HTTPBIN_CERT}`,
+    `site=$(python3 -c 'import site; print(site.getsitepackages()[0])')`,
+    `mkdir -p "$site"`,
+    `mv /tmp/loclab_standin_ca.py "$site/"`,
+    `echo 'import loclab_standin_ca' > "$site/loclab_standin_ca.pth"`,
   ].join(" && ");
 }
 

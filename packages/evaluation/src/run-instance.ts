@@ -74,12 +74,9 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     await container.start();
     input.onContainer?.(container);
     const standins = standinsFromLabels(input.image.labels);
-    let evalEnv: string[] = [];
     if (standins) {
       try {
-        const started = await startStandins(container, standins);
-        result.standins = started.started;
-        evalEnv = started.env;
+        result.standins = await startStandins(container, standins);
       } catch (error) {
         if (!(error instanceof InfraFailure)) throw error;
         result.infra = error;
@@ -102,10 +99,7 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     await container.putArchive(await tarArchive([{ name: "eval.sh", content: input.evalScript, mode: 0o755 }]), {
       path: "/",
     });
-    const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], {
-      timeoutMs: input.timeoutMs,
-      ...(evalEnv.length > 0 ? { env: evalEnv } : {}),
-    });
+    const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], { timeoutMs: input.timeoutMs });
     result.testOutput = run.output;
     if (run.timedOut) {
       result.testOutput += `\n\nTimeout error: ${Math.round(input.timeoutMs / 1000)} seconds exceeded.`;

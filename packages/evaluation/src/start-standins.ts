@@ -2,19 +2,16 @@ import { spawnSync } from "node:child_process";
 import type Docker from "dockerode";
 import { execInContainer } from "@loclab/docker";
 import { InfraFailure } from "./infra-failure.js";
-import { httpbinStartScript, type NetworkStandins, standinEnvironment } from "./network-standins.js";
+import { httpbinStartScript, type NetworkStandins } from "./network-standins.js";
 
 /**
  * Starts an eval container's network stand-ins (see network-standins.ts) before its eval
  * script: the tarpit routes, added in the container's network namespace from the host (nsenter
  * into the container's process: the engine must run on this host, as root), then the httpbin
- * server. Returns what it did, for the run log, and the eval script's environment, or throws an InfraFailure
+ * server. Returns what it did, for the run log, or throws an InfraFailure
  * (`network-standin-failed`): a run without them says nothing about the patch.
  */
-export async function startStandins(
-  container: Docker.Container,
-  standins: NetworkStandins,
-): Promise<{ started: string[]; env: string[] }> {
+export async function startStandins(container: Docker.Container, standins: NetworkStandins): Promise<string[]> {
   const done: string[] = [];
   if (standins.tarpits?.length) {
     const pid = (await container.inspect()).State.Pid;
@@ -42,7 +39,5 @@ export async function startStandins(
     const ports = [standins.httpbin.port, standins.httpbin.httpsPort].filter((port) => port !== undefined);
     done.push(`httpbin on 127.0.0.1:${ports.join(" and :")} for ${standins.httpbin.hosts.join(", ")}`);
   }
-  const env = standinEnvironment(standins);
-  if (env.length > 0) done.push(`eval script environment: ${env.join(" ")}`);
-  return { started: done, env };
+  return done;
 }

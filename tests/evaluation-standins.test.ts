@@ -30,7 +30,12 @@ const SPEC: HarnessSpec = {
 };
 const STANDINS: Record<string, NetworkStandins> = {
   [REPO]: {
-    httpbin: { requirement: "httpbin==0.10.2", hosts: ["httpbin.org"], port: 80, httpsPort: 443 },
+    httpbin: {
+      requirements: ["httpbin==0.10.2", "gunicorn==23.0.0"],
+      hosts: ["httpbin.org"],
+      port: 80,
+      httpsPort: 443,
+    },
     tarpits: ["10.255.255.1/32"],
   },
 };
@@ -60,7 +65,7 @@ const BASE_FILES = {
     '        connection.request("GET", "/get")',
     "        response = connection.getresponse()",
     "        response.read()",
-    '        assert response.version == 11 and response.getheader("Connection", "").lower() != "close"',
+    '        assert response.version == 11 and response.getheader("Connection", "").lower() == "keep-alive"',
     "",
     "",
     "def test_https():",

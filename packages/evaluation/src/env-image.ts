@@ -167,9 +167,9 @@ export async function ensureEnvImage(
         builder: base.builder,
         wheels: httpbinWheels,
         pipCache: pip.pipCache,
-        args: [standins.httpbin.requirement],
+        args: [...standins.httpbin.requirements],
         image: name,
-        what: `pip wheel of the httpbin stand-in (${standins.httpbin.requirement})`,
+        what: `pip wheel of the httpbin stand-in (${standins.httpbin.requirements.join(" ")})`,
       });
     }
     await writeFile(join(wheels, ".complete"), "");
@@ -207,7 +207,7 @@ export async function ensureEnvImage(
       ...(standins?.httpbin
         ? [
             "COPY httpbin-wheels /tmp/httpbin-wheels",
-            `RUN env -u PIP_CONSTRAINT -u PIP_FIND_LINKS python3 -m pip install --no-index --find-links /tmp/httpbin-wheels --target ${HTTPBIN_DIR} ${standins.httpbin.requirement} && rm -rf /tmp/httpbin-wheels`,
+            `RUN env -u PIP_CONSTRAINT -u PIP_FIND_LINKS python3 -m pip install --no-index --find-links /tmp/httpbin-wheels --target ${HTTPBIN_DIR} ${standins.httpbin.requirements.join(" ")} && rm -rf /tmp/httpbin-wheels`,
             ...(standins.httpbin.httpsPort
               ? ["COPY loclab_standin_ca.py /tmp/", `RUN ${httpbinCertificateCommand(standins.httpbin)}`]
               : []),

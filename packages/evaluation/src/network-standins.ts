@@ -11,9 +11,11 @@
  * - `httpbin`: the httpbin application (the Python package httpbin.org runs) installed in the env
  *   image apart from the task's packages (pip --target), started in the eval container before
  *   the eval script on 127.0.0.1, port 80 and (https) 443, with the names it stands for mapped to
- *   127.0.0.1 in /etc/hosts: the eval script stays the harness's, byte for byte. It speaks
- *   HTTP/1.1, as httpbin.org's front does (werkzeug's default HTTP/1.0 closes every connection
- *   and refuses chunked uploads with 501). https uses a certificate made in the env image for
+ *   127.0.0.1 in /etc/hosts: the eval script stays the harness's, byte for byte. It is served
+ *   as httpbin.org serves it, by gunicorn (httpbin's own image runs it so), with threads and
+ *   keep-alive: werkzeug's development server closes every connection (requests 0.14 tests
+ *   `Connection: keep-alive`), and httpbin accepts chunked uploads only under gunicorn (501
+ *   otherwise). https uses a certificate made in the env image for
  *   the stood-in names, trusted as the real one is, by every certificate bundle: requests
  *   verifies against its own vendored bundle (requests/cacert.pem, part of the repository under
  *   test, not to be touched) and some tests send prepared requests that no environment variable
@@ -30,8 +32,8 @@ export interface NetworkStandins {
 }
 
 export interface HttpbinStandin {
-  /** The pip requirement of the application (pinned: the stand-in is part of the env image's hash). */
-  requirement: string;
+  /** The pip requirements of the application and its server (pinned: the stand-in is part of the env image's hash). */
+  requirements: readonly string[];
   /** The host names mapped to 127.0.0.1. */
   hosts: readonly string[];
   port: number;
@@ -54,7 +56,7 @@ export const NETWORK_STANDINS: Readonly<Record<string, NetworkStandins>> = {
   "psf/requests": {
     // www.google.co.uk: test_auth_is_stripped_on_redirect_off_host redirects there (any page will do).
     httpbin: {
-      requirement: "httpbin==0.10.2",
+      requirements: ["httpbin==0.10.2", "gunicorn==23.0.0"],
       hosts: ["httpbin.org", "www.google.co.uk"],
       port: 80,
       httpsPort: 443,
@@ -125,27 +127,6 @@ export function httpbinCertificateCommand(standin: HttpbinStandin): string {
   ].join(" && ");
 }
 
-/** The server: httpbin's WSGI app on werkzeug, HTTP/1.1, one thread per connection, http and https. */
-function httpbinServer(standin: HttpbinStandin): string {
-  return [
-    "import threading",
-    "from werkzeug.serving import WSGIRequestHandler, make_server",
-    "from httpbin import app",
-    'WSGIRequestHandler.protocol_version = "HTTP/1.1"',
-    "servers = [",
-    `    make_server("127.0.0.1", ${standin.port}, app, threaded=True),`,
-    ...(standin.httpsPort
-      ? [
-          `    make_server("127.0.0.1", ${standin.httpsPort}, app, threaded=True, ssl_context=("${HTTPBIN_CERT}", "${HTTPBIN_KEY}")),`,
-        ]
-      : []),
-    "]",
-    "for server in servers[1:]:",
-    "    threading.Thread(target=server.serve_forever, daemon=True).start()",
-    "servers[0].serve_forever()",
-  ].join("\n");
-}
-
 /**
  * The shell script that starts the httpbin stand-in in a running container and waits until it
  * answers (or says why not, with its log, and exits 1). The server runs detached from the exec
@@ -153,17 +134,25 @@ function httpbinServer(standin: HttpbinStandin): string {
  */
 export function httpbinStartScript(standin: HttpbinStandin): string {
   const hosts = standin.hosts.join(" ");
-  // The server's imports come from HTTPBIN_DIR (PYTHONPATH, ahead of the testbed's site-packages).
+  // The servers' imports come from HTTPBIN_DIR (PYTHONPATH, ahead of the testbed's site-packages).
+  // Threads: a test holds one for ten seconds (/delay/10) while others go on.
+  const gunicorn = (port: number, tls = "") =>
+    `python3 -m gunicorn --worker-class gthread --threads 8 --keep-alive 5 ${tls} --bind 127.0.0.1:${port} httpbin:app`.replace(
+      "  ",
+      " ",
+    );
   return [
     "set -u",
     `grep -qx '127.0.0.1 ${hosts}' /etc/hosts || echo '127.0.0.1 ${hosts}' >> /etc/hosts`,
-    "cat > /tmp/loclab-httpbin.py <<'LOCLAB_HTTPBIN'",
-    httpbinServer(standin),
-    "LOCLAB_HTTPBIN",
-    `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup python3 /tmp/loclab-httpbin.py > /tmp/loclab-httpbin.log 2>&1 &`,
+    `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup ${gunicorn(standin.port)} > /tmp/loclab-httpbin.log 2>&1 &`,
+    ...(standin.httpsPort
+      ? [
+          `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup ${gunicorn(standin.httpsPort, `--certfile ${HTTPBIN_CERT} --keyfile ${HTTPBIN_KEY}`)} > /tmp/loclab-httpbins.log 2>&1 &`,
+        ]
+      : []),
     // Polls for at most 60 s: the server imports Flask and answers within a second or two.
     `for i in $(seq 1 120); do python3 -c 'import socket; [socket.create_connection(("127.0.0.1", port), 1).close() for port in (${[standin.port, standin.httpsPort].filter(Boolean).join(", ")},)]' 2>/dev/null && exit 0; sleep 0.5; done`,
-    "echo 'httpbin did not start:'; cat /tmp/loclab-httpbin.log; exit 1",
+    "echo 'httpbin did not start:'; cat /tmp/loclab-httpbin*.log; exit 1",
     "",
   ].join("\n");
 }

@@ -136,7 +136,7 @@ describe("loclab evaluate grade", () => {
 });
 
 describe("loclab evaluate", () => {
-  it("checks before any work: missing options, local images without mirrors, a dead engine; nothing is written", async () => {
+  it("checks before any work: missing options, local images without mirrors, a bad --resolved-as-of, a dead engine; nothing is written", async () => {
     expect((await loclab(["evaluate", "-b", "lite", "--run-id", "x"])).stderr).toMatch(/--predictions is required/);
     const noRepos = await loclab([
       "evaluate",
@@ -155,6 +155,26 @@ describe("loclab evaluate", () => {
     ]);
     expect(noRepos.exitCode).toBe(1);
     expect(noRepos.stderr).toMatch(/--images local builds images from mirrors: give --repos DIR/);
+    const badDate = await loclab([
+      "evaluate",
+      "--predictions",
+      join(root, "preds.jsonl"),
+      "-b",
+      join(root, "calc.jsonl"),
+      "--run-id",
+      "x",
+      "--repos",
+      fixture.mirrors,
+      "--resolved-as-of",
+      "yesterday",
+      "--specs",
+      join(root, "specs.json"),
+      "--out",
+      join(root, "out-d"),
+    ]);
+    expect(badDate.exitCode).toBe(1);
+    expect(badDate.stderr).toMatch(/--resolved-as-of: "yesterday" is not harness, now or an ISO date/);
+    expect(existsSync(join(root, "out-d"))).toBe(false);
     const dead = await loclab(
       [
         "evaluate",

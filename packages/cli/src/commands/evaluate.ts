@@ -64,6 +64,10 @@ function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | 
     throw new Error(
       "--images local builds images from mirrors: give --repos DIR (a folder of <owner>__<name>.git mirrors, as loclab mirrors fetch makes)",
     );
+  // Checked before any work (the builds read it much later).
+  const when = options.resolvedAsOf;
+  if (when !== "harness" && when !== "now" && Number.isNaN(Date.parse(when)))
+    throw new Error(`--resolved-as-of: "${when}" is not harness, now or an ISO date such as 2024-10-01T00:00:00Z`);
   return {
     images: images as "local" | "prebuilt",
     ...(options.repos ? { repos: options.repos } : {}),

@@ -29,7 +29,15 @@ const spec = (python: string): HarnessSpec => ({
   test_cmd: "pytest -rA",
   parser: "pytest",
 });
-const SPECS = { [REPO]: { py311: spec("3.11"), py39: spec("3.9"), py37: spec("3.7") } };
+const SPECS = {
+  [REPO]: {
+    py311: spec("3.11"),
+    py39: spec("3.9"),
+    py37: spec("3.7"),
+    // An environment that cannot be built (no such package on the index).
+    broken: { ...spec("3.7"), pip_packages: ["loclab-no-such-package-anywhere==1.0"] },
+  },
+};
 
 const BASE_FILES = {
   "setup.py": 'from setuptools import setup\n\nsetup(name="versions", version="1.0", packages=["versions"])\n',
@@ -144,5 +152,25 @@ describe("the task's Python", () => {
       { HostConfig: { NetworkMode: "none", AutoRemove: true } },
     );
     expect(listing).toMatch(/_speedups\.cpython-39-x86_64-linux-gnu\.so/);
+  });
+
+  it("an image that fails to build still names the Python it was for in the outcome", async () => {
+    const broken = { ...instances[2]!, instance_id: "loclab-fixtures__versions-broken", version: "broken" };
+    const result = await evaluatePredictions({
+      predictions: [{ instance_id: broken.instance_id, model_name_or_path: "gold", model_patch: broken.patch }],
+      instances: [broken],
+      runId: "pythons-broken",
+      out: join(work, "out"),
+      images: "local",
+      repos,
+      specs: SPECS,
+      cacheDir: false,
+      minFreeBytes: 2 ** 30,
+    });
+    const outcome = result.outcomes[0]!;
+    expect([outcome.status, outcome.infra_failure_reason]).toEqual(["infra-failure", "image-build-failed"]);
+    expect(outcome.infra_failure_detail).toMatch(/loclab-no-such-package-anywhere/);
+    expect(outcome.python).toMatchObject({ requested: "3.7", rule: "nearest-newer" });
+    expect(outcome.python?.actual).toMatch(/^3\.9\.\d+$/);
   });
 });

@@ -96,7 +96,7 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
   } catch (error) {
     const failure = asInfra(error);
     await writeFile(join(directory, INSTANCE_FILES.runLog), `${failure.message}\n`);
-    return failed(failure, base);
+    return failed(failure, { ...base, ...(failure.python ? { python: failure.python } : {}) });
   }
   const script = evalScript({
     repo: instance.repo,

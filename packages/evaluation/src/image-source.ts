@@ -150,6 +150,9 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
     activate: [],
     async imageFor(instance, spec) {
       const mirror = await mirrorOf(options.repos, instance.repo);
+      // Known once the Python is chosen (the base's full version once it exists): a failed build's
+      // outcome says which interpreter it was for.
+      let python: InfraFailure["python"];
       try {
         const environmentCommit = instance.environment_setup_commit ?? instance.base_commit;
         const files = await repositoryFiles(mirror, environmentCommit, [
@@ -169,6 +172,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
           ...(cachedEnvironment ? { cachedEnvironment } : {}),
         });
         const choice = choosePython(plan.requestedPython, options.pythonBases ?? PYTHON_BASES);
+        python = { requested: choice.requested, actual: choice.python, rule: choice.rule };
         const cutoff = resolutionCutoff(instance.repo, options.resolvedAsOf);
         const dated = cutoff ? { resolvedAsOf: cutoff } : {};
         const base = await onceBase(choice.suite, () =>
@@ -179,6 +183,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
             ...progress,
           }),
         );
+        python = { ...python, actual: base.builder.python };
         const env = await once(
           `env:${choice.suite}:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`,
           () =>
@@ -213,10 +218,10 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
         if (error instanceof PythonChoiceError)
           throw new InfraFailure("environment-unsupported", `${instance.instance_id}: ${error.message}`);
         if (error instanceof EnvironmentUnsupportedError)
-          throw new InfraFailure("environment-unsupported", error.message);
-        if (error instanceof ImageBuildError) throw new InfraFailure("image-build-failed", error.message);
-        if (error instanceof InfraFailure) throw error;
-        throw new InfraFailure("image-build-failed", `${instance.instance_id}: ${(error as Error).message}`);
+          throw new InfraFailure("environment-unsupported", error.message, python);
+        if (error instanceof ImageBuildError) throw new InfraFailure("image-build-failed", error.message, python);
+        if (error instanceof InfraFailure) throw new InfraFailure(error.reason, error.message, error.python ?? python);
+        throw new InfraFailure("image-build-failed", `${instance.instance_id}: ${(error as Error).message}`, python);
       }
     },
   };

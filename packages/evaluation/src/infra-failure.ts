@@ -19,6 +19,8 @@ export class InfraFailure extends Error {
   constructor(
     readonly reason: InfraFailureReason,
     message: string,
+    /** The Python the failed image was for, when it was chosen before the failure (the outcome records it). */
+    readonly python?: { requested: string; actual: string; rule: "exact" | "nearest-newer" | "nearest-older" },
   ) {
     super(message);
     this.name = "InfraFailure";

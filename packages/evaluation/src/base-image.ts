@@ -9,12 +9,15 @@ import { contentHash } from "./content-hash.js";
 import { baseImageName } from "./image-names.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { findImage, type ImageRef } from "./image-ref.js";
+import type { LocalPython } from "./local-python.js";
 
 /** What goes into the base image: a Debian root file system with Python, pip, git and compilers. */
 export interface BaseImageRecipe {
   suite: string;
   variant: string;
   packages: readonly string[];
+  /** A CPython on this machine that becomes the image's python3 (the suite's stays beside it). */
+  localPython?: LocalPython;
 }
 
 /** The Debian packages of every base image, whatever the suite. */
@@ -38,9 +41,17 @@ export const BASE_PACKAGES: readonly string[] = [
   "ca-certificates",
 ];
 
-/** The recipe of a suite's base image (minbase, BASE_PACKAGES). */
-export function baseRecipe(suite: string): BaseImageRecipe {
-  return { suite, variant: "minbase", packages: BASE_PACKAGES };
+/** The recipe of a suite's base image (minbase, BASE_PACKAGES), with a local Python if given. */
+export function baseRecipe(suite: string, localPython?: LocalPython): BaseImageRecipe {
+  return { suite, variant: "minbase", packages: BASE_PACKAGES, ...(localPython ? { localPython } : {}) };
+}
+
+/**
+ * Where a base image's Python puts console scripts (pytest): /usr/local/bin for the suite's own
+ * (pip's Debian scheme), the prefix's bin for a local Python; ahead of the rest of PATH.
+ */
+export function basePythonBin(recipe: BaseImageRecipe): string | undefined {
+  return recipe.localPython ? join(recipe.localPython.prefix, "bin") : undefined;
 }
 
 /** bookworm's: Python 3.11. */
@@ -83,10 +94,19 @@ export async function ensureBaseImage(docker: Docker, options: BaseImageOptions 
         name,
         "debootstrap and the wheel builder need root (run as root, or build the base image elsewhere and `docker load` it)",
       );
+    const local = recipe.localPython;
+    // A local Python goes into a copy of the suite's own root (made or reused first).
+    const plain =
+      local && !image ? await ensureBaseImage(docker, { ...options, recipe: baseRecipe(recipe.suite) }) : undefined;
     rooted = await makeRoot(folder, name, async (root) => {
       if (image) {
         log(`base image ${name}: exporting its root file system to ${folder}`);
         await exportImage(docker, image, root);
+      } else if (local && plain) {
+        log(`base image ${name}: ${recipe.suite}'s root with the local Python ${local.version} from ${local.prefix}`);
+        await rm(root, { recursive: true, force: true });
+        await run("cp", ["-a", plain.builder.root, root], name);
+        await installLocalPython(root, local, name);
       } else await bootstrap(recipe, root, name, options.mirror, log);
     });
   }
@@ -98,6 +118,7 @@ export async function ensureBaseImage(docker: Docker, options: BaseImageOptions 
       "loclab.recipe-hash": hash,
       "loclab.suite": recipe.suite,
       "loclab.python": rooted.python,
+      ...(recipe.localPython ? { "loclab.python-source": `local ${recipe.localPython.prefix}` } : {}),
     });
     image = await findImage(docker, name);
     if (!image) throw new ImageBuildError(name, "docker import finished but the image is not there");
@@ -185,6 +206,42 @@ async function bootstrap(
     image,
     log,
   );
+}
+
+/** A command that must succeed, its stderr in the error. */
+async function run(command: string, args: readonly string[], image: string): Promise<void> {
+  const done = spawnSync(command, args, { encoding: "utf8" });
+  if (done.status !== 0)
+    throw new ImageBuildError(
+      image,
+      `${command} ${args.join(" ")} failed: ${(done.stderr || done.error?.message || "").trim()}`,
+    );
+}
+
+/**
+ * A local CPython into a root at its own absolute path, its site-packages emptied and refilled
+ * by its own ensurepip (pip and setuptools as that Python ships them: none of the packages a
+ * user installed there), and named python3, python, pip by /usr/local/bin ahead of the suite's.
+ */
+async function installLocalPython(root: string, local: LocalPython, image: string): Promise<void> {
+  const target = join(root, local.prefix);
+  await mkdir(dirname(target), { recursive: true });
+  await run("cp", ["-a", local.prefix, target], image);
+  const minor = local.version.split(".").slice(0, 2).join(".");
+  const site = join(target, "lib", `python${minor}`, "site-packages");
+  await rm(site, { recursive: true, force: true });
+  await mkdir(site);
+  await run("chroot", [root, join(local.prefix, "bin", "python3"), "-m", "ensurepip", "--default-pip"], image);
+  for (const [link, to] of [
+    ["python3", "python3"],
+    ["python", "python3"],
+    [`python${minor}`, `python${minor}`],
+    ["pip3", "pip3"],
+    ["pip", "pip3"],
+  ] as const) {
+    await rm(join(root, "usr", "local", "bin", link), { force: true });
+    await run("ln", ["-s", join(local.prefix, "bin", to), join(root, "usr", "local", "bin", link)], image);
+  }
 }
 
 /** `docker create` + `docker export`, unpacked into `root`. */

@@ -3,9 +3,10 @@ import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/prom
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import type { BaseImage } from "./base-image.js";
+import { type BaseImage, basePythonBin } from "./base-image.js";
 import { BUILDER_WHEELS, builderPipWheel } from "./builder-pip.js";
 import { buildImage } from "./build-image.js";
+import { sharedByKey } from "./build-slots.js";
 import { defaultPipCache, defaultWheelCache } from "./caches.js";
 import { contentHash } from "./content-hash.js";
 import type { EnvironmentPlan } from "./environment-plan.js";
@@ -96,6 +97,9 @@ export function pythonFromLabels(
   return { requested, actual, rule };
 }
 
+/** One fill of a wheel folder at a time in this process (see ensureEnvImage). */
+const sharedWheelFolders = sharedByKey<void>();
+
 /**
  * The env image of a repository × version: the plan's requirements built into wheels by the
  * base image's own Python in its root on the host (`builderPipWheel`: the host reaches the
@@ -129,7 +133,11 @@ export async function ensureEnvImage(
   if (existing) return existing;
   const log = options.onProgress ?? (() => {});
   const wheels = join(options.wheelCache ?? defaultWheelCache(), hash.slice(0, 32));
-  if (!existsSync(join(wheels, ".complete"))) {
+  // Env images of different names can have the same content and so the same wheel folder
+  // (requests 0.14, 2.3, 2.7 and 2.10 all install pytest alone): one fill per folder at a time,
+  // or one build's fresh start removes the folder under another's pip.
+  await sharedWheelFolders(wheels, async () => {
+    if (existsSync(join(wheels, ".complete"))) return;
     log(
       `env image ${name}: pip wheel ${plan.requirements.length} requirements in ${plan.stages.length} stage(s) with Python ${base.builder.python}`,
     );
@@ -173,7 +181,7 @@ export async function ensureEnvImage(
       });
     }
     await writeFile(join(wheels, ".complete"), "");
-  }
+  });
   const context = await mkdtemp(join(tmpdir(), "loclab-env-"));
   try {
     await cp(wheels, join(context, "wheels"), { recursive: true });
@@ -193,7 +201,7 @@ export async function ensureEnvImage(
       // The suite's own pip may predate --break-system-packages (bullseye's 20.3): the current
       // pip wheel upgrades it, run from the wheel itself.
       `RUN python3 /opt/loclab/wheels/$(cd /opt/loclab/wheels && ls pip-*.whl | sort -V | tail -n 1)/pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade pip`,
-      `ENV PATH=${IMAGE_PATH} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
+      `ENV PATH=${[basePythonBin(base.recipe), IMAGE_PATH].filter(Boolean).join(":")} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
       // The build requirements are wheels only, for the isolated builds of the instance's
       // install: the harness never installs them into the environment, and installing them

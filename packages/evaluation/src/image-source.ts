@@ -15,7 +15,7 @@ import { prebuiltImageName } from "./image-names.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 import { InfraFailure } from "./infra-failure.js";
 import { ensureInstanceImage } from "./instance-image.js";
-import { choosePython, PYTHON_BASES, type PythonBase, PythonChoiceError } from "./python-choice.js";
+import { baseKey, choosePython, PYTHON_BASES, type PythonBase, PythonChoiceError } from "./python-choice.js";
 
 /** What an evaluation needs to know of an instance (a SWE-bench row). */
 export interface EvaluationInstance {
@@ -175,9 +175,9 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
         python = { requested: choice.requested, actual: choice.python, rule: choice.rule };
         const cutoff = resolutionCutoff(instance.repo, options.resolvedAsOf);
         const dated = cutoff ? { resolvedAsOf: cutoff } : {};
-        const base = await onceBase(choice.suite, () =>
+        const base = await onceBase(baseKey(choice), () =>
           ensureBaseImage(docker, {
-            recipe: baseRecipe(choice.suite),
+            recipe: baseRecipe(choice.suite, choice.local),
             ...(options.debianMirror ? { mirror: options.debianMirror } : {}),
             ...(options.rootCache ? { rootCache: options.rootCache } : {}),
             ...progress,
@@ -185,7 +185,7 @@ export function localImages(docker: Docker, options: LocalImagesOptions): ImageS
         );
         python = { ...python, actual: base.builder.python };
         const env = await once(
-          `env:${choice.suite}:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`,
+          `env:${baseKey(choice)}:${instance.repo}:${instance.version}:${plan.requirements.join("\n")}`,
           () =>
             slot(() =>
               ensureEnvImage(docker, base, plan, choice, {

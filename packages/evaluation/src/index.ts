@@ -2,6 +2,7 @@ export {
   BASE_PACKAGES,
   baseImageFor,
   baseRecipe,
+  basePythonBin,
   baseRecipeHash,
   DEFAULT_BASE_RECIPE,
   ensureBaseImage,
@@ -9,7 +10,9 @@ export {
   type BaseImageOptions,
   type BaseImageRecipe,
 } from "./base-image.js";
+export { type LocalPython, LocalPythonError, localPythonBase, readLocalPython } from "./local-python.js";
 export {
+  baseKey,
   choosePython,
   describePythonChoice,
   PYTHON_BASES,

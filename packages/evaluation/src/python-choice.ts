@@ -1,3 +1,5 @@
+import type { LocalPython } from "./local-python.js";
+
 /**
  * Which Python an image gets for the Python a harness spec asks for. loclab's base images come
  * from Debian suites, each shipping one CPython; the machines loclab targets reach Debian's
@@ -7,10 +9,17 @@
  * Python the archive has, and says so: in the image's labels, in every outcome and summary.
  */
 
-/** A Debian suite and the CPython (major.minor) it ships as python3. */
+/** A Debian suite and the CPython (major.minor) it ships as python3, or a local CPython it hosts. */
 export interface PythonBase {
   python: string;
   suite: string;
+  /** A CPython on this machine put into the suite's root instead of the suite's own (see local-python.ts). */
+  local?: LocalPython;
+}
+
+/** What names a base: its suite, and its local Python's prefix if it has one. */
+export function baseKey(base: PythonBase): string {
+  return base.local ? `${base.suite}+${base.local.prefix}` : base.suite;
 }
 
 /** The suites deb.debian.org serves, with their python3 (bullseye 3.9.2, bookworm 3.11.2). */

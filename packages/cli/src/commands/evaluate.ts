@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
@@ -22,6 +23,7 @@ interface EvaluateOptions {
   cacheDir?: string;
   specs?: string;
   harnessEnvironments?: string;
+  pythonPrefix: string[];
   validations?: string;
   instances?: string;
   namespace: string;
@@ -54,6 +56,19 @@ async function readSpecs(file: string | undefined) {
   if (!file) return undefined;
   const { readSpecsFile } = await import("@loclab/evaluation");
   return readSpecsFile(file);
+}
+
+/**
+ * The base Pythons with the local ones given (`--python-prefix`): each read by running it, put
+ * first so that a local 3.11 is preferred to bookworm's; none given, the default bases.
+ */
+async function localPythons(prefixes: readonly string[]) {
+  if (prefixes.length === 0) return {};
+  const { localPythonBase, PYTHON_BASES, readLocalPython } = await import("@loclab/evaluation");
+  const local = prefixes.map((prefix) => localPythonBase(readLocalPython(resolve(prefix))));
+  for (const base of local)
+    progress(`local Python ${base.local!.version} from ${base.local!.prefix} (in ${base.suite}'s root)`);
+  return { pythonBases: [...local, ...PYTHON_BASES] };
 }
 
 function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | "runEmpty">) {
@@ -136,6 +151,12 @@ function containerOptions(command: Command, out: string): Command {
       "with local images: the harness's cached environments (a SWE-bench checkout's swebench/resources/swebench-og); an instance with one is built from it",
     )
     .option(
+      "--python-prefix <dir>",
+      "with local images: a CPython installed here (its prefix, e.g. ~/.pyenv/versions/3.10.13) offered as the base for its version, exactly where the Debian suites have none (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
       "--validations <dir>",
       "where calibrations record the images they validated, and evaluations look them up (default ~/.cache/loclab/validations)",
     )
@@ -198,6 +219,7 @@ export function registerEvaluateCommand(program: Command): void {
       );
       const result = await evaluatePredictions({
         ...commonOptions(options),
+        ...(await localPythons(options.pythonPrefix)),
         predictions: chosen,
         instances,
         runId: options.runId,
@@ -299,6 +321,7 @@ export function registerEvaluateCommand(program: Command): void {
       const specs = await readSpecs(options.specs);
       const result = await calibrate({
         ...commonOptions(options),
+        ...(await localPythons(options.pythonPrefix)),
         calibrate: chosen,
         instances: all,
         runId: options.runId,

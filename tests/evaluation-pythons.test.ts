@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { PassThrough } from "node:stream";
@@ -7,6 +8,9 @@ import {
   evaluatePredictions,
   findImage,
   instanceDirectory,
+  localPythonBase,
+  PYTHON_BASES,
+  readLocalPython,
   type EvaluationInstance,
   type InstanceOutcome,
 } from "@loclab/evaluation";
@@ -153,6 +157,45 @@ describe("the task's Python", () => {
     );
     expect(listing).toMatch(/_speedups\.cpython-39-x86_64-linux-gnu\.so/);
   });
+
+  // A local CPython as a base (--python-prefix): the host's own python3 when it is an installed
+  // prefix of its own (pyenv's here), not Debian's /usr, which cannot be copied as one.
+  const hostPrefix = execFileSync("python3", ["-c", "import sys; print(sys.base_prefix)"], { encoding: "utf8" }).trim();
+  it.skipIf(hostPrefix.startsWith("/usr"))(
+    `a local CPython (${hostPrefix}) is the base for its version: exact, labelled, pytest on PATH, the gold patch resolves`,
+    async () => {
+      const local = readLocalPython(hostPrefix);
+      const [major, minor] = local.version.split(".").map(Number) as [number, number];
+      const instance = {
+        ...instances[0]!,
+        instance_id: "loclab-fixtures__versions-local",
+        version: "local",
+        test_patch: testPatch(minor),
+      };
+      const result = await evaluatePredictions({
+        predictions: [{ instance_id: instance.instance_id, model_name_or_path: "gold", model_patch: instance.patch }],
+        instances: [instance],
+        runId: "pythons-local",
+        out: join(work, "out"),
+        images: "local",
+        repos,
+        specs: { [REPO]: { local: spec(`${major}.${minor}`) } },
+        pythonBases: [localPythonBase(local), ...PYTHON_BASES],
+        cacheDir: false,
+        minFreeBytes: 2 ** 30,
+      });
+      const outcome = result.outcomes[0]!;
+      expect([outcome.status, outcome.infra_failure_detail]).toEqual(["resolved", undefined]);
+      expect(outcome.python).toEqual({ requested: `${major}.${minor}`, actual: local.version, rule: "exact" });
+      const { docker } = await connectDocker({});
+      const image = await findImage(docker, outcome.image!.name);
+      expect(image?.labels).toMatchObject({
+        "loclab.python": local.version,
+        "loclab.python-source": `local ${hostPrefix}`,
+        "loclab.suite": "bookworm",
+      });
+    },
+  );
 
   it("an image that fails to build still names the Python it was for in the outcome", async () => {
     const broken = { ...instances[2]!, instance_id: "loclab-fixtures__versions-broken", version: "broken" };

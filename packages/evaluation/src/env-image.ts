@@ -32,12 +32,21 @@ import type { PythonChoice, PythonRule } from "./python-choice.js";
 export const DEFAULT_BUILD_CONSTRAINTS = ["setuptools<70", "pip<26.2"] as const;
 
 /**
+ * The image's pip: the harness's images have pip 21.2–25.0 (conda's; 24.2 in most of its cached
+ * environments), and pip 25.3 removed the fallback to `setup.py develop` for an editable install
+ * whose build backend has no PEP 660 hook (pylint 2.15 builds with setuptools 62: "missing the
+ * 'build_editable' hook", 3 Lite tasks). The builder runs a newer pip of its own (26.x, for
+ * --uploaded-prior-to).
+ */
+export const IMAGE_PIP = "pip<25.3";
+
+/**
  * Wheels every isolated build may ask for (setuptools' editable backend asks for `wheel`),
  * kept in the image's wheel folder (not installed, but pip: Debian bookworm's pip 23.0 does not
- * read the newer wheels' metadata, so the image's pip is upgraded to the host's first; without it
+ * read the newer wheels' metadata, so the image's pip is upgraded to IMAGE_PIP first; without it
  * a wheel in the folder is "not found": pytest's setuptools-scm).
  */
-export const BUILD_TOOLS = ["setuptools", "wheel", "pip"] as const;
+export const BUILD_TOOLS = ["setuptools", "wheel", IMAGE_PIP] as const;
 
 /**
  * The constraints that apply to a plan: a default pin is dropped for a package the plan's own
@@ -200,7 +209,7 @@ export async function ensureEnvImage(
       "COPY wheels /opt/loclab/wheels",
       // The suite's own pip may predate --break-system-packages (bullseye's 20.3): the current
       // pip wheel upgrades it, run from the wheel itself.
-      `RUN python3 /opt/loclab/wheels/$(cd /opt/loclab/wheels && ls pip-*.whl | sort -V | tail -n 1)/pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade pip`,
+      `RUN python3 /opt/loclab/wheels/$(cd /opt/loclab/wheels && ls pip-*.whl | sort -V | tail -n 1)/pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade '${IMAGE_PIP}'`,
       `ENV PATH=${[basePythonBin(base.recipe), IMAGE_PATH].filter(Boolean).join(":")} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
       // The build requirements are wheels only, for the isolated builds of the instance's

@@ -68,6 +68,7 @@ export {
 } from "./environment-plan.js";
 export {
   BUILD_TOOLS,
+  IMAGE_PIP,
   DEFAULT_BUILD_CONSTRAINTS,
   effectiveConstraints,
   ensureEnvImage,

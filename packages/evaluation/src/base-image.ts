@@ -9,7 +9,7 @@ import { contentHash } from "./content-hash.js";
 import { baseImageName } from "./image-names.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { findImage, type ImageRef } from "./image-ref.js";
-import type { LocalPython } from "./local-python.js";
+import type { LocalPython } from "./python-choice.js";
 
 /** What goes into the base image: a Debian root file system with Python, pip, git and compilers. */
 export interface BaseImageRecipe {

@@ -10,11 +10,12 @@ export {
   type BaseImageOptions,
   type BaseImageRecipe,
 } from "./base-image.js";
-export { type LocalPython, LocalPythonError, localPythonBase, readLocalPython } from "./local-python.js";
+export { LocalPythonError, localPythonBase, readLocalPython } from "./local-python.js";
 export {
   baseKey,
   choosePython,
   describePythonChoice,
+  type LocalPython,
   PYTHON_BASES,
   PythonChoiceError,
   type PythonBase,

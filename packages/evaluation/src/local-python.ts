@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { PythonBase } from "./python-choice.js";
+import type { LocalPython, PythonBase } from "./python-choice.js";
 
 /**
- * A CPython installed on this machine (a prefix with bin/python3: pyenv's
+ * A CPython installed on this machine (`LocalPython`: a prefix with bin/python3: pyenv's
  * ~/.pyenv/versions/3.10.13, a /opt/python build), offered as a base for the Python it is.
  * The Debian archive ships only 3.9 (bullseye) and 3.11 (bookworm); a machine that has built
  * another interpreter (3.6, 3.7, 3.8, 3.10) can give it, and a spec asking for that version then
@@ -12,12 +12,6 @@ import type { PythonBase } from "./python-choice.js";
  * absolute path (a shared libpython finds itself there), with none of its site-packages but what
  * its own ensurepip bundles, so no package a user installed there reaches an environment.
  */
-export interface LocalPython {
-  prefix: string;
-  /** Its full version ("3.10.13"), read by running it. */
-  version: string;
-}
-
 export class LocalPythonError extends Error {
   constructor(
     readonly prefix: string,

@@ -1,5 +1,3 @@
-import type { LocalPython } from "./local-python.js";
-
 /**
  * Which Python an image gets for the Python a harness spec asks for. loclab's base images come
  * from Debian suites, each shipping one CPython; the machines loclab targets reach Debian's
@@ -8,6 +6,13 @@ import type { LocalPython } from "./local-python.js";
  * their interpreters from GitHub). So a spec asking for one of those gets the nearest newer
  * Python the archive has, and says so: in the image's labels, in every outcome and summary.
  */
+
+/** A CPython installed on this machine, by its prefix (see local-python.ts). */
+export interface LocalPython {
+  prefix: string;
+  /** Its full version ("3.10.13"), read by running it. */
+  version: string;
+}
 
 /** A Debian suite and the CPython (major.minor) it ships as python3, or a local CPython it hosts. */
 export interface PythonBase {

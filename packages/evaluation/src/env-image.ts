@@ -129,7 +129,7 @@ export async function ensureEnvImage(
   const standins = (options.networkStandins ?? NETWORK_STANDINS)[plan.repo];
   const hash = contentHash({
     kind: "loclab-swe-env",
-    version: 8,
+    version: 9,
     base: base.image.id,
     stages: plan.stages,
     constraints,
@@ -210,7 +210,11 @@ export async function ensureEnvImage(
       // The suite's own pip may predate --break-system-packages (bullseye's 20.3): the current
       // pip wheel upgrades it, run from the wheel itself.
       `RUN python3 /opt/loclab/wheels/$(cd /opt/loclab/wheels && ls pip-*.whl | sort -V | tail -n 1)/pip install --break-system-packages --no-index --find-links /opt/loclab/wheels --upgrade '${IMAGE_PIP}'`,
-      `ENV PATH=${[basePythonBin(base.recipe), IMAGE_PATH].filter(Boolean).join(":")} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
+      // A legacy editable install (`setup.py develop`, pylint 2.15) with a pip-installed
+      // setuptools uses setuptools' own distutils, which knows nothing of Debian's /usr/local
+      // scheme and installs where the Debian Python does not look (pylint: "No module named
+      // pylint"); Debian's own distutils does. A local Python has the standard layout.
+      `ENV PATH=${[basePythonBin(base.recipe), IMAGE_PATH].filter(Boolean).join(":")}${base.recipe.localPython ? "" : " SETUPTOOLS_USE_DISTUTILS=stdlib"} PIP_NO_INDEX=1 PIP_FIND_LINKS=/opt/loclab/wheels PIP_CONSTRAINT=/opt/loclab/wheels/constraints.txt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_BREAK_SYSTEM_PACKAGES=1`,
       // One pip install per stage, in the harness's order (a later stage may move an earlier pin).
       // The build requirements are wheels only, for the isolated builds of the instance's
       // install: the harness never installs them into the environment, and installing them

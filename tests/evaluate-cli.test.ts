@@ -138,7 +138,8 @@ describe("loclab evaluate grade", () => {
 describe("loclab evaluate", () => {
   it("checks before any work: missing options, local images without mirrors, a bad --resolved-as-of, a dead engine; nothing is written", async () => {
     expect((await loclab(["evaluate", "-b", "lite", "--run-id", "x"])).stderr).toMatch(/--predictions is required/);
-    const noRepos = await loclab([
+    // The same evaluation each time, one thing wrong in each; the out folder must stay unwritten.
+    const args = (out: string, ...extra: string[]) => [
       "evaluate",
       "--predictions",
       join(root, "preds.jsonl"),
@@ -146,55 +147,22 @@ describe("loclab evaluate", () => {
       join(root, "calc.jsonl"),
       "--run-id",
       "x",
-      "--images",
-      "local",
+      ...extra,
       "--specs",
       join(root, "specs.json"),
       "--out",
-      join(root, "out-a"),
-    ]);
+      join(root, out),
+    ];
+    const noRepos = await loclab(args("out-a", "--images", "local"));
     expect(noRepos.exitCode).toBe(1);
     expect(noRepos.stderr).toMatch(/--images local builds images from mirrors: give --repos DIR/);
-    const badDate = await loclab([
-      "evaluate",
-      "--predictions",
-      join(root, "preds.jsonl"),
-      "-b",
-      join(root, "calc.jsonl"),
-      "--run-id",
-      "x",
-      "--repos",
-      fixture.mirrors,
-      "--resolved-as-of",
-      "yesterday",
-      "--specs",
-      join(root, "specs.json"),
-      "--out",
-      join(root, "out-d"),
-    ]);
+    const badDate = await loclab(args("out-d", "--repos", fixture.mirrors, "--resolved-as-of", "yesterday"));
     expect(badDate.exitCode).toBe(1);
     expect(badDate.stderr).toMatch(/--resolved-as-of: "yesterday" is not harness, now or an ISO date/);
     expect(existsSync(join(root, "out-d"))).toBe(false);
-    const dead = await loclab(
-      [
-        "evaluate",
-        "--predictions",
-        join(root, "preds.jsonl"),
-        "-b",
-        join(root, "calc.jsonl"),
-        "--run-id",
-        "x",
-        "--repos",
-        fixture.mirrors,
-        "--specs",
-        join(root, "specs.json"),
-        "--out",
-        join(root, "out-b"),
-      ],
-      {
-        DOCKER_HOST: `unix://${join(root, "dead.sock")}`,
-      },
-    );
+    const dead = await loclab(args("out-b", "--repos", fixture.mirrors), {
+      DOCKER_HOST: `unix://${join(root, "dead.sock")}`,
+    });
     expect(dead.exitCode).toBe(1);
     expect(dead.stderr).toMatch(/no Docker engine answers at unix:\/\/.*dead\.sock/);
     expect(existsSync(join(root, "out-b"))).toBe(false);

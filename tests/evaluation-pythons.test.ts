@@ -158,6 +158,26 @@ describe("the task's Python", () => {
     expect(listing).toMatch(/_speedups\.cpython-39-x86_64-linux-gnu\.so/);
   });
 
+  // One instance's gold patch on local images, its outcome.
+  const goldOutcome = async (
+    instance: EvaluationInstance,
+    runId: string,
+    options: Pick<Parameters<typeof evaluatePredictions>[0], "specs" | "pythonBases">,
+  ) =>
+    (
+      await evaluatePredictions({
+        predictions: [{ instance_id: instance.instance_id, model_name_or_path: "gold", model_patch: instance.patch }],
+        instances: [instance],
+        runId,
+        out: join(work, "out"),
+        images: "local",
+        repos,
+        cacheDir: false,
+        minFreeBytes: 2 ** 30,
+        ...options,
+      })
+    ).outcomes[0]!;
+
   // A local CPython as a base (--python-prefix): the host's own python3 when it is an installed
   // prefix of its own (pyenv's here), not Debian's /usr, which cannot be copied as one.
   const hostPrefix = execFileSync("python3", ["-c", "import sys; print(sys.base_prefix)"], { encoding: "utf8" }).trim();
@@ -172,19 +192,10 @@ describe("the task's Python", () => {
         version: "local",
         test_patch: testPatch(minor),
       };
-      const result = await evaluatePredictions({
-        predictions: [{ instance_id: instance.instance_id, model_name_or_path: "gold", model_patch: instance.patch }],
-        instances: [instance],
-        runId: "pythons-local",
-        out: join(work, "out"),
-        images: "local",
-        repos,
+      const outcome = await goldOutcome(instance, "pythons-local", {
         specs: { [REPO]: { local: spec(`${major}.${minor}`) } },
         pythonBases: [localPythonBase(local), ...PYTHON_BASES],
-        cacheDir: false,
-        minFreeBytes: 2 ** 30,
       });
-      const outcome = result.outcomes[0]!;
       expect([outcome.status, outcome.infra_failure_detail]).toEqual(["resolved", undefined]);
       expect(outcome.python).toEqual({ requested: `${major}.${minor}`, actual: local.version, rule: "exact" });
       const { docker } = await connectDocker({});
@@ -199,18 +210,7 @@ describe("the task's Python", () => {
 
   it("an image that fails to build still names the Python it was for in the outcome", async () => {
     const broken = { ...instances[2]!, instance_id: "loclab-fixtures__versions-broken", version: "broken" };
-    const result = await evaluatePredictions({
-      predictions: [{ instance_id: broken.instance_id, model_name_or_path: "gold", model_patch: broken.patch }],
-      instances: [broken],
-      runId: "pythons-broken",
-      out: join(work, "out"),
-      images: "local",
-      repos,
-      specs: SPECS,
-      cacheDir: false,
-      minFreeBytes: 2 ** 30,
-    });
-    const outcome = result.outcomes[0]!;
+    const outcome = await goldOutcome(broken, "pythons-broken", { specs: SPECS });
     expect([outcome.status, outcome.infra_failure_reason]).toEqual(["infra-failure", "image-build-failed"]);
     expect(outcome.infra_failure_detail).toMatch(/loclab-no-such-package-anywhere/);
     expect(outcome.python).toMatchObject({ requested: "3.7", rule: "nearest-newer" });

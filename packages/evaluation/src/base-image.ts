@@ -9,7 +9,7 @@ import { contentHash } from "./content-hash.js";
 import { baseImageName } from "./image-names.js";
 import { ImageBuildError } from "./image-build-error.js";
 import { findImage, type ImageRef } from "./image-ref.js";
-import type { LocalPython } from "./python-choice.js";
+import { type LocalPython, majorMinor } from "./python-choice.js";
 
 /** What goes into the base image: a Debian root file system with Python, pip, git and compilers. */
 export interface BaseImageRecipe {
@@ -227,7 +227,7 @@ async function installLocalPython(root: string, local: LocalPython, image: strin
   const target = join(root, local.prefix);
   await mkdir(dirname(target), { recursive: true });
   await run("cp", ["-a", local.prefix, target], image);
-  const minor = local.version.split(".").slice(0, 2).join(".");
+  const minor = majorMinor(local.version);
   const site = join(target, "lib", `python${minor}`, "site-packages");
   await rm(site, { recursive: true, force: true });
   await mkdir(site);

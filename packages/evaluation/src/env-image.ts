@@ -20,7 +20,7 @@ import {
   type NetworkStandins,
   STANDINS_LABEL,
 } from "./network-standins.js";
-import type { PythonChoice, PythonRule } from "./python-choice.js";
+import type { ImagePython, PythonChoice } from "./python-choice.js";
 
 /**
  * Pins for every pip run, builds included (PIP_CONSTRAINT reaches the isolated build
@@ -95,9 +95,7 @@ export function pythonLabels(choice: PythonChoice, actual: string): Record<strin
 }
 
 /** The Python `pythonLabels` recorded (inherited by instance images); undefined for an image without them. */
-export function pythonFromLabels(
-  labels: Record<string, string>,
-): { requested: string; actual: string; rule: PythonRule } | undefined {
+export function pythonFromLabels(labels: Record<string, string>): ImagePython | undefined {
   const requested = labels["loclab.requested-python"];
   const actual = labels["loclab.python"];
   const rule = labels["loclab.python-rule"];
@@ -135,7 +133,8 @@ export async function ensureEnvImage(
     constraints,
     buildTools: BUILD_TOOLS,
     resolvedAsOf: options.resolvedAsOf ?? null,
-    ...(standins ? { standins } : {}),
+    // The trust module goes into the image as text: a change to it is a new image.
+    ...(standins ? { standins, ...(standins.httpbin?.httpsPort ? { trust: HTTPBIN_TRUST_MODULE } : {}) } : {}),
   });
   const name = envImageName(plan.repo, plan.version, hash);
   const existing = await findImage(docker, name);

@@ -1,4 +1,5 @@
 import { parse as parseToml } from "smol-toml";
+import { majorMinor } from "./python-choice.js";
 import { environmentPaths, requirementReplacements, requirementsText, type HarnessSpec } from "@loclab/grading";
 import {
   CondaEnvironmentError,
@@ -84,7 +85,7 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
     } catch (error) {
       fail(error);
     }
-    if (conda!.python) requestedPython = conda!.python.split(".").slice(0, 2).join(".");
+    if (conda!.python) requestedPython = majorMinor(conda!.python);
     pushConda(stages, sources, conda!, input.cachedEnvironment.source);
   } else if (packages === "environment.yml") {
     const found = environmentPaths(input.repo)

@@ -15,7 +15,9 @@ export {
   baseKey,
   choosePython,
   describePythonChoice,
+  type ImagePython,
   type LocalPython,
+  majorMinor,
   PYTHON_BASES,
   PythonChoiceError,
   type PythonBase,
@@ -30,7 +32,6 @@ export {
   httpbinStartScript,
   HTTPBIN_TRUST_MODULE,
   NETWORK_STANDINS,
-  networkStandins,
   STANDINS_LABEL,
   standinsFromLabels,
   type HttpbinStandin,
@@ -144,4 +145,4 @@ export {
   type PruneOptions,
   type PruneResult,
 } from "./image-inventory.js";
-export { harnessResolutionDate, resolutionCutoff, type ResolvedAsOf } from "./resolution-dates.js";
+export { harnessResolutionDate, isResolvedAsOf, resolutionCutoff, type ResolvedAsOf } from "./resolution-dates.js";

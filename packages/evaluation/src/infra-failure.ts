@@ -1,3 +1,5 @@
+import type { ImagePython } from "./python-choice.js";
+
 /**
  * Why an instance has no verdict: the infrastructure failed, not the patch. The harness counts
  * most of these as "error" and some (a container OOM-killed mid-run) as "unresolved"; loclab
@@ -20,7 +22,7 @@ export class InfraFailure extends Error {
     readonly reason: InfraFailureReason,
     message: string,
     /** The Python the failed image was for, when it was chosen before the failure (the outcome records it). */
-    readonly python?: { requested: string; actual: string; rule: "exact" | "nearest-newer" | "nearest-older" },
+    readonly python?: ImagePython,
   ) {
     super(message);
     this.name = "InfraFailure";

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { LocalPython, PythonBase } from "./python-choice.js";
+import { type LocalPython, majorMinor, type PythonBase } from "./python-choice.js";
 
-/**
+/*
  * A CPython installed on this machine (`LocalPython`: a prefix with bin/python3: pyenv's
  * ~/.pyenv/versions/3.10.13, a /opt/python build), offered as a base for the Python it is.
  * The Debian archive ships only 3.9 (bullseye) and 3.11 (bookworm); a machine that has built
@@ -12,6 +12,8 @@ import type { LocalPython, PythonBase } from "./python-choice.js";
  * absolute path (a shared libpython finds itself there), with none of its site-packages but what
  * its own ensurepip bundles, so no package a user installed there reaches an environment.
  */
+
+/** A prefix that is not a CPython installation, or one that does not run. */
 export class LocalPythonError extends Error {
   constructor(
     readonly prefix: string,
@@ -39,5 +41,5 @@ export function readLocalPython(prefix: string): LocalPython {
  * CPython built on a current Debian links, libssl3 among them).
  */
 export function localPythonBase(local: LocalPython, suite = "bookworm"): PythonBase {
-  return { python: local.version.split(".").slice(0, 2).join("."), suite, local };
+  return { python: majorMinor(local.version), suite, local };
 }

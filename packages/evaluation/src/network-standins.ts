@@ -66,10 +66,6 @@ export const NETWORK_STANDINS: Readonly<Record<string, NetworkStandins>> = {
   },
 };
 
-export function networkStandins(repo: string): NetworkStandins | undefined {
-  return NETWORK_STANDINS[repo];
-}
-
 /** The stand-ins an image's label records; undefined for an image without them (a prebuilt one). */
 export function standinsFromLabels(labels: Record<string, string>): NetworkStandins | undefined {
   const text = labels[STANDINS_LABEL];
@@ -136,18 +132,19 @@ export function httpbinStartScript(standin: HttpbinStandin): string {
   const hosts = standin.hosts.join(" ");
   // The servers' imports come from HTTPBIN_DIR (PYTHONPATH, ahead of the testbed's site-packages).
   // Threads: a test holds one for ten seconds (/delay/10) while others go on.
-  const gunicorn = (port: number, tls = "") =>
-    `python3 -m gunicorn --worker-class gthread --threads 8 --keep-alive 5 ${tls} --bind 127.0.0.1:${port} httpbin:app`.replace(
-      "  ",
-      " ",
-    );
+  const gunicorn = (port: number, tls: readonly string[] = []) =>
+    [
+      "python3 -m gunicorn --worker-class gthread --threads 8 --keep-alive 5",
+      ...tls,
+      `--bind 127.0.0.1:${port} httpbin:app`,
+    ].join(" ");
   return [
     "set -u",
     `grep -qx '127.0.0.1 ${hosts}' /etc/hosts || echo '127.0.0.1 ${hosts}' >> /etc/hosts`,
     `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup ${gunicorn(standin.port)} > /tmp/loclab-httpbin.log 2>&1 &`,
     ...(standin.httpsPort
       ? [
-          `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup ${gunicorn(standin.httpsPort, `--certfile ${HTTPBIN_CERT} --keyfile ${HTTPBIN_KEY}`)} > /tmp/loclab-httpbins.log 2>&1 &`,
+          `cd / && PYTHONPATH=${HTTPBIN_DIR} nohup ${gunicorn(standin.httpsPort, ["--certfile", HTTPBIN_CERT, "--keyfile", HTTPBIN_KEY])} > /tmp/loclab-httpbins.log 2>&1 &`,
         ]
       : []),
     // Polls for at most 60 s: the server imports Flask and answers within a second or two.

@@ -46,6 +46,19 @@ export const PYTHON_BASES: readonly PythonBase[] = [
  */
 export type PythonRule = "exact" | "nearest-newer" | "nearest-older";
 
+/** The Python an image has, as labels, outcomes and failures record it. */
+export interface ImagePython {
+  requested: string;
+  /** The image's full version ("3.9.2"). */
+  actual: string;
+  rule: PythonRule;
+}
+
+/** "3.10" of "3.10.13". */
+export function majorMinor(version: string): string {
+  return version.split(".").slice(0, 2).join(".");
+}
+
 export interface PythonChoice extends PythonBase {
   requested: string;
   rule: PythonRule;

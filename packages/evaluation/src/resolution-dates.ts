@@ -19,11 +19,16 @@ export function harnessResolutionDate(repo: string): string | undefined {
  */
 export type ResolvedAsOf = "harness" | "now" | string;
 
+/** Whether a setting is one resolutionCutoff takes: harness, now, or a date Date.parse reads. */
+export function isResolvedAsOf(setting: string): boolean {
+  return setting === "harness" || setting === "now" || !Number.isNaN(Date.parse(setting));
+}
+
 /** The cutoff for a repository under a setting, or undefined for none. */
 export function resolutionCutoff(repo: string, setting: ResolvedAsOf = "harness"): string | undefined {
   if (setting === "now") return undefined;
   if (setting === "harness") return harnessResolutionDate(repo);
-  if (Number.isNaN(Date.parse(setting)))
+  if (!isResolvedAsOf(setting))
     throw new Error(`resolved-as-of: "${setting}" is not harness, now or an ISO date such as 2024-10-01T00:00:00Z`);
   return setting;
 }

@@ -41,8 +41,8 @@ export interface RunInstanceResult {
 /**
  * One instance in one container, as the harness's `run_instance` does: a container from the
  * instance image with no network (`--network none`) kept alive by `tail -f /dev/null`; the
- * network stand-ins its image names started (network-standins.ts); the patch copied in and applied with the fallbacks; `git diff` logged; /eval.sh run under the
- * time limit; the container and its volumes removed whatever happens. A timeout, an OOM kill
+ * network stand-ins its image names started (network-standins.ts); the patch copied in and
+ * applied with the fallbacks; `git diff` logged; /eval.sh run under the time limit; the container and its volumes removed whatever happens. A timeout, an OOM kill
  * or a container that dies under the run is returned as an infrastructure failure.
  */
 export async function runInstance(docker: Docker, input: RunInstanceInput): Promise<RunInstanceResult> {

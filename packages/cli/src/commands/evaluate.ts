@@ -58,6 +58,13 @@ async function readSpecs(file: string | undefined) {
   return readSpecsFile(file);
 }
 
+/** --resolved-as-of, checked before any work (the builds read it much later). */
+async function checkResolvedAsOf(when: string): Promise<void> {
+  const { isResolvedAsOf } = await import("@loclab/evaluation");
+  if (!isResolvedAsOf(when))
+    throw new Error(`--resolved-as-of: "${when}" is not harness, now or an ISO date such as 2024-10-01T00:00:00Z`);
+}
+
 /**
  * The base Pythons with the local ones given (`--python-prefix`): each read by running it, put
  * first so that a local 3.11 is preferred to bookworm's; none given, the default bases.
@@ -79,10 +86,6 @@ function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | 
     throw new Error(
       "--images local builds images from mirrors: give --repos DIR (a folder of <owner>__<name>.git mirrors, as loclab mirrors fetch makes)",
     );
-  // Checked before any work (the builds read it much later).
-  const when = options.resolvedAsOf;
-  if (when !== "harness" && when !== "now" && Number.isNaN(Date.parse(when)))
-    throw new Error(`--resolved-as-of: "${when}" is not harness, now or an ISO date such as 2024-10-01T00:00:00Z`);
   return {
     images: images as "local" | "prebuilt",
     ...(options.repos ? { repos: options.repos } : {}),
@@ -207,6 +210,7 @@ export function registerEvaluateCommand(program: Command): void {
         if (!value)
           throw new Error(`${flag} is required (loclab evaluate --predictions FILE --benchmark NAME --run-id ID)`);
       }
+      await checkResolvedAsOf(options.resolvedAsOf);
       const { evaluatePredictions, readSwePredictions } = await import("@loclab/evaluation");
       const predictions = await readSwePredictions(options.predictions);
       const instances = await loadInstances(options.benchmark, options.dataDir, options.instances);
@@ -315,6 +319,7 @@ export function registerEvaluateCommand(program: Command): void {
   )
     .option("--json", "print the calibration as JSON")
     .action(async (options: CalibrateCliOptions) => {
+      await checkResolvedAsOf(options.resolvedAsOf);
       const { calibrate } = await import("@loclab/evaluation");
       const all = await loadInstances(options.benchmark, options.dataDir, undefined);
       const chosen = await loadInstances(options.benchmark, options.dataDir, options.instances);

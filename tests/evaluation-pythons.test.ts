@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import {
   findImage,
   instanceDirectory,
   localPythonBase,
+  PINNED_STAGES_LABEL,
   PYTHON_BASES,
   readLocalPython,
   type EvaluationInstance,
@@ -52,6 +53,25 @@ const GOLD =
   "diff --git a/versions/__init__.py b/versions/__init__.py\n--- a/versions/__init__.py\n+++ b/versions/__init__.py\n@@ -1,4 +1,4 @@\n def minor():\n     import sys\n \n-    return sys.version_info[1] + 1\n+    return sys.version_info[1]\n";
 const testPatch = (minor: number) =>
   `diff --git a/tests/test_versions.py b/tests/test_versions.py\n--- a/tests/test_versions.py\n+++ b/tests/test_versions.py\n@@ -3,3 +3,8 @@ import markupsafe\n \n def test_escape():\n     assert markupsafe.escape('<') == '&lt;'\n+\n+\n+def test_minor():\n+    from versions import minor\n+    assert minor() == ${minor}\n`;
+
+// A complete export, as the harness's swebench-og files are (every package pinned, pytest's own
+// dependencies included), with one pair of pins pip's metadata forbids.
+const CONFLICTING_EXPORT = `name: testbed
+channels:
+  - defaults
+dependencies:
+  - _libgcc_mutex=0.1=main
+  - python=3.11.2=h7a1cb2a_0
+  - pip:
+      - flask==2.0.0
+      - werkzeug==1.0.1
+      - markupsafe==2.0.1
+      - pytest==8.3.3
+      - iniconfig==2.0.0
+      - packaging==24.1
+      - pluggy==1.5.0
+prefix: /opt/miniconda3/envs/testbed
+`;
 
 let work: string;
 let repos: string;
@@ -162,7 +182,7 @@ describe("the task's Python", () => {
   const goldOutcome = async (
     instance: EvaluationInstance,
     runId: string,
-    options: Pick<Parameters<typeof evaluatePredictions>[0], "specs" | "pythonBases">,
+    options: Pick<Parameters<typeof evaluatePredictions>[0], "specs" | "pythonBases" | "harnessEnvironments">,
   ) =>
     (
       await evaluatePredictions({
@@ -177,6 +197,35 @@ describe("the task's Python", () => {
         ...options,
       })
     ).outcomes[0]!;
+
+  // A harness's cached environment (a `conda env export`, complete) whose pins pip's own
+  // metadata rejects, as conda-forge's cf-units and the antlr runtime in xarray's exports:
+  // flask 2.0.0 asks pip for Werkzeug>=2.0, the export pins 1.0.1. Conda chose the versions;
+  // loclab installs them as pinned rather than failing the build.
+  it("a cached environment whose pins pip's resolver rejects is installed as pinned: the pins kept, the stage labelled, the gold patch resolves", async () => {
+    const environments = join(work, "swebench-og");
+    const folder = join(environments, "loclab-fixtures__versions", "7");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "environment.yml"), CONFLICTING_EXPORT);
+    const instance = { ...instances[0]!, instance_id: "loclab-fixtures__versions-7" };
+    const outcome = await goldOutcome(instance, "pythons-export", { specs: SPECS, harnessEnvironments: environments });
+    expect([outcome.status, outcome.infra_failure_detail]).toEqual(["resolved", undefined]);
+    const { docker } = await connectDocker({});
+    const image = await findImage(docker, outcome.image!.name);
+    expect(image?.labels[PINNED_STAGES_LABEL]).toBe(`${join(folder, "environment.yml")} (pip)`);
+    let versions = "";
+    const output = new PassThrough();
+    output.on("data", (chunk: Buffer) => {
+      versions += chunk.toString("utf8");
+    });
+    await docker.run(
+      outcome.image!.name,
+      ["python", "-c", "from importlib.metadata import version as v; print(v('flask'), v('werkzeug'))"],
+      output,
+      { HostConfig: { NetworkMode: "none", AutoRemove: true } },
+    );
+    expect(versions.trim()).toBe("2.0.0 1.0.1");
+  });
 
   // A local CPython as a base (--python-prefix): the host's own python3 when it is an installed
   // prefix of its own (pyenv's here), not Debian's /usr, which cannot be copied as one.

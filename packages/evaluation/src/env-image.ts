@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -11,6 +11,7 @@ import { defaultPipCache, defaultWheelCache } from "./caches.js";
 import { contentHash } from "./content-hash.js";
 import type { EnvironmentPlan } from "./environment-plan.js";
 import { envImageName } from "./image-names.js";
+import { ImageBuildError } from "./image-build-error.js";
 import { findImage, type ImageRef } from "./image-ref.js";
 import {
   HTTPBIN_DIR,
@@ -104,6 +105,22 @@ export function pythonFromLabels(labels: Record<string, string>): ImagePython | 
   return { requested, actual, rule };
 }
 
+/** The env image's label naming the stages installed as pinned, without pip's resolver (their sources). */
+export const PINNED_STAGES_LABEL = "loclab.pinned-stages";
+
+/** In a wheel folder: the stages made and installed with --no-deps (a JSON list of stage indices). */
+const PINNED_STAGES_FILE = "pinned-stages.json";
+
+async function readPinnedStages(wheels: string): Promise<number[]> {
+  const text = await readFile(join(wheels, PINNED_STAGES_FILE), "utf8").catch(() => "[]");
+  return JSON.parse(text) as number[];
+}
+
+/** pip's resolver gave up: the pins cannot all hold by the packages' own metadata. */
+function isResolutionConflict(error: unknown): boolean {
+  return error instanceof ImageBuildError && /ResolutionImpossible|conflicting dependencies/.test(error.message);
+}
+
 /** One fill of a wheel folder at a time in this process (see ensureEnvImage). */
 const sharedWheelFolders = sharedByKey<void>();
 
@@ -160,14 +177,27 @@ export async function ensureEnvImage(
       ...(options.resolvedAsOf ? { uploadedPriorTo: options.resolvedAsOf } : {}),
       image: name,
     };
+    const pinned: number[] = [];
     for (const [index, stage] of plan.stages.entries()) {
       await writeFile(join(wheels, `requirements-${index + 1}.txt`), `${stage.join("\n")}\n`);
-      await builderPipWheel({
-        ...pip,
-        args: ["--requirement", `${BUILDER_WHEELS}/requirements-${index + 1}.txt`],
-        what: `pip wheel of stage ${index + 1} of the environment`,
-      });
+      const wheel = (extra: string[]) =>
+        builderPipWheel({
+          ...pip,
+          args: [...extra, "--requirement", `${BUILDER_WHEELS}/requirements-${index + 1}.txt`],
+          what: `pip wheel of stage ${index + 1} of the environment${extra.length ? ` (${extra.join(" ")})` : ""}`,
+        });
+      try {
+        await wheel([]);
+      } catch (error) {
+        if (!plan.exportStages.includes(index) || !isResolutionConflict(error)) throw error;
+        log(
+          `env image ${name}: stage ${index + 1} (${plan.sources[index]}) pins a whole environment that pip's resolver rejects; made as pinned (--no-deps)`,
+        );
+        await wheel(["--no-deps"]);
+        pinned.push(index);
+      }
     }
+    await writeFile(join(wheels, PINNED_STAGES_FILE), `${JSON.stringify(pinned)}\n`);
     await writeFile(join(wheels, "build-tools.txt"), `${BUILD_TOOLS.join("\n")}\n`);
     await builderPipWheel({
       ...pip,
@@ -201,6 +231,7 @@ export async function ensureEnvImage(
       entries.push("httpbin-wheels", "loclab_standin_ca.py");
     }
     const count = (await readdir(join(context, "wheels"))).filter((file) => file.endsWith(".whl")).length;
+    const pinned = await readPinnedStages(wheels);
     // planEnvironment adds the build requirements last, with their source, when there are any.
     const buildStage = plan.sources.at(-1) === "build-system" ? plan.stages.length - 1 : -1;
     const dockerfile = [
@@ -222,7 +253,9 @@ export async function ensureEnvImage(
       ...plan.stages.flatMap((_, index) =>
         index === buildStage
           ? []
-          : [`RUN python3 -m pip install --no-build-isolation -r /opt/loclab/wheels/requirements-${index + 1}.txt`],
+          : [
+              `RUN python3 -m pip install --no-build-isolation${pinned.includes(index) ? " --no-deps" : ""} -r /opt/loclab/wheels/requirements-${index + 1}.txt`,
+            ],
       ),
       ...(standins?.httpbin
         ? [
@@ -249,6 +282,7 @@ export async function ensureEnvImage(
         "loclab.env-hash": hash,
         ...pythonLabels(choice, base.builder.python),
         "loclab.sources": plan.sources.join(" "),
+        ...(pinned.length ? { [PINNED_STAGES_LABEL]: pinned.map((index) => plan.sources[index]).join(" ") } : {}),
         ...(plan.conda ? { "loclab.conda": JSON.stringify(plan.conda) } : {}),
         "loclab.resolved-as-of": options.resolvedAsOf ?? "build time",
         "loclab.constraints": JSON.stringify(constraints),

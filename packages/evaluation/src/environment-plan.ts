@@ -39,6 +39,14 @@ export interface EnvironmentPlan {
   sources: string[];
   /** What conda's part became (the spec's packages, an environment.yml): dropped, renamed, assumed names. */
   conda?: Pick<CondaTranslation, "dropped" | "renamed" | "assumed">;
+  /**
+   * The stages that pin a whole environment (a cached environment's `conda env export`, its
+   * conda part and its pip part): conda already chose every version in them, so where pip's
+   * resolver cannot agree with those pins (conda's metadata of a package need not be pip's:
+   * conda-forge's cf-units runs on the antlr runtime its export pins, pip's metadata asks for
+   * another), the env image installs them as pinned, without resolving (`--no-deps`).
+   */
+  exportStages: number[];
 }
 
 export interface PlanEnvironmentInput {
@@ -73,6 +81,7 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
   const sources: string[] = [];
   let conda: CondaTranslation | undefined;
   let requestedPython = spec.python;
+  const exportStages: number[] = [];
   const fail = (error: unknown): never => {
     if (error instanceof CondaEnvironmentError)
       throw new EnvironmentUnsupportedError(input.repo, input.version, error.message);
@@ -87,6 +96,7 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
     }
     if (conda!.python) requestedPython = majorMinor(conda!.python);
     pushConda(stages, sources, conda!, input.cachedEnvironment.source);
+    exportStages.push(...stages.keys());
   } else if (packages === "environment.yml") {
     const found = environmentPaths(input.repo)
       .map((path) => ({ path, text: input.readFile(path) }))
@@ -138,6 +148,7 @@ export function planEnvironment(input: PlanEnvironmentInput): EnvironmentPlan {
     requirements: stages.flat(),
     stages,
     sources,
+    exportStages,
     ...(conda ? { conda: { dropped: conda.dropped, renamed: conda.renamed, assumed: conda.assumed } } : {}),
   };
 }

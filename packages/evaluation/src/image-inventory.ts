@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readdir, rm, stat } from "node:fs/promises";
+import { lstat, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { defaultPipCache, defaultRootCache, defaultWheelCache } from "./caches.js";
@@ -73,20 +73,36 @@ function pythonOf(labels: Record<string, string>): string | undefined {
   return describePythonChoice({ python: chosen.actual, requested: chosen.requested, rule: chosen.rule });
 }
 
-/** Bytes and entries of a folder (files counted through every level; symbolic links not followed). */
+/**
+ * Bytes and entries of a folder (files counted through every level; symbolic links not
+ * followed), on the folder's own file system only, as `du -x`: a base image's root being built
+ * (`<root>.partial-…`) has the host's /proc mounted in it, whose entries a walk cannot read.
+ * An entry removed while the walk goes (that build finishing) is not counted.
+ */
 export async function folderUse(path: string): Promise<{ bytes: number; entries: number }> {
   if (!existsSync(path)) return { bytes: 0, entries: 0 };
   const top = await readdir(path);
+  const device = (await stat(path)).dev;
   let bytes = 0;
   const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(ifGone);
+    for (const entry of entries ?? []) {
       const full = join(dir, entry.name);
+      if (!entry.isDirectory() && !entry.isFile()) continue;
+      const info = await lstat(full).catch(ifGone);
+      if (!info || info.dev !== device) continue;
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) bytes += (await stat(full)).size;
+      else bytes += info.size;
     }
   };
   await walk(path);
   return { bytes, entries: top.length };
+}
+
+/** undefined for a path that vanished under a walk; any other error is thrown. */
+function ifGone(error: NodeJS.ErrnoException): undefined {
+  if (error.code === "ENOENT") return undefined;
+  throw error;
 }
 
 /**

@@ -74,6 +74,7 @@ export {
   DEFAULT_BUILD_CONSTRAINTS,
   effectiveConstraints,
   ensureEnvImage,
+  PINNED_STAGES_LABEL,
   IMAGE_PATH,
   pythonFromLabels,
   pythonLabels,

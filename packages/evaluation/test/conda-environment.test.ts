@@ -166,6 +166,8 @@ describe("planEnvironment with conda files", () => {
     expect(plan.stages[2]).toEqual(spec.pip_packages);
     expect(plan.requestedPython).toBe(spec.python);
     expect(plan.conda?.renamed).toHaveLength(2);
+    // A hand-kept file pins little: pip resolves every stage.
+    expect(plan.exportStages).toEqual([]);
   });
 
   it("no environment file at the harness's paths is unsupported, naming the paths", () => {
@@ -194,5 +196,7 @@ describe("planEnvironment with conda files", () => {
       ["attrs==23.1.0", "pytest==7.4.0"],
     ]);
     expect(plan.requestedPython).toBe("3.9");
+    // Both stages pin a whole environment: pip may install them without resolving.
+    expect(plan.exportStages).toEqual([0, 1]);
   });
 });

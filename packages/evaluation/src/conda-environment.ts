@@ -1,5 +1,5 @@
 import { parse } from "yaml";
-import { CONDA_ONLY, CONDA_TO_PIP } from "./conda-names.js";
+import { CONDA_ONLY, CONDA_PIP_MARKERS, CONDA_TO_PIP } from "./conda-names.js";
 
 /** A conda environment file loclab cannot read: names the file and what is wrong. */
 export class CondaEnvironmentError extends Error {
@@ -136,10 +136,11 @@ function addCondaEntry(result: CondaTranslation, item: string, source: string): 
     result.dropped.push({ entry: item, reason: CONDA_ONLY.python! });
     return;
   }
+  const marker = CONDA_PIP_MARKERS[key] ? `; ${CONDA_PIP_MARKERS[key]}` : "";
   const renamed = CONDA_TO_PIP[key];
   if (renamed) {
     result.renamed.push({ conda: spec.name, pip: renamed });
-    result.requirements.push(`${renamed}${spec.specifier}`);
+    result.requirements.push(`${renamed}${spec.specifier}${marker}`);
     return;
   }
   const only = CONDA_ONLY[key];
@@ -152,7 +153,7 @@ function addCondaEntry(result: CondaTranslation, item: string, source: string): 
     return;
   }
   if (spec.build === undefined) result.assumed.push(spec.name);
-  result.requirements.push(`${spec.name}${spec.specifier}`);
+  result.requirements.push(`${spec.name}${spec.specifier}${marker}`);
 }
 
 /** The harness's pip-section cleaning for one line: replaced, removed (null) or unchanged. */

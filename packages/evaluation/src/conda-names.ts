@@ -33,6 +33,19 @@ export const CONDA_TO_PIP: Readonly<Record<string, string>> = {
 };
 
 /** Conda packages that are not Python packages on the index (libraries, tools, metapackages): never installed with pip. */
+/**
+ * Conda packages that conda-forge builds for every Python but pip's dependents require only
+ * under a marker: on a newer Python the conda build is a stub, and the sdist pip would build
+ * does not compile. Installed under the marker their dependents use.
+ *
+ * Sources: `backports.zoneinfo` — tzlocal's and pytz-deprecation-shim's metadata require it
+ * only where `python_version < "3.9"` (zoneinfo is in the standard library from 3.9); its 0.2.1
+ * sdist fails to build on 3.10 (`_PyLong_One`), which the harness's xarray exports pin on 3.10.
+ */
+export const CONDA_PIP_MARKERS: Readonly<Record<string, string>> = {
+  "backports.zoneinfo": 'python_version < "3.9"',
+};
+
 export const CONDA_ONLY: Readonly<Record<string, string>> = {
   python: "the image's Python is chosen by the Python rule",
   pip: "the image's pip is the builder's",

@@ -60,7 +60,7 @@ export {
   type CondaTranslation,
   type RequirementReplacements,
 } from "./conda-environment.js";
-export { CONDA_ONLY, CONDA_TO_PIP } from "./conda-names.js";
+export { CONDA_ONLY, CONDA_PIP_MARKERS, CONDA_TO_PIP } from "./conda-names.js";
 export {
   buildRequirements,
   EnvironmentUnsupportedError,

@@ -112,6 +112,20 @@ describe("translateCondaEnvironment", () => {
     expect(result.dropped[0]!.reason).toBe("a conda library (build main has no Python tag)");
   });
 
+  it("a conda build that is a stub on newer Pythons keeps its dependents' marker (backports.zoneinfo in xarray's 3.10 exports)", () => {
+    const text = EXPORTED.replace("python=3.9.20=he870216_1", "python=3.10.15=h4a871b0_1_cpython").replace(
+      "  - mpmath=1.3.0=py39h06a4308_0\n",
+      "  - mpmath=1.3.0=py39h06a4308_0\n  - backports.zoneinfo=0.2.1=py310hff52083_9\n",
+    );
+    const result = translateCondaEnvironment(text, "swebench-og/pydata__xarray/4094/environment.yml");
+    expect(result.requirements).toEqual([
+      "mpmath==1.3.0",
+      'backports.zoneinfo==0.2.1; python_version < "3.9"',
+      "flake8==7.1.1",
+      "setuptools==75.1.0",
+    ]);
+  });
+
   it("an export with an empty pip: section (null in YAML) has no pip stage", () => {
     const result = translateCondaEnvironment(
       "dependencies:\n  - pytest=7.4.4=py39h06a4308_0\n  - zlib=1.2.13=h5eee18b_1\n  - pip:\nprefix: /opt/x\n",

@@ -25,6 +25,8 @@ const REAL_MODEL = [
   "tests/evaluation-pythons.test.ts",
   // Network stand-ins (httpbin, a tarpit) in an eval container with no network.
   "tests/evaluation-standins.test.ts",
+  // The fixer's sandbox and tools in a container of the evaluation's base image.
+  "tests/fixer-sandbox.test.ts",
 ];
 
 export default defineConfig({

@@ -5,6 +5,6 @@ export {
   type DockerEngine,
   type DockerEngineOptions,
 } from "./engine.js";
-export { demultiplex } from "./demultiplex.js";
+export { demultiplex, demultiplexStreams } from "./demultiplex.js";
 export { execInContainer, type ExecOptions, type ExecResult } from "./exec.js";
 export { tarArchive, type ArchiveEntry } from "./tar-archive.js";

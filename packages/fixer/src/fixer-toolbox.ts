@@ -1,0 +1,234 @@
+import { budgetNote, isCounted } from "./call-budget.js";
+import { cutOutput } from "./cut-output.js";
+import { replaceExact } from "./exact-edit.js";
+import type { FixerLimits } from "./fixer-limits.js";
+import { FIXER_TOOL_SCHEMAS, FIXER_TOOLS, type FixerTool } from "./fixer-tool-schemas.js";
+import { ReadWindowError, readWindow, type ReadWindow } from "./read-window.js";
+import { type Sandbox, SandboxFileError } from "./sandbox.js";
+
+/** Why a tool call did not do what it asked: the model's mistake, answered in the tool result, never an exception. */
+export type FixerToolError =
+  | "unknown-tool"
+  | "bad-arguments"
+  | "budget-exhausted"
+  | "no-such-file"
+  | "not-a-file"
+  | "binary-file"
+  | "file-failed"
+  | "read-range"
+  | "edit-empty"
+  | "edit-absent"
+  | "edit-ambiguous"
+  | "edit-unchanged";
+
+/** One tool call's result: what the model sees, and what the trajectory and the failure analysis read. */
+export interface FixerToolResult {
+  tool: string;
+  /** The tool message the model gets (a budget note appended when few counted calls remain). */
+  content: string;
+  /** Whether the call counted against the budget. */
+  counted: boolean;
+  error?: FixerToolError;
+  /** run_command: how the command ended. */
+  command?: {
+    exitCode: number | null;
+    timedOut: boolean;
+    cancelled: boolean;
+    ms: number;
+    stdoutOmitted: number;
+    stderrOmitted: number;
+  };
+  /** read_file: the lines really returned. */
+  read?: Omit<ReadWindow, "text"> & { path: string };
+  /** submit_patch: the patch submitted (the current diff). */
+  patch?: string;
+}
+
+/**
+ * FGL's fixer tools over a sandbox, with the run's caps and the call budget. A call's problems
+ * (an unknown tool, arguments that fail the schema, a missing file, an edit whose old text is
+ * absent or ambiguous) are answers to the model with a named `error`, so the loop goes on; only
+ * the sandbox's own failures (the container gone) are thrown. Calls of run_command, read_file,
+ * edit_file and write_file are counted, malformed ones included (each took a turn of the
+ * budget, as in FGL's harness); once the budget is spent, a counted call is refused without
+ * running (`budget-exhausted`) and the loop ends the attempt.
+ */
+export class FixerToolbox {
+  private used = 0;
+
+  constructor(
+    readonly sandbox: Sandbox,
+    readonly limits: FixerLimits,
+  ) {}
+
+  /** Counted calls made so far. */
+  get callsUsed(): number {
+    return this.used;
+  }
+
+  get callsLeft(): number {
+    return Math.max(0, this.limits.callBudget - this.used);
+  }
+
+  /**
+   * Runs one call. `rawArguments` is the JSON the model wrote; `signal` is the supervisor's
+   * (the wall budget): it kills a running command's process group.
+   */
+  async call(tool: string, rawArguments: string, options: { signal?: AbortSignal } = {}): Promise<FixerToolResult> {
+    if (!(FIXER_TOOLS as string[]).includes(tool))
+      return {
+        tool,
+        counted: false,
+        error: "unknown-tool",
+        content: `Unknown tool "${tool}". The tools are: ${FIXER_TOOLS.join(", ")}.`,
+      };
+    const counted = isCounted(tool);
+    if (counted && this.used >= this.limits.callBudget)
+      return {
+        tool,
+        counted: false,
+        error: "budget-exhausted",
+        content: `No tool calls left (budget ${this.limits.callBudget}). The current diff is taken as your patch.`,
+      };
+    if (counted) this.used += 1;
+    const result = await this.dispatch(tool as FixerTool, rawArguments, options.signal);
+    const note = counted ? budgetNote(this.callsLeft, this.limits) : undefined;
+    return { ...result, tool, counted, ...(note ? { content: `${result.content}\n\n${note}` } : {}) };
+  }
+
+  private async dispatch(
+    tool: FixerTool,
+    rawArguments: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Omit<FixerToolResult, "tool" | "counted">> {
+    let json: unknown;
+    try {
+      json = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
+    } catch (error) {
+      return {
+        error: "bad-arguments",
+        content: `The arguments of ${tool} are not JSON (${(error as Error).message}): ${rawArguments.slice(0, 200)}`,
+      };
+    }
+    const parsed = FIXER_TOOL_SCHEMAS[tool].safeParse(json);
+    if (!parsed.success) {
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`)
+        .join("; ");
+      return { error: "bad-arguments", content: `Bad arguments for ${tool}: ${problems}` };
+    }
+    const args = parsed.data as Record<string, unknown>;
+    try {
+      switch (tool) {
+        case "run_command":
+          return await this.runCommand(args.command as string, signal);
+        case "read_file":
+          return await this.readFile(args as { path: string; start_line?: number; end_line?: number });
+        case "edit_file":
+          return await this.editFile(args as { path: string; old_text: string; new_text: string });
+        case "write_file": {
+          const { path, content } = args as { path: string; content: string };
+          await this.sandbox.writeFile(path, content);
+          return { content: `Wrote ${path} (${lineCount(content)} lines).` };
+        }
+        case "get_status": {
+          const diff = await this.sandbox.diff();
+          return { content: diff === "" ? "No changes yet." : diff };
+        }
+        case "submit_patch": {
+          const patch = await this.sandbox.diff();
+          return { patch, content: patch === "" ? "Submitted an empty patch (no changes)." : "Submitted." };
+        }
+      }
+    } catch (error) {
+      if (error instanceof SandboxFileError) return fileError(error);
+      throw error;
+    }
+  }
+
+  private async runCommand(command: string, signal: AbortSignal | undefined) {
+    const result = await this.sandbox.run(command, {
+      timeoutMs: this.limits.commandTimeoutMs,
+      ...(signal ? { signal } : {}),
+    });
+    const stdout = cutOutput(result.stdout, this.limits.outputChars);
+    const stderr = cutOutput(result.stderr, this.limits.outputChars);
+    const status = result.timedOut
+      ? `timed out after ${this.limits.commandTimeoutMs / 1000} s: the command and its children were killed`
+      : result.cancelled
+        ? "cancelled: the attempt's time is up"
+        : `exit code ${result.exitCode}`;
+    return {
+      content: `${status}\nstdout:\n${stdout.text || "(empty)"}\nstderr:\n${stderr.text || "(empty)"}`,
+      command: {
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        cancelled: result.cancelled,
+        ms: result.ms,
+        stdoutOmitted: stdout.omitted,
+        stderrOmitted: stderr.omitted,
+      },
+    };
+  }
+
+  private async readFile(args: { path: string; start_line?: number; end_line?: number }) {
+    const text = await this.sandbox.readFile(args.path);
+    let window: ReadWindow;
+    try {
+      window = readWindow(
+        text,
+        {
+          ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
+          ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
+        },
+        { maxLines: this.limits.readLines, maxChars: this.limits.readChars },
+      );
+    } catch (error) {
+      if (error instanceof ReadWindowError)
+        return { error: "read-range" as const, content: `${args.path}: ${error.message}` };
+      throw error;
+    }
+    const { text: lines, ...range } = window;
+    const next = range.endLine + 1;
+    const more =
+      range.cut === "lines"
+        ? ` (at most ${this.limits.readLines} lines per read; continue with start_line=${next})`
+        : range.cut === "chars"
+          ? ` (at most ${this.limits.readChars} characters per read; continue with start_line=${next})`
+          : range.cut === "line"
+            ? ` (line ${range.startLine} alone is longer than ${this.limits.readChars} characters: its first ${this.limits.readChars} are shown)`
+            : "";
+    const header =
+      range.totalLines === 0
+        ? `${args.path}: the file is empty`
+        : `${args.path}: lines ${range.startLine}-${range.endLine} of ${range.totalLines}${more}`;
+    return { content: `${header}\n${lines}`, read: { path: args.path, ...range } };
+  }
+
+  private async editFile(args: { path: string; old_text: string; new_text: string }) {
+    const before = await this.sandbox.readFile(args.path);
+    const edit = replaceExact(before, args.old_text, args.new_text);
+    if (!edit.ok) return { error: `edit-${edit.reason}` as const, content: `${args.path}: ${edit.message}` };
+    await this.sandbox.writeFile(args.path, edit.content);
+    return {
+      content: `Edited ${args.path} at line ${edit.line}: ${lineCount(args.old_text)} line(s) replaced by ${lineCount(args.new_text)}.`,
+    };
+  }
+}
+
+function fileError(error: SandboxFileError): Omit<FixerToolResult, "tool" | "counted"> {
+  const kind: FixerToolError =
+    error.reason === "missing"
+      ? "no-such-file"
+      : error.reason === "directory"
+        ? "not-a-file"
+        : error.reason === "binary"
+          ? "binary-file"
+          : "file-failed";
+  return { error: kind, content: error.message };
+}
+
+function lineCount(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}

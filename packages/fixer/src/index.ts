@@ -1,0 +1,21 @@
+export { budgetNote, COUNTED_TOOLS, isCounted, UNCOUNTED_TOOLS, type FixerToolName } from "./call-budget.js";
+export {
+  ContainerSandbox,
+  FIXER_CONTAINER_LABEL,
+  removeLeftoverSandboxes,
+  SandboxStartError,
+  type ContainerSandboxOptions,
+} from "./container-sandbox.js";
+export { cutOutput, type CutOutput } from "./cut-output.js";
+export { replaceExact, type ExactEdit } from "./exact-edit.js";
+export { FGL_SINGLE_AGENT, FGL_TWO_AGENTS, type FixerLimits } from "./fixer-limits.js";
+export {
+  FIXER_TOOL_DESCRIPTIONS,
+  FIXER_TOOL_SCHEMAS,
+  FIXER_TOOLS,
+  fixerToolDefinitions,
+  type FixerTool,
+} from "./fixer-tool-schemas.js";
+export { FixerToolbox, type FixerToolError, type FixerToolResult } from "./fixer-toolbox.js";
+export { ReadWindowError, readWindow, type ReadWindow, type ReadWindowRequest } from "./read-window.js";
+export { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";

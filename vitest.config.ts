@@ -27,6 +27,8 @@ const REAL_MODEL = [
   "tests/evaluation-standins.test.ts",
   // The fixer's sandbox and tools in a container of the evaluation's base image.
   "tests/fixer-sandbox.test.ts",
+  // The fixer's loop against the scripted model server, in that container.
+  "tests/fixer-loop.test.ts",
 ];
 
 export default defineConfig({

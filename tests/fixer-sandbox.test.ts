@@ -1,8 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { connectDocker } from "@loclab/docker";
-import { buildImage, ensureBaseImage } from "@loclab/evaluation";
 import {
   ContainerSandbox,
   FGL_SINGLE_AGENT,
@@ -10,52 +6,28 @@ import {
   removeLeftoverSandboxes,
   SandboxStartError,
 } from "@loclab/fixer";
-import { commitFiles } from "@loclab/fixtures";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildFixerTestImage, type FixerTestImage } from "./fixer-image.js";
 
 // The fixer's sandbox and tools in a real container on the test engine: an image of the
 // evaluation's bookworm base with a small repository at /testbed, no network. Every tool's
 // rules against real files, commands killed with their children, the diff as `git apply`
 // takes it, and no container left behind.
-const FILES = {
-  "calc/ops.py": "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
-  "calc/__init__.py": "",
-  "README.md": "calc\n",
-};
-
 let docker: Docker;
-let work: string;
+let fixture: FixerTestImage;
 let image: string;
 const attempt = `fixer-test-${process.pid}`;
 
 beforeAll(async () => {
   ({ docker } = await connectDocker({}));
-  const base = await ensureBaseImage(docker);
-  work = mkdtempSync(join(tmpdir(), "loclab-fixer-"));
-  const context = join(work, "context");
-  mkdirSync(join(context, "testbed"), { recursive: true });
-  writeFileSync(join(context, "testbed", "blob.bin"), Buffer.from([0, 1, 2, 0, 255]));
-  await commitFiles(join(context, "testbed"), FILES);
-  writeFileSync(join(context, "Dockerfile"), `FROM ${base.image.name}\nCOPY testbed /testbed\nRUN mkdir /empty\n`);
-  image = (
-    await buildImage(docker, {
-      name: `loclab-test/fixer-sandbox:${process.pid}`,
-      context,
-      entries: ["Dockerfile", "testbed"],
-      labels: { "loclab.kind": "test" },
-    })
-  ).name;
+  fixture = await buildFixerTestImage(docker, "fixer-sandbox");
+  image = fixture.image;
 });
 
 afterAll(async () => {
   await removeLeftoverSandboxes(docker, attempt).catch(() => undefined);
-  if (image)
-    await docker
-      .getImage(image)
-      .remove({ force: true })
-      .catch(() => undefined);
-  if (work) rmSync(work, { recursive: true, force: true });
+  await fixture?.remove();
 });
 
 const running = async (sandbox: ContainerSandbox, pattern: string) =>

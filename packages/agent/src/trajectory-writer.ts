@@ -35,8 +35,8 @@ export type TrajectoryToolCall = TrajectoryStep["toolCalls"][number];
 export interface TrajectoryWriter {
   /** Appends one step line at once; a crash afterwards loses nothing already appended. */
   appendStep(step: TrajectoryStep): Promise<void>;
-  /** Rewrites the header with the exit, usage and end time (temp file + rename). */
-  finish(end: { exit: TrajectoryExit; usage: TrajectoryUsage; endedAt: string }): Promise<void>;
+  /** Rewrites the header with the exit, usage and end time, and a repair's final patch (temp file + rename). */
+  finish(end: { exit: TrajectoryExit; usage: TrajectoryUsage; endedAt: string; patch?: string }): Promise<void>;
 }
 
 /**
@@ -48,12 +48,12 @@ export interface TrajectoryWriter {
  * Only what it is given is written: the caller never hands it the API key.
  */
 export async function openTrajectory(path: string, header: TrajectoryHeader): Promise<TrajectoryWriter> {
-  const head = (extra: { exit: TrajectoryExit; usage?: TrajectoryUsage; endedAt?: string }) =>
+  const head = (extra: { exit: TrajectoryExit; usage?: TrajectoryUsage; endedAt?: string; patch?: string }) =>
     formatTrajectoryLine("header", {
       kind: TRAJECTORY_KIND,
       schemaVersion: SCHEMA_VERSION,
       instanceId: header.instanceId,
-      outcome: { exit: extra.exit, patch: null },
+      outcome: { exit: extra.exit, patch: extra.patch ?? null },
       model: header.model,
       limits: header.limits,
       usage: extra.usage,

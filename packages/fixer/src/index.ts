@@ -19,3 +19,12 @@ export {
 export { FixerToolbox, type FixerToolError, type FixerToolResult } from "./fixer-toolbox.js";
 export { ReadWindowError, readWindow, type ReadWindow, type ReadWindowRequest } from "./read-window.js";
 export { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
+export {
+  fixInstance,
+  type FixerExit,
+  type FixerLoopCandidate,
+  type FixerRecovery,
+  type FixInstanceOptions,
+  type FixResult,
+} from "./fix-instance.js";
+export { FIXER_PROMPTS_DIR, readFixerPrompt, type FixerPromptName } from "./fixer-prompts.js";

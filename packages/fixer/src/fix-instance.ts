@@ -1,0 +1,274 @@
+import {
+  type ChatMessage,
+  fillTemplate,
+  type ModelClient,
+  openTrajectory,
+  type TrajectoryStep,
+  type TrajectoryUsage,
+} from "@loclab/agent";
+import { ModelCallError, ModelRequestError } from "@loclab/openai-http";
+import { messagesDigest, type Provenance, requestDelta, type TrajectoryExit } from "@loclab/schemas";
+import { FGL_SINGLE_AGENT, type FixerLimits } from "./fixer-limits.js";
+import { type FixerPromptName, readFixerPrompt } from "./fixer-prompts.js";
+import { fixerToolDefinitions } from "./fixer-tool-schemas.js";
+import { FixerToolbox, type FixerToolResult } from "./fixer-toolbox.js";
+import type { Sandbox } from "./sandbox.js";
+
+/**
+ * How a fixer attempt ended: `submitted` (submit_patch), `call_limit` (a counted call asked
+ * for after the budget was spent), `time_limit` (the supervisor's wall budget), `step_limit`
+ * (model turns, a guard against a model that never calls a counted tool), `context_limit`
+ * (the server refused the prompt as too long), `error` (the model call failed after its
+ * retries). In every case the patch is the repository's diff at the end.
+ */
+export type FixerExit = Extract<
+  TrajectoryExit,
+  "submitted" | "call_limit" | "time_limit" | "step_limit" | "context_limit" | "error"
+>;
+
+/** A recovery the loop made instead of failing: a turn without a tool call was answered with a nudge. */
+export interface FixerRecovery {
+  kind: "no-tool-call";
+  step: number;
+}
+
+/** An answer cut at the output-token limit (finish reason `length`): a repetition-loop candidate, with what it cost. */
+export interface FixerLoopCandidate {
+  step: number;
+  completionTokens: number | undefined;
+  ms: number;
+}
+
+export interface FixInstanceOptions {
+  instance: { instance_id: string; problem_statement: string };
+  sandbox: Sandbox;
+  client: ModelClient;
+  /** `<dir>/<instance_id>.traj.jsonl`: the loclab trajectory, its header's `outcome.patch` the final patch. */
+  trajectoryPath: string;
+  /** Budgets and caps; default FGL's single agent (36 calls, 8 minutes). */
+  limits?: FixerLimits;
+  /** Model turns at most; default twice the call budget (turns without a counted call cost nothing else). */
+  maxTurns?: number;
+  /** Templates to use instead of the shipped ones, by name; same placeholders. */
+  prompts?: Partial<Record<FixerPromptName, string>>;
+  provenance?: Provenance;
+}
+
+export interface FixResult {
+  exit: FixerExit;
+  /** The final patch: what submit_patch handed in, else the repository's diff at the end ("" for none). */
+  patch: string;
+  /** Counted calls made. */
+  calls: number;
+  turns: number;
+  usage: TrajectoryUsage;
+  /** Usage before the first successful edit (edit_file, write_file) and after: localization and repair. */
+  phases: { beforeFirstEdit: TrajectoryUsage & { ms: number }; afterFirstEdit: TrajectoryUsage & { ms: number } };
+  loops: FixerLoopCandidate[];
+  recoveries: FixerRecovery[];
+  /** Every tool call's outcome, in order (errors named: no-such-file, edit-absent, …). */
+  toolResults: Omit<FixerToolResult, "content">[];
+  error?: string;
+  wallMs: number;
+}
+
+const CONTEXT_OVERFLOW = /maximum context length|context length exceeded|context_length_exceeded|max_model_len/i;
+
+/**
+ * The fixer (FGL's harness, single agent): one model with six tools in the task's sandbox. Each
+ * turn calls the model, runs its tool calls in order, and appends the step to the trajectory
+ * before the next call. The wall budget is the supervisor's, not the loop's: a timer aborts one
+ * signal that cancels the model request in flight and kills a running command's process group,
+ * so an attempt ends within seconds of its budget whatever it was doing; the repository's diff
+ * at that moment is the patch. Tool problems are answers to the model (`FixerToolbox`); a turn
+ * without a tool call gets a nudge (a named recovery); an answer cut at the output limit is
+ * recorded as a loop candidate with its time.
+ */
+export async function fixInstance(options: FixInstanceOptions): Promise<FixResult> {
+  const limits = options.limits ?? FGL_SINGLE_AGENT;
+  const maxTurns = options.maxTurns ?? limits.callBudget * 2;
+  const toolbox = new FixerToolbox(options.sandbox, limits);
+  const prompt = async (name: FixerPromptName) => options.prompts?.[name] ?? readFixerPrompt(name);
+  const messages: ChatMessage[] = [
+    {
+      role: "system",
+      content: fillTemplate(await prompt("system"), {
+        workdir: options.sandbox.workdir,
+        callBudget: String(limits.callBudget),
+        minutes: String(Math.round((limits.wallMs / 60_000) * 10) / 10),
+      }),
+    },
+    {
+      role: "user",
+      content: fillTemplate(await prompt("user"), { problemStatement: options.instance.problem_statement }),
+    },
+  ];
+  const tools = fixerToolDefinitions();
+  const started = Date.now();
+  const trajectory = await openTrajectory(options.trajectoryPath, {
+    instanceId: options.instance.instance_id,
+    model: options.client.model,
+    limits: { calls: limits.callBudget, seconds: limits.wallMs / 1000, steps: maxTurns },
+    startedAt: new Date(started).toISOString(),
+    ...(options.provenance ? { provenance: options.provenance } : {}),
+  });
+  const supervisor = new AbortController();
+  const deadline = setTimeout(() => supervisor.abort(new Error("the attempt's wall budget ran out")), limits.wallMs);
+  const usage: TrajectoryUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 };
+  const before = { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0, ms: 0 };
+  let firstEditAt: number | undefined;
+  const loops: FixerLoopCandidate[] = [];
+  const recoveries: FixerRecovery[] = [];
+  const toolResults: FixResult["toolResults"] = [];
+  let lastRequest: ChatMessage[] = [];
+  let exit: FixerExit | undefined;
+  let submitted: string | undefined;
+  let error: string | undefined;
+  let turns = 0;
+  try {
+    for (let step = 0; exit === undefined; step += 1) {
+      if (step >= maxTurns) {
+        exit = "step_limit";
+        break;
+      }
+      const record: TrajectoryStep = {
+        toolCalls: [],
+        startedAt: new Date().toISOString(),
+        messagesDigest: messagesDigest(messages),
+        request: { ...requestDelta(lastRequest, messages), tools: tools.map((tool) => tool.name) },
+      };
+      lastRequest = [...messages];
+      let completion: Awaited<ReturnType<ModelClient["complete"]>>;
+      try {
+        completion = await options.client.complete({ messages, tools, signal: supervisor.signal });
+      } catch (caught) {
+        if (supervisor.signal.aborted) {
+          exit = "time_limit";
+          record.error = "wall budget: the model call in flight was cancelled";
+        } else if (!(caught instanceof ModelCallError)) throw caught;
+        else {
+          error = caught.message;
+          exit =
+            caught instanceof ModelRequestError && caught.status === 400 && CONTEXT_OVERFLOW.test(caught.message)
+              ? "context_limit"
+              : "error";
+          record.error = `model error: ${caught.message}`;
+          record.retries = caught.retries.map((retry) => ({ ...retry }));
+        }
+        record.endedAt = new Date().toISOString();
+        await trajectory.appendStep(record);
+        break;
+      }
+      turns += 1;
+      const spent = completion.usage;
+      usage.apiCalls += 1;
+      if (spent) {
+        usage.promptTokens += spent.promptTokens;
+        usage.completionTokens += spent.completionTokens;
+        usage.totalTokens += spent.totalTokens;
+      }
+      if (firstEditAt === undefined) {
+        before.apiCalls += 1;
+        before.promptTokens += spent?.promptTokens ?? 0;
+        before.completionTokens += spent?.completionTokens ?? 0;
+        before.totalTokens += spent?.totalTokens ?? 0;
+      }
+      record.output = completion.message.content ?? "";
+      record.finishReason = completion.finishReason;
+      if (spent) record.usage = { ...spent };
+      if (completion.retries.length > 0) record.retries = completion.retries.map((retry) => ({ ...retry }));
+      if (completion.finishReason === "length")
+        loops.push({ step, completionTokens: spent?.completionTokens, ms: completion.latencyMs });
+      const calls = completion.message.toolCalls;
+      messages.push({
+        role: "assistant",
+        content: completion.message.content,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      });
+      if (calls.length === 0) {
+        recoveries.push({ kind: "no-tool-call", step });
+        messages.push({ role: "user", content: await prompt("no-tool-call") });
+        record.error = "recovery: no tool call; nudged";
+      }
+      for (const call of calls) {
+        const result = await toolbox.call(call.name, call.arguments, { signal: supervisor.signal });
+        const { content, ...outcome } = result;
+        toolResults.push(outcome);
+        messages.push({ role: "tool", toolCallId: call.id, content });
+        record.toolCalls.push({
+          name: call.name,
+          arguments: parsedArguments(call.arguments),
+          observation: content,
+          ok: result.error === undefined,
+          ...(result.command?.exitCode != null ? { returnCode: result.command.exitCode } : {}),
+          observedAt: new Date().toISOString(),
+        });
+        if (
+          firstEditAt === undefined &&
+          result.error === undefined &&
+          (call.name === "edit_file" || call.name === "write_file")
+        ) {
+          firstEditAt = Date.now();
+          before.ms = firstEditAt - started;
+        }
+        if (supervisor.signal.aborted) {
+          exit = "time_limit";
+          record.error = "wall budget: the attempt's time ran out during a tool call, which was cancelled";
+          break;
+        }
+        if (result.patch !== undefined) {
+          submitted = result.patch;
+          exit = "submitted";
+          break;
+        }
+        if (result.error === "budget-exhausted") {
+          exit = "call_limit";
+          break;
+        }
+      }
+      record.endedAt = new Date().toISOString();
+      await trajectory.appendStep(record);
+      if (supervisor.signal.aborted && exit === undefined) exit = "time_limit";
+    }
+  } catch (caught) {
+    clearTimeout(deadline);
+    await trajectory.finish({ exit: "error", usage, endedAt: new Date().toISOString() });
+    throw caught;
+  }
+  clearTimeout(deadline);
+  const patch = submitted ?? (await options.sandbox.diff());
+  const ended = Date.now();
+  await trajectory.finish({ exit: exit!, usage, endedAt: new Date(ended).toISOString(), patch });
+  if (firstEditAt === undefined) before.ms = ended - started;
+  const after = {
+    promptTokens: usage.promptTokens - before.promptTokens,
+    completionTokens: usage.completionTokens - before.completionTokens,
+    totalTokens: usage.totalTokens - before.totalTokens,
+    apiCalls: usage.apiCalls - before.apiCalls,
+    ms: firstEditAt === undefined ? 0 : ended - firstEditAt,
+  };
+  return {
+    exit: exit!,
+    patch,
+    calls: toolbox.callsUsed,
+    turns,
+    usage,
+    phases: { beforeFirstEdit: before, afterFirstEdit: after },
+    loops,
+    recoveries,
+    toolResults,
+    ...(error !== undefined ? { error } : {}),
+    wallMs: ended - started,
+  };
+}
+
+/** A call's arguments for the trajectory: the parsed object, or the raw text kept under `_raw` when it is not a JSON object. */
+function parsedArguments(raw: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(raw) as unknown;
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // kept raw below
+  }
+  return { _raw: raw };
+}

@@ -1,0 +1,184 @@
+import { readFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createModelClient, type ScriptTurn, startScriptedModelServer } from "@loclab/agent";
+import { connectDocker } from "@loclab/docker";
+import {
+  ContainerSandbox,
+  FGL_SINGLE_AGENT,
+  type FixerLimits,
+  fixInstance,
+  removeLeftoverSandboxes,
+} from "@loclab/fixer";
+import type Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildFixerTestImage, type FixerTestImage } from "./fixer-image.js";
+
+// The fixer's loop against the scripted model server (real HTTP) in a real container: each exit
+// and recovery path, one script each. The task: calc.add subtracts; check.py fails until fixed.
+let docker: Docker;
+let fixture: FixerTestImage;
+let work: string;
+const attempt = `fixer-loop-${process.pid}`;
+const instance = { instance_id: "loclab-fixtures__calc-1", problem_statement: "add(2, 3) returns -1, not 5." };
+
+beforeAll(async () => {
+  ({ docker } = await connectDocker({}));
+  fixture = await buildFixerTestImage(docker, "fixer-loop");
+  work = mkdtempSync(join(tmpdir(), "loclab-fixer-loop-"));
+});
+afterAll(async () => {
+  await removeLeftoverSandboxes(docker, attempt).catch(() => undefined);
+  await fixture?.remove();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const call = (name: string, args: unknown) => ({
+  name,
+  arguments: typeof args === "string" ? args : JSON.stringify(args),
+});
+const FIX = call("edit_file", {
+  path: "calc/ops.py",
+  old_text: "def add(a, b):\n    return a - b",
+  new_text: "def add(a, b):\n    return a + b",
+});
+
+/** One attempt: a sandbox from the task's image, the scripted model, the loop; the sandbox always removed. */
+async function attemptWith(name: string, script: ScriptTurn[], limits: Partial<FixerLimits> = {}) {
+  const server = await startScriptedModelServer({ script });
+  const sandbox = await ContainerSandbox.start(docker, { image: fixture.image, attempt });
+  const trajectoryPath = join(work, name, `${instance.instance_id}.traj.jsonl`);
+  try {
+    const result = await fixInstance({
+      instance,
+      sandbox,
+      client: createModelClient({ baseURL: server.url, model: "scripted", maxRetries: 0 }),
+      trajectoryPath,
+      limits: { ...FGL_SINGLE_AGENT, ...limits },
+    });
+    const check = await sandbox.run("python3 check.py", { timeoutMs: 60_000 });
+    const lines = readFileSync(trajectoryPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    return { result, check, header: lines[0], steps: lines.slice(1), requests: server.requests };
+  } finally {
+    await sandbox.remove();
+    await server.close();
+  }
+}
+
+describe("the fixer's loop", () => {
+  it("a fixer that reads, fixes, checks and submits: exit submitted, the patch fixes the task, every step in the trajectory", async () => {
+    const { result, check, header, steps } = await attemptWith("fixes", [
+      { toolCalls: [call("read_file", { path: "calc/ops.py" })] },
+      { toolCalls: [FIX] },
+      { toolCalls: [call("run_command", { command: "python3 check.py" })] },
+      { toolCalls: [call("submit_patch", {})] },
+    ]);
+    expect(result.exit).toBe("submitted");
+    expect(result.patch).toContain("+    return a + b");
+    expect(check.stdout).toBe("ok\n");
+    expect(result).toMatchObject({ calls: 3, turns: 4, recoveries: [], loops: [] });
+    expect(result.toolResults.map((tool) => [tool.tool, tool.error ?? "ok"])).toEqual([
+      ["read_file", "ok"],
+      ["edit_file", "ok"],
+      ["run_command", "ok"],
+      ["submit_patch", "ok"],
+    ]);
+    // Localization (before the first edit) and repair (after) are apart: one model call before.
+    expect(result.phases.beforeFirstEdit.apiCalls).toBe(2);
+    expect(result.phases.afterFirstEdit.apiCalls).toBe(2);
+    expect(header.outcome).toEqual({ exit: "submitted", patch: result.patch });
+    expect(steps.map((step: { toolCalls: { name: string }[] }) => step.toolCalls.map((tool) => tool.name))).toEqual([
+      ["read_file"],
+      ["edit_file"],
+      ["run_command"],
+      ["submit_patch"],
+    ]);
+    expect(steps[2].toolCalls[0].observation).toBe("exit code 0\nstdout:\nok\n\nstderr:\n(empty)");
+  });
+
+  it("a fixer that edits the wrong file submits a patch that leaves the task broken", async () => {
+    const { result, check } = await attemptWith("wrong", [
+      { toolCalls: [call("edit_file", { path: "README.md", old_text: "calc\n", new_text: "calc, fixed\n" })] },
+      { toolCalls: [call("submit_patch", {})] },
+    ]);
+    expect(result.exit).toBe("submitted");
+    expect(result.patch).toContain("+calc, fixed");
+    expect(result.patch).not.toContain("ops.py");
+    expect(check.exitCode).not.toBe(0);
+  });
+
+  it("a fixer that loops until the call budget: exit call_limit, the current diff is the patch", async () => {
+    const looping: ScriptTurn[] = [{ toolCalls: [FIX] }];
+    for (let turn = 0; turn < 30; turn += 1)
+      looping.push({ toolCalls: [call("run_command", { command: "python3 check.py" })] });
+    const { result, steps } = await attemptWith("budget", looping, { callBudget: 20 });
+    expect(result.exit).toBe("call_limit");
+    expect(result.calls).toBe(20);
+    expect(result.patch).toContain("+    return a + b");
+    // The 21st counted call was refused, and the budget note came at 10 left.
+    expect(result.toolResults.at(-1)).toMatchObject({ tool: "run_command", error: "budget-exhausted" });
+    expect(steps[9].toolCalls[0].observation).toMatch(/\[budget: 10 tool calls left of 20/);
+  });
+
+  it("a fixer that hangs in a command past the wall budget is stopped by the supervisor; the diff so far is the patch", async () => {
+    const { result, steps } = await attemptWith(
+      "hangs",
+      [{ toolCalls: [FIX] }, { toolCalls: [call("run_command", { command: "sleep 600" })] }],
+      { wallMs: 4_000 },
+    );
+    expect(result.exit).toBe("time_limit");
+    expect(result.toolResults.at(-1)).toMatchObject({ tool: "run_command", command: { cancelled: true } });
+    expect(result.patch).toContain("+    return a + b");
+    expect(result.wallMs).toBeGreaterThanOrEqual(4_000);
+    expect(steps.at(-1).error).toMatch(/wall budget/);
+  });
+
+  it("a model call that outlives the wall budget is cancelled; the server sees its client go", async () => {
+    const { result, requests } = await attemptWith("slow-model", [{ fault: "delay", ms: 120_000 }], { wallMs: 2_000 });
+    expect(result.exit).toBe("time_limit");
+    expect(result.patch).toBe("");
+    expect(requests[0]?.clientClosed).toBe(true);
+  });
+
+  it("malformed calls, absent and ambiguous edits, a turn with no tool call and an answer cut at the output limit are answered, and the loop goes on", async () => {
+    const { result, steps } = await attemptWith("recoveries", [
+      { toolCalls: [call("edit_file", '{"path": "calc/ops.py", ')] },
+      { toolCalls: [call("edit_file", { path: "calc/ops.py", old_text: "return a-b", new_text: "x" })] },
+      { toolCalls: [call("edit_file", { path: "calc/ops.py", old_text: "    return a - b", new_text: "x" })] },
+      { toolCalls: [call("read_file", { path: "calc/nope.py" })] },
+      { content: "Let me think about it." },
+      { content: "the the the the", finishReason: "length", usage: { promptTokens: 50, completionTokens: 8192 } },
+      { toolCalls: [FIX] },
+      { toolCalls: [call("submit_patch", {})] },
+    ]);
+    expect(result.exit).toBe("submitted");
+    expect(result.toolResults.map((tool) => tool.error ?? "ok")).toEqual([
+      "bad-arguments",
+      "edit-absent",
+      "edit-ambiguous",
+      "no-such-file",
+      "ok",
+      "ok",
+    ]);
+    expect(result.recoveries).toEqual([
+      { kind: "no-tool-call", step: 4 },
+      { kind: "no-tool-call", step: 5 },
+    ]);
+    expect(result.loops).toEqual([{ step: 5, completionTokens: 8192, ms: expect.any(Number) }]);
+    expect(steps[0].toolCalls[0].arguments).toEqual({ _raw: '{"path": "calc/ops.py", ' });
+    expect(steps[3].toolCalls[0].observation).toBe("No such file or directory: calc/nope.py");
+  });
+
+  it("a prompt the server refuses as too long ends the attempt with context_limit", async () => {
+    const { result } = await attemptWith("context", [
+      { toolCalls: [FIX] },
+      { fault: "http-400", message: "This model's maximum context length is 32768 tokens." },
+    ]);
+    expect(result.exit).toBe("context_limit");
+    expect(result.patch).toContain("+    return a + b");
+  });
+});

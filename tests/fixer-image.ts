@@ -20,6 +20,8 @@ export const FIXER_TASK_FILES = {
 
 export interface FixerTestImage {
   image: string;
+  /** The same repository on the host (a git checkout at the base commit), for the localizer's workspace. */
+  repository: string;
   remove(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function buildFixerTestImage(docker: Docker, name: string): Promise
   ).name;
   return {
     image,
+    repository: join(context, "testbed"),
     async remove() {
       await docker
         .getImage(image)

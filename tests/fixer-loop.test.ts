@@ -4,13 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createModelClient, type ScriptTurn, startScriptedModelServer } from "@loclab/agent";
 import { connectDocker } from "@loclab/docker";
+import { checkoutCode, renderContext } from "@loclab/fgl";
 import {
   ContainerSandbox,
   FGL_SINGLE_AGENT,
+  FGL_TWO_AGENTS,
   type FixerLimits,
   fixInstance,
+  type LocalizerRunner,
+  localizerTool,
   removeLeftoverSandboxes,
 } from "@loclab/fixer";
+import { openWorkspace } from "@loclab/tools";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixerTestImage, type FixerTestImage } from "./fixer-image.js";
@@ -45,17 +50,38 @@ const FIX = call("edit_file", {
 });
 
 /** One attempt: a sandbox from the task's image, the scripted model, the loop; the sandbox always removed. */
-async function attemptWith(name: string, script: ScriptTurn[], limits: Partial<FixerLimits> = {}) {
+async function attemptWith(
+  name: string,
+  script: ScriptTurn[],
+  limits: Partial<FixerLimits> = {},
+  options: { twoAgents?: boolean } = {},
+) {
   const server = await startScriptedModelServer({ script });
   const sandbox = await ContainerSandbox.start(docker, { image: fixture.image, attempt });
   const trajectoryPath = join(work, name, `${instance.instance_id}.traj.jsonl`);
+  const client = createModelClient({ baseURL: server.url, model: "scripted", maxRetries: 0 });
   try {
+    let localizer: LocalizerRunner | undefined;
+    if (options.twoAgents) {
+      const workspace = await openWorkspace({ root: fixture.repository });
+      localizer = localizerTool({
+        workspace,
+        client,
+        trajectoryDir: join(work, name, "localizer"),
+        // The scripted server has no /tokenize: about 4 characters a token, enough to stay in budget here.
+        render: (locations) =>
+          renderContext(locations, checkoutCode(workspace), {
+            countTokens: async (text) => Math.ceil(text.length / 4),
+          }),
+      });
+    }
     const result = await fixInstance({
       instance,
       sandbox,
-      client: createModelClient({ baseURL: server.url, model: "scripted", maxRetries: 0 }),
+      client,
       trajectoryPath,
-      limits: { ...FGL_SINGLE_AGENT, ...limits },
+      limits: { ...(options.twoAgents ? FGL_TWO_AGENTS : FGL_SINGLE_AGENT), ...limits },
+      ...(localizer ? { localizer } : {}),
     });
     const check = await sandbox.run("python3 check.py", { timeoutMs: 60_000 });
     const lines = readFileSync(trajectoryPath, "utf8")
@@ -171,6 +197,54 @@ describe("the fixer's loop", () => {
     expect(result.loops).toEqual([{ step: 5, completionTokens: 8192, ms: expect.any(Number) }]);
     expect(steps[0].toolCalls[0].arguments).toEqual({ _raw: '{"path": "calc/ops.py", ' });
     expect(steps[3].toolCalls[0].observation).toBe("No such file or directory: calc/nope.py");
+  });
+
+  it("two agents: the fixer calls the localizer, a fresh session whose turns are charged to the shared budget; its trajectory is linked", async () => {
+    const { result, steps, check, requests } = await attemptWith(
+      "two-agents",
+      [
+        { toolCalls: [call("localizer", { focus: "the add function" })] },
+        { toolCalls: [call("view_file", { path: "calc/ops.py" })] },
+        {
+          toolCalls: [
+            call("submit_localization", {
+              locations: [{ path: "calc/ops.py", startLine: 1, endLine: 2, role: "edit", symbol: "add" }],
+              finding: {
+                locationExplanation: "add is defined here.",
+                rootCause: "add subtracts.",
+                solutionIdea: "Return a + b.",
+                dependencies: "None.",
+                testingImpact: "check.py.",
+              },
+            }),
+          ],
+        },
+        { toolCalls: [FIX] },
+        { toolCalls: [call("submit_patch", {})] },
+      ],
+      {},
+      { twoAgents: true },
+    );
+    expect(result.exit).toBe("submitted");
+    expect(check.stdout).toBe("ok\n");
+    // The localizer's two turns and the one edit, out of 44.
+    expect(result.calls).toBe(3);
+    expect(result.toolResults[0]).toMatchObject({ tool: "localizer", counted: true, charged: 2 });
+    expect(result.agents.localizer).toMatchObject({ turns: 2, apiCalls: 2 });
+    expect(result.agents.fixer.apiCalls).toBe(3);
+    expect(result.localizerTrajectories).toHaveLength(1);
+    expect(steps[0].toolCalls[0].subTrajectory).toBe(`localizer/${instance.instance_id}.localizer-1.traj.jsonl`);
+    // The fixer sees ctx(z): the location's numbered lines.
+    expect(steps[0].toolCalls[0].observation).toContain(
+      "### calc/ops.py (lines 1-2)\n     1\tdef add(a, b):\n     2\t    return a - b",
+    );
+    // The localizer ran in a fresh session: its first request holds only its own system and user messages, with the fixer's focus.
+    const localizerFirst = requests[1]!.body!.messages;
+    expect(localizerFirst.map((message) => message.role)).toEqual(["system", "user"]);
+    expect(JSON.stringify(localizerFirst[1])).toContain("The fixer asks: the add function");
+    // The fixer offered seven tools; the localizer its own.
+    expect(requests[0]!.body!.tools!.map((tool) => tool.function.name)).toContain("localizer");
+    expect(requests[1]!.body!.tools!.map((tool) => tool.function.name)).toContain("submit_localization");
   });
 
   it("a prompt the server refuses as too long ends the attempt with context_limit", async () => {

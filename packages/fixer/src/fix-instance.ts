@@ -12,7 +12,9 @@ import { FGL_SINGLE_AGENT, type FixerLimits } from "./fixer-limits.js";
 import { type FixerPromptName, readFixerPrompt } from "./fixer-prompts.js";
 import { fixerToolDefinitions } from "./fixer-tool-schemas.js";
 import { FixerToolbox, type FixerToolResult } from "./fixer-toolbox.js";
+import type { LocalizerRunner } from "./localizer-tool.js";
 import type { Sandbox } from "./sandbox.js";
+import { dirname, relative } from "node:path";
 
 /**
  * How a fixer attempt ended: `submitted` (submit_patch), `call_limit` (a counted call asked
@@ -52,6 +54,11 @@ export interface FixInstanceOptions {
   /** Templates to use instead of the shipped ones, by name; same placeholders. */
   prompts?: Partial<Record<FixerPromptName, string>>;
   provenance?: Provenance;
+  /**
+   * The two-agent fixer (FGL): a `localizer` tool that runs a localizer session on the task
+   * (`localizerTool`); its turns are charged to the shared budget (give FGL_TWO_AGENTS' 44).
+   */
+  localizer?: LocalizerRunner;
 }
 
 export interface FixResult {
@@ -68,6 +75,10 @@ export interface FixResult {
   recoveries: FixerRecovery[];
   /** Every tool call's outcome, in order (errors named: no-such-file, edit-absent, …). */
   toolResults: Omit<FixerToolResult, "content">[];
+  /** Tokens per agent: the fixer's own model calls, and the localizer's (two agents; zero otherwise) with the turns charged. */
+  agents: { fixer: TrajectoryUsage; localizer: TrajectoryUsage & { turns: number } };
+  /** The localizer sessions' trajectories, in call order. */
+  localizerTrajectories: string[];
   error?: string;
   wallMs: number;
 }
@@ -87,13 +98,17 @@ const CONTEXT_OVERFLOW = /maximum context length|context length exceeded|context
 export async function fixInstance(options: FixInstanceOptions): Promise<FixResult> {
   const limits = options.limits ?? FGL_SINGLE_AGENT;
   const maxTurns = options.maxTurns ?? limits.callBudget * 2;
-  const toolbox = new FixerToolbox(options.sandbox, limits);
+  const toolbox = new FixerToolbox(options.sandbox, limits, {
+    ...(options.localizer ? { localizer: options.localizer } : {}),
+    instance: options.instance,
+  });
   const prompt = async (name: FixerPromptName) => options.prompts?.[name] ?? readFixerPrompt(name);
   const messages: ChatMessage[] = [
     {
       role: "system",
       content: fillTemplate(await prompt("system"), {
         workdir: options.sandbox.workdir,
+        tools: toolList(options.localizer !== undefined),
         callBudget: String(limits.callBudget),
         minutes: String(Math.round((limits.wallMs / 60_000) * 10) / 10),
       }),
@@ -103,7 +118,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
       content: fillTemplate(await prompt("user"), { problemStatement: options.instance.problem_statement }),
     },
   ];
-  const tools = fixerToolDefinitions();
+  const tools = fixerToolDefinitions({ twoAgents: options.localizer !== undefined });
   const started = Date.now();
   const trajectory = await openTrajectory(options.trajectoryPath, {
     instanceId: options.instance.instance_id,
@@ -120,6 +135,8 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   const loops: FixerLoopCandidate[] = [];
   const recoveries: FixerRecovery[] = [];
   const toolResults: FixResult["toolResults"] = [];
+  const localizerUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0, turns: 0 };
+  const localizerTrajectories: string[] = [];
   let lastRequest: ChatMessage[] = [];
   let exit: FixerExit | undefined;
   let submitted: string | undefined;
@@ -202,7 +219,18 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
           ok: result.error === undefined,
           ...(result.command?.exitCode != null ? { returnCode: result.command.exitCode } : {}),
           observedAt: new Date().toISOString(),
+          ...(result.localizer
+            ? { subTrajectory: relative(dirname(options.trajectoryPath), result.localizer.trajectoryPath) }
+            : {}),
         });
+        if (result.localizer) {
+          localizerTrajectories.push(result.localizer.trajectoryPath);
+          localizerUsage.turns += result.localizer.calls;
+          localizerUsage.apiCalls += result.localizer.usage.apiCalls;
+          localizerUsage.promptTokens += result.localizer.usage.promptTokens;
+          localizerUsage.completionTokens += result.localizer.usage.completionTokens;
+          localizerUsage.totalTokens += result.localizer.usage.totalTokens;
+        }
         if (
           firstEditAt === undefined &&
           result.error === undefined &&
@@ -257,9 +285,26 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     loops,
     recoveries,
     toolResults,
+    agents: { fixer: { ...usage }, localizer: localizerUsage },
+    localizerTrajectories,
     ...(error !== undefined ? { error } : {}),
     wallMs: ended - started,
   };
+}
+
+/** The tools as the system prompt names them. */
+function toolList(twoAgents: boolean): string {
+  const tools = [
+    "run_command (bash in the repository)",
+    "read_file",
+    "edit_file (replace one exact occurrence of a text)",
+    "write_file",
+    "get_status (your current changes)",
+    "submit_patch (hand in your changes and end)",
+  ];
+  if (twoAgents)
+    tools.push("localizer (a second agent that finds where the issue is; its turns count against your budget)");
+  return `${tools.slice(0, -1).join(", ")} and ${tools.at(-1)}`;
 }
 
 /** A call's arguments for the trajectory: the parsed object, or the raw text kept under `_raw` when it is not a JSON object. */

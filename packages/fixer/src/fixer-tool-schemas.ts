@@ -38,6 +38,11 @@ export const FIXER_TOOL_SCHEMAS = {
     .strict(),
   get_status: z.object({}).strict(),
   submit_patch: z.object({}).strict(),
+  localizer: z
+    .object({
+      focus: z.string().min(1).optional().describe("What to look for, added to the issue (optional)."),
+    })
+    .strict(),
 } as const;
 
 export type FixerTool = keyof typeof FIXER_TOOL_SCHEMAS;
@@ -52,11 +57,26 @@ export const FIXER_TOOL_DESCRIPTIONS: Record<FixerTool, string> = {
   write_file: "Write a whole file (new, or replaced).",
   get_status: "The repository's current changes, as a diff against the base commit (not counted against the budget).",
   submit_patch: "Submit the current changes as the fix and end (not counted).",
+  localizer:
+    "Ask the localizer, a second agent in a fresh session, where the issue is: it answers with at most 8 locations and their code. Its model turns count against your budget.",
 };
 
+/** The single agent's tools (FGL); the two-agent fixer adds `localizer`. */
+export const SINGLE_AGENT_TOOLS: readonly FixerTool[] = [
+  "run_command",
+  "read_file",
+  "edit_file",
+  "write_file",
+  "get_status",
+  "submit_patch",
+];
+
 /** The tools for a chat request's `tools` field: name, description and the JSON Schema of the arguments. */
-export function fixerToolDefinitions(): { name: string; description: string; parameters: Record<string, unknown> }[] {
-  return FIXER_TOOLS.map((name) => {
+export function fixerToolDefinitions(
+  options: { twoAgents?: boolean } = {},
+): { name: string; description: string; parameters: Record<string, unknown> }[] {
+  const names = options.twoAgents ? FIXER_TOOLS : SINGLE_AGENT_TOOLS;
+  return names.map((name) => {
     const parameters = z.toJSONSchema(FIXER_TOOL_SCHEMAS[name], { io: "input" }) as Record<string, unknown>;
     delete parameters.$schema;
     return { name, description: FIXER_TOOL_DESCRIPTIONS[name], parameters: stripSafeIntegerMaximum(parameters) };

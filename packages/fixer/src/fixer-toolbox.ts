@@ -2,7 +2,8 @@ import { budgetNote, isCounted } from "./call-budget.js";
 import { cutOutput } from "./cut-output.js";
 import { replaceExact } from "./exact-edit.js";
 import type { FixerLimits } from "./fixer-limits.js";
-import { FIXER_TOOL_SCHEMAS, FIXER_TOOLS, type FixerTool } from "./fixer-tool-schemas.js";
+import { FIXER_TOOL_SCHEMAS, FIXER_TOOLS, type FixerTool, SINGLE_AGENT_TOOLS } from "./fixer-tool-schemas.js";
+import type { LocalizerCall, LocalizerRunner } from "./localizer-tool.js";
 import { ReadWindowError, readWindow, type ReadWindow } from "./read-window.js";
 import { type Sandbox, SandboxFileError } from "./sandbox.js";
 
@@ -42,6 +43,17 @@ export interface FixerToolResult {
   read?: Omit<ReadWindow, "text"> & { path: string };
   /** submit_patch: the patch submitted (the current diff). */
   patch?: string;
+  /** Counted calls this call cost: 1 for a counted tool, the localizer's model turns for `localizer`. */
+  charged?: number;
+  /** localizer: the sub-agent's call (its trajectory, turns, tokens, locations). */
+  localizer?: Omit<LocalizerCall, "content">;
+}
+
+export interface FixerToolboxOptions {
+  /** The two-agent fixer's `localizer` tool; without it the tool is unknown (single agent). */
+  localizer?: LocalizerRunner;
+  /** The task, which the localizer is given. */
+  instance?: { instance_id: string; problem_statement: string };
 }
 
 /**
@@ -59,7 +71,13 @@ export class FixerToolbox {
   constructor(
     readonly sandbox: Sandbox,
     readonly limits: FixerLimits,
+    readonly options: FixerToolboxOptions = {},
   ) {}
+
+  /** The tools this toolbox answers: the single agent's six, and `localizer` when it has one. */
+  get tools(): readonly FixerTool[] {
+    return this.options.localizer ? FIXER_TOOLS : SINGLE_AGENT_TOOLS;
+  }
 
   /** Counted calls made so far. */
   get callsUsed(): number {
@@ -75,13 +93,14 @@ export class FixerToolbox {
    * (the wall budget): it kills a running command's process group.
    */
   async call(tool: string, rawArguments: string, options: { signal?: AbortSignal } = {}): Promise<FixerToolResult> {
-    if (!(FIXER_TOOLS as string[]).includes(tool))
+    if (!(this.tools as string[]).includes(tool))
       return {
         tool,
         counted: false,
         error: "unknown-tool",
-        content: `Unknown tool "${tool}". The tools are: ${FIXER_TOOLS.join(", ")}.`,
+        content: `Unknown tool "${tool}". The tools are: ${this.tools.join(", ")}.`,
       };
+    if (tool === "localizer") return this.callLocalizer(rawArguments);
     const counted = isCounted(tool);
     if (counted && this.used >= this.limits.callBudget)
       return {
@@ -93,7 +112,58 @@ export class FixerToolbox {
     if (counted) this.used += 1;
     const result = await this.dispatch(tool as FixerTool, rawArguments, options.signal);
     const note = counted ? budgetNote(this.callsLeft, this.limits) : undefined;
-    return { ...result, tool, counted, ...(note ? { content: `${result.content}\n\n${note}` } : {}) };
+    return {
+      ...result,
+      tool,
+      counted,
+      ...(counted ? { charged: 1 } : {}),
+      ...(note ? { content: `${result.content}\n\n${note}` } : {}),
+    };
+  }
+
+  /**
+   * The two-agent fixer's localizer: a fresh session on the task, given at most the calls the
+   * shared budget has left (and its own limit); its model turns are charged to the budget.
+   */
+  private async callLocalizer(rawArguments: string): Promise<FixerToolResult> {
+    const refused = (error: FixerToolError, content: string): FixerToolResult => ({
+      tool: "localizer",
+      counted: false,
+      error,
+      content,
+    });
+    if (this.callsLeft === 0)
+      return refused(
+        "budget-exhausted",
+        `No tool calls left (budget ${this.limits.callBudget}). The current diff is taken as your patch.`,
+      );
+    let json: unknown;
+    try {
+      json = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
+    } catch (error) {
+      return refused("bad-arguments", `The arguments of localizer are not JSON (${(error as Error).message})`);
+    }
+    const parsed = FIXER_TOOL_SCHEMAS.localizer.safeParse(json);
+    if (!parsed.success)
+      return refused(
+        "bad-arguments",
+        `Bad arguments for localizer: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`).join("; ")}`,
+      );
+    if (!this.options.instance) throw new Error("the localizer tool needs the task (FixerToolbox options.instance)");
+    const { content, ...call } = await this.options.localizer!({
+      instance: this.options.instance,
+      ...(parsed.data.focus ? { focus: parsed.data.focus } : {}),
+      maxCalls: this.callsLeft,
+    });
+    this.used += call.calls;
+    const note = budgetNote(this.callsLeft, this.limits);
+    return {
+      tool: "localizer",
+      counted: true,
+      charged: call.calls,
+      localizer: call,
+      content: note ? `${content}\n\n${note}` : content,
+    };
   }
 
   private async dispatch(
@@ -139,6 +209,8 @@ export class FixerToolbox {
           const patch = await this.sandbox.diff();
           return { patch, content: patch === "" ? "Submitted an empty patch (no changes)." : "Submitted." };
         }
+        case "localizer":
+          throw new Error("the localizer is called through callLocalizer");
       }
     } catch (error) {
       if (error instanceof SandboxFileError) return fileError(error);

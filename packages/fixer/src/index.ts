@@ -13,10 +13,11 @@ export {
   FIXER_TOOL_DESCRIPTIONS,
   FIXER_TOOL_SCHEMAS,
   FIXER_TOOLS,
+  SINGLE_AGENT_TOOLS,
   fixerToolDefinitions,
   type FixerTool,
 } from "./fixer-tool-schemas.js";
-export { FixerToolbox, type FixerToolError, type FixerToolResult } from "./fixer-toolbox.js";
+export { FixerToolbox, type FixerToolboxOptions, type FixerToolError, type FixerToolResult } from "./fixer-toolbox.js";
 export { ReadWindowError, readWindow, type ReadWindow, type ReadWindowRequest } from "./read-window.js";
 export { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
 export {
@@ -28,3 +29,10 @@ export {
   type FixResult,
 } from "./fix-instance.js";
 export { FIXER_PROMPTS_DIR, readFixerPrompt, type FixerPromptName } from "./fixer-prompts.js";
+export {
+  localizerTool,
+  type LocalizerCall,
+  type LocalizerRunner,
+  type LocalizerToolOptions,
+  type RenderLocations,
+} from "./localizer-tool.js";

@@ -124,5 +124,9 @@ describe("run_command's output cap and the call budget", () => {
     ]);
     expect(JSON.stringify(tools)).not.toContain(String(Number.MAX_SAFE_INTEGER));
     expect(tools[1]!.parameters).toMatchObject({ required: ["path"] });
+    expect(fixerToolDefinitions({ twoAgents: true }).map((tool) => tool.name)).toEqual([
+      ...tools.map((tool) => tool.name),
+      "localizer",
+    ]);
   });
 });

@@ -108,6 +108,8 @@ export const TrajectoryToolCallSchema = z.strictObject({
   ok: z.boolean().optional(),
   returnCode: z.number().int().optional(),
   observedAt: Timestamp.optional(),
+  /** A sub-agent's own trajectory (the fixer's `localizer` tool): its file name, beside this one. */
+  subTrajectory: z.string().min(1).optional(),
 });
 export type TrajectoryToolCallLine = z.infer<typeof TrajectoryToolCallSchema>;
 

@@ -36,10 +36,10 @@ const HOST_GRACE_MS = 15_000;
 
 /**
  * The fixer's sandbox in a container of the task's image, with no network (`NetworkMode:
- * none`): kept alive by `sleep infinity`, every tool a `docker exec`. A command runs under GNU
+ * none`): kept alive by `sleep infinity`, every tool one `docker exec`. A command runs under GNU
  * `timeout`, which makes itself the leader of a new process group and signals the whole group
- * at the limit (TERM, then KILL 5 s later); its group id is written to a file first, so that
- * the supervisor's cancel (`signal`) kills the group from another exec while the command runs.
+ * at the limit (TERM, then KILL 5 s later); its group id is kept in a file while it runs, so
+ * that the supervisor's cancel (`signal`) kills the group from a second exec.
  * Files are read with `cat` and written through a temporary file (`putArchive`, then `cat >`,
  * which keeps the target's mode). The diff is taken with a temporary index, so the repository's
  * own index is never touched.
@@ -111,7 +111,9 @@ export class ContainerSandbox implements Sandbox {
         [
           "bash",
           "-c",
-          'echo $$ > "$1"; exec timeout -k 5 "$2" bash -c "$3"',
+          // timeout runs as a background job so that this shell removes the group file after it
+          // (one exec per command); timeout leads its own group, so its pid is the group id.
+          'timeout -k 5 "$2" bash -c "$3" & child=$!; echo "$child" > "$1"; wait "$child"; status=$?; rm -f "$1"; exit "$status"',
           "loclab-run",
           groupFile,
           seconds,
@@ -134,7 +136,6 @@ export class ContainerSandbox implements Sandbox {
     } finally {
       clearTimeout(backstop);
       options.signal?.removeEventListener("abort", onAbort);
-      void this.exec(["rm", "-f", groupFile]).catch(() => undefined);
     }
   }
 

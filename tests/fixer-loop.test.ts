@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createModelClient, type ScriptTurn, startScriptedModelServer } from "@loclab/agent";
 import { connectDocker } from "@loclab/docker";
+import { breakdownRun, readRun } from "@loclab/analysis";
 import { checkoutCode, renderContext } from "@loclab/fgl";
 import {
   ContainerSandbox,
@@ -49,6 +50,11 @@ const FIX = call("edit_file", {
   new_text: "def add(a, b):\n    return a + b",
 });
 
+// Every attempt's trajectory goes into one folder, as a run's would (each its own instance id),
+// and whether its final patch made check.py pass: the failure breakdown at the end reads them.
+const checked = new Map<string, boolean>();
+let attempts = 0;
+
 /** One attempt: a sandbox from the task's image, the scripted model, the loop; the sandbox always removed. */
 async function attemptWith(
   name: string,
@@ -58,7 +64,9 @@ async function attemptWith(
 ) {
   const server = await startScriptedModelServer({ script });
   const sandbox = await ContainerSandbox.start(docker, { image: fixture.image, attempt });
-  const trajectoryPath = join(work, name, `${instance.instance_id}.traj.jsonl`);
+  attempts += 1;
+  const task = { ...instance, instance_id: `loclab-fixtures__calc-${attempts}` };
+  const trajectoryPath = join(work, "run", `${task.instance_id}.traj.jsonl`);
   const client = createModelClient({ baseURL: server.url, model: "scripted", maxRetries: 0 });
   try {
     let localizer: LocalizerRunner | undefined;
@@ -67,7 +75,7 @@ async function attemptWith(
       localizer = localizerTool({
         workspace,
         client,
-        trajectoryDir: join(work, name, "localizer"),
+        trajectoryDir: join(work, `${name}-localizer`),
         // The scripted server has no /tokenize: about 4 characters a token, enough to stay in budget here.
         render: (locations) =>
           renderContext(locations, checkoutCode(workspace), {
@@ -76,7 +84,7 @@ async function attemptWith(
       });
     }
     const result = await fixInstance({
-      instance,
+      instance: task,
       sandbox,
       client,
       trajectoryPath,
@@ -84,6 +92,7 @@ async function attemptWith(
       ...(localizer ? { localizer } : {}),
     });
     const check = await sandbox.run("python3 check.py", { timeoutMs: 60_000 });
+    checked.set(task.instance_id, check.exitCode === 0);
     const lines = readFileSync(trajectoryPath, "utf8")
       .trim()
       .split("\n")
@@ -233,7 +242,9 @@ describe("the fixer's loop", () => {
     expect(result.agents.localizer).toMatchObject({ turns: 2, apiCalls: 2 });
     expect(result.agents.fixer.apiCalls).toBe(3);
     expect(result.localizerTrajectories).toHaveLength(1);
-    expect(steps[0].toolCalls[0].subTrajectory).toBe(`localizer/${instance.instance_id}.localizer-1.traj.jsonl`);
+    expect(steps[0].toolCalls[0].subTrajectory).toMatch(
+      /^\.\.\/two-agents-localizer\/loclab-fixtures__calc-\d+\.localizer-1\.traj\.jsonl$/,
+    );
     // The fixer sees ctx(z): the location's numbered lines.
     expect(steps[0].toolCalls[0].observation).toContain(
       "### calc/ops.py (lines 1-2)\n     1\tdef add(a, b):\n     2\t    return a - b",
@@ -254,5 +265,26 @@ describe("the fixer's loop", () => {
     ]);
     expect(result.exit).toBe("context_limit");
     expect(result.patch).toContain("+    return a + b");
+  });
+  // After the attempts above (they run in order): the failure breakdown of the analysis package
+  // reads the fixer's trajectories as a run, with check.py's verdicts as the resolved labels.
+  it("the failure breakdown reads the fixer's trajectories: solved, out of budget, wrong patch, loops", async () => {
+    const run = await readRun({ name: "fixer", format: "loclab", dir: join(work, "run") });
+    expect(run.problems).toEqual([]);
+    expect(run.summaries).toHaveLength(attempts);
+    const resolved = new Set([...checked].filter(([, ok]) => ok).map(([id]) => id));
+    const row = breakdownRun({ name: "fixer", summaries: run.summaries, resolved });
+    const id = (n: number) => `loclab-fixtures__calc-${n}`;
+    // 1 fixes, 2 wrong file, 3 call budget (fixed, but out of budget), 4 hangs (fixed before),
+    // 5 slow model (nothing), 6 recoveries (fixed), 7 two agents (fixed), 8 context (fixed).
+    expect(row.tasks).toBe(8);
+    expect(row.exitStatuses).toEqual({ submitted: 4, call_limit: 1, time_limit: 2, context_limit: 1 });
+    expect(new Set(row.ids.solved)).toEqual(new Set([id(1), id(3), id(4), id(6), id(7), id(8)]));
+    expect(row.ids.wrongPatch).toEqual([id(2)]);
+    // The slow model's attempt ended on its wall budget with no patch: out of budget comes first.
+    expect(row.ids.outOfBudget).toEqual([id(5)]);
+    expect(row.ids.noPatch).toEqual([]);
+    expect(row.ids.loopsFinishLength).toEqual([id(6)]);
+    expect(row.badPrefix).toBe(0);
   });
 });

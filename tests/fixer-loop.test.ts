@@ -287,4 +287,15 @@ describe("the fixer's loop", () => {
     expect(row.ids.loopsFinishLength).toEqual([id(6)]);
     expect(row.badPrefix).toBe(0);
   });
+  it("two agents: a localizer session still running when the wall budget ends is stopped with the attempt", async () => {
+    const { result, requests } = await attemptWith(
+      "localizer-hangs",
+      [{ toolCalls: [call("localizer", {})] }, { fault: "delay", ms: 120_000 }],
+      { wallMs: 3_000 },
+      { twoAgents: true },
+    );
+    expect(result.exit).toBe("time_limit");
+    expect(result.toolResults[0]).toMatchObject({ tool: "localizer", localizer: { outcome: "budget_exhausted" } });
+    expect(requests[1]?.clientClosed).toBe(true);
+  });
 });

@@ -208,7 +208,10 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
         record.error = "recovery: no tool call; nudged";
       }
       for (const call of calls) {
-        const result = await toolbox.call(call.name, call.arguments, { signal: supervisor.signal });
+        const result = await toolbox.call(call.name, call.arguments, {
+          signal: supervisor.signal,
+          deadline: started + limits.wallMs,
+        });
         const { content, ...outcome } = result;
         toolResults.push(outcome);
         messages.push({ role: "tool", toolCallId: call.id, content });

@@ -92,7 +92,14 @@ export class FixerToolbox {
    * Runs one call. `rawArguments` is the JSON the model wrote; `signal` is the supervisor's
    * (the wall budget): it kills a running command's process group.
    */
-  async call(tool: string, rawArguments: string, options: { signal?: AbortSignal } = {}): Promise<FixerToolResult> {
+  async call(
+    tool: string,
+    rawArguments: string,
+    options: {
+      signal?: AbortSignal /** Epoch ms when the attempt's time runs out (the localizer stops then). */;
+      deadline?: number;
+    } = {},
+  ): Promise<FixerToolResult> {
     if (!(this.tools as string[]).includes(tool))
       return {
         tool,
@@ -100,7 +107,7 @@ export class FixerToolbox {
         error: "unknown-tool",
         content: `Unknown tool "${tool}". The tools are: ${this.tools.join(", ")}.`,
       };
-    if (tool === "localizer") return this.callLocalizer(rawArguments);
+    if (tool === "localizer") return this.callLocalizer(rawArguments, options.deadline);
     const counted = isCounted(tool);
     if (counted && this.used >= this.limits.callBudget)
       return {
@@ -125,7 +132,7 @@ export class FixerToolbox {
    * The two-agent fixer's localizer: a fresh session on the task, given at most the calls the
    * shared budget has left (and its own limit); its model turns are charged to the budget.
    */
-  private async callLocalizer(rawArguments: string): Promise<FixerToolResult> {
+  private async callLocalizer(rawArguments: string, deadline: number | undefined): Promise<FixerToolResult> {
     const refused = (error: FixerToolError, content: string): FixerToolResult => ({
       tool: "localizer",
       counted: false,
@@ -154,6 +161,7 @@ export class FixerToolbox {
       instance: this.options.instance,
       ...(parsed.data.focus ? { focus: parsed.data.focus } : {}),
       maxCalls: this.callsLeft,
+      ...(deadline !== undefined ? { wallMs: deadline - Date.now() } : {}),
     });
     this.used += call.calls;
     const note = budgetNote(this.callsLeft, this.limits);

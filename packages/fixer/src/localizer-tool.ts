@@ -44,6 +44,8 @@ export type LocalizerRunner = (request: {
   /** The fixer's note of what to look for, added to the issue. */
   focus?: string;
   maxCalls: number;
+  /** The attempt's time left: the session stops then, as the fixer's supervisor stops everything else. */
+  wallMs?: number;
 }) => Promise<LocalizerCall>;
 
 /**
@@ -54,7 +56,7 @@ export type LocalizerRunner = (request: {
  */
 export function localizerTool(options: LocalizerToolOptions): LocalizerRunner {
   let made = 0;
-  return async ({ instance, focus, maxCalls }) => {
+  return async ({ instance, focus, maxCalls, wallMs }) => {
     made += 1;
     const trajectoryPath = `${options.trajectoryDir}/${instance.instance_id}.localizer-${made}.traj.jsonl`;
     const turns = Math.min(options.maxCalls ?? 15, maxCalls);
@@ -71,6 +73,7 @@ export function localizerTool(options: LocalizerToolOptions): LocalizerRunner {
       trajectoryPath,
       maxTurns: turns,
       maxLocations,
+      ...(wallMs !== undefined ? { maxWallMs: Math.max(1, wallMs) } : {}),
       ...(options.provenance ? { provenance: options.provenance } : {}),
     });
     const locations = (result.prediction?.locations ?? []).slice(0, maxLocations);

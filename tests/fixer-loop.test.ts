@@ -10,6 +10,7 @@ import {
   ContainerSandbox,
   FGL_SINGLE_AGENT,
   FGL_TWO_AGENTS,
+  type FixerCompaction,
   type FixerLimits,
   fixInstance,
   type LocalizerRunner,
@@ -18,6 +19,7 @@ import {
 } from "@loclab/fixer";
 import { openWorkspace } from "@loclab/tools";
 import type Docker from "dockerode";
+import { rebuildRequests } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixerTestImage, type FixerTestImage } from "./fixer-image.js";
 
@@ -60,7 +62,7 @@ async function attemptWith(
   name: string,
   script: ScriptTurn[],
   limits: Partial<FixerLimits> = {},
-  options: { twoAgents?: boolean } = {},
+  options: { twoAgents?: boolean; compaction?: FixerCompaction } = {},
 ) {
   const server = await startScriptedModelServer({ script });
   const sandbox = await ContainerSandbox.start(docker, { image: fixture.image, attempt });
@@ -90,6 +92,7 @@ async function attemptWith(
       trajectoryPath,
       limits: { ...(options.twoAgents ? FGL_TWO_AGENTS : FGL_SINGLE_AGENT), ...limits },
       ...(localizer ? { localizer } : {}),
+      ...(options.compaction ? { compaction: options.compaction } : {}),
     });
     const check = await sandbox.run("python3 check.py", { timeoutMs: 60_000 });
     checked.set(task.instance_id, check.exitCode === 0);
@@ -297,5 +300,46 @@ describe("the fixer's loop", () => {
     expect(result.exit).toBe("time_limit");
     expect(result.toolResults[0]).toMatchObject({ tool: "localizer", localizer: { outcome: "budget_exhausted" } });
     expect(requests[1]?.clientClosed).toBe(true);
+  });
+
+  it("compaction: the model's summary replaces all but the last `overlap` turns once `interval` turns passed over the threshold; `retention` summaries stay", async () => {
+    const read = {
+      toolCalls: [call("read_file", { path: "calc/ops.py" })],
+      usage: { promptTokens: 500, completionTokens: 10 },
+    };
+    const { result, requests, steps } = await attemptWith(
+      "compaction",
+      [
+        read,
+        read,
+        { content: "SUMMARY-ONE" },
+        { toolCalls: [FIX] },
+        read,
+        { content: "SUMMARY-TWO" },
+        { toolCalls: [call("submit_patch", {})] },
+      ],
+      {},
+      { compaction: { interval: 2, overlap: 1, thresholdTokens: 100, retention: 1 } },
+    );
+    expect(result.exit).toBe("submitted");
+    expect(result.patch).toContain("+    return a + b");
+    expect(result.compactions).toEqual([
+      { step: 2, turnsReplaced: 1, promptTokens: 500 },
+      { step: 5, turnsReplaced: 2, promptTokens: 500 },
+    ]);
+    // The summary call offers no tools and ends with the compaction prompt.
+    expect(requests[2]!.body!.tools).toBeUndefined();
+    expect(JSON.stringify(requests[2]!.body!.messages.at(-1))).toContain("about to be shortened");
+    // After each: system, issue, the summaries kept, then the last turn as it was.
+    const roles = (index: number) => requests[index]!.body!.messages.map((message) => message.role);
+    expect(roles(3)).toEqual(["system", "user", "user", "assistant", "tool"]);
+    expect(JSON.stringify(requests[3]!.body!.messages[2])).toContain("SUMMARY-ONE");
+    expect(roles(6)).toEqual(["system", "user", "user", "assistant", "tool"]);
+    expect(JSON.stringify(requests[6]!.body!.messages)).toContain("SUMMARY-TWO");
+    expect(JSON.stringify(requests[6]!.body!.messages)).not.toContain("SUMMARY-ONE");
+    // The trajectory keeps every request exactly: rebuilt from its deltas, each matches its digest.
+    expect(steps[2].error).toMatch(/^compaction: 1 turn\(s\) replaced/);
+    expect(rebuildRequests(steps).map((request) => request.digestMatches)).toEqual(steps.map(() => true));
+    expect(result.usage.apiCalls).toBe(7);
   });
 });

@@ -1,5 +1,6 @@
 import {
   type ChatMessage,
+  type Completion,
   fillTemplate,
   type ModelClient,
   openTrajectory,
@@ -34,6 +35,29 @@ export interface FixerRecovery {
   step: number;
 }
 
+/**
+ * Context compaction as FGL's harness has it (off by default): once at least `interval` turns
+ * have passed since the last one and the last prompt held at least `thresholdTokens`, the
+ * fixer's own model summarizes the conversation; the summary replaces every turn but the last
+ * `overlap`, and at most `retention` summaries are kept (the oldest dropped first).
+ */
+export interface FixerCompaction {
+  interval: number;
+  overlap: number;
+  thresholdTokens: number;
+  retention: number;
+}
+
+/** FGL's settings: interval 15, overlap 2, threshold 14,336 tokens, retention 5. */
+export const FGL_COMPACTION: FixerCompaction = { interval: 15, overlap: 2, thresholdTokens: 14_336, retention: 5 };
+
+/** One compaction: the trajectory line of its summary call, the fixer turns it replaced, the prompt that set it off. */
+export interface FixerCompactionRecord {
+  step: number;
+  turnsReplaced: number;
+  promptTokens: number;
+}
+
 /** An answer cut at the output-token limit (finish reason `length`): a repetition-loop candidate, with what it cost. */
 export interface FixerLoopCandidate {
   step: number;
@@ -59,6 +83,8 @@ export interface FixInstanceOptions {
    * (`localizerTool`); its turns are charged to the shared budget (give FGL_TWO_AGENTS' 44).
    */
   localizer?: LocalizerRunner;
+  /** Context compaction (FGL_COMPACTION for FGL's settings); none by default. */
+  compaction?: FixerCompaction;
 }
 
 export interface FixResult {
@@ -73,6 +99,7 @@ export interface FixResult {
   phases: { beforeFirstEdit: TrajectoryUsage & { ms: number }; afterFirstEdit: TrajectoryUsage & { ms: number } };
   loops: FixerLoopCandidate[];
   recoveries: FixerRecovery[];
+  compactions: FixerCompactionRecord[];
   /** Every tool call's outcome, in order (errors named: no-such-file, edit-absent, …). */
   toolResults: Omit<FixerToolResult, "content">[];
   /** Tokens per agent: the fixer's own model calls, and the localizer's (two agents; zero otherwise) with the turns charged. */
@@ -142,11 +169,99 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   let submitted: string | undefined;
   let error: string | undefined;
   let turns = 0;
+  // The trajectory line the next step writes (a compaction's summary call is a line of its own).
+  let step = 0;
+  const compactions: FixerCompactionRecord[] = [];
+  const summaries: string[] = [];
+  // Where each fixer turn's answer sits in `messages`, and what the last prompt held.
+  let turnStarts: number[] = [];
+  let lastPromptTokens = 0;
+  let lastCompactionTurn = 0;
+  const countUsage = (spent: Completion["usage"]) => {
+    usage.apiCalls += 1;
+    if (spent) {
+      usage.promptTokens += spent.promptTokens;
+      usage.completionTokens += spent.completionTokens;
+      usage.totalTokens += spent.totalTokens;
+    }
+    if (firstEditAt === undefined) {
+      before.apiCalls += 1;
+      before.promptTokens += spent?.promptTokens ?? 0;
+      before.completionTokens += spent?.completionTokens ?? 0;
+      before.totalTokens += spent?.totalTokens ?? 0;
+    }
+  };
+  /** A model call that failed: the exit it means (time_limit, context_limit, error), noted on the step. */
+  const failedCall = (caught: unknown, record: TrajectoryStep): FixerExit => {
+    if (supervisor.signal.aborted) {
+      record.error = "wall budget: the model call in flight was cancelled";
+      return "time_limit";
+    }
+    if (!(caught instanceof ModelCallError)) throw caught;
+    error = caught.message;
+    record.error = `model error: ${caught.message}`;
+    record.retries = caught.retries.map((retry) => ({ ...retry }));
+    return caught instanceof ModelRequestError && caught.status === 400 && CONTEXT_OVERFLOW.test(caught.message)
+      ? "context_limit"
+      : "error";
+  };
+  const compaction = options.compaction;
   try {
-    for (let step = 0; exit === undefined; step += 1) {
-      if (step >= maxTurns) {
+    for (; exit === undefined; step += 1) {
+      if (turns >= maxTurns) {
         exit = "step_limit";
         break;
+      }
+      if (
+        compaction &&
+        turns - lastCompactionTurn >= compaction.interval &&
+        lastPromptTokens >= compaction.thresholdTokens &&
+        turnStarts.length > compaction.overlap
+      ) {
+        const summaryRequest: ChatMessage[] = [...messages, { role: "user", content: await prompt("compaction") }];
+        const record: TrajectoryStep = {
+          toolCalls: [],
+          startedAt: new Date().toISOString(),
+          messagesDigest: messagesDigest(summaryRequest),
+          request: { ...requestDelta(lastRequest, summaryRequest), tools: [] },
+        };
+        lastRequest = summaryRequest;
+        let summary: Completion;
+        try {
+          summary = await options.client.complete({ messages: summaryRequest, signal: supervisor.signal });
+        } catch (caught) {
+          exit = failedCall(caught, record);
+          record.endedAt = new Date().toISOString();
+          await trajectory.appendStep(record);
+          break;
+        }
+        countUsage(summary.usage);
+        const keepFrom = turnStarts[turnStarts.length - compaction.overlap] ?? messages.length;
+        const replaced = turnStarts.filter((start) => start < keepFrom).length;
+        summaries.push(summary.message.content ?? "");
+        while (summaries.length > compaction.retention) summaries.shift();
+        const head = messages.slice(0, 2);
+        const kept = messages.slice(keepFrom);
+        const rewritten: ChatMessage[] = [
+          ...head,
+          ...summaries.map((text, index) => ({
+            role: "user" as const,
+            content: `Summary ${index + 1} of ${summaries.length} of your work so far:\n\n${text}`,
+          })),
+          ...kept,
+        ];
+        const shift = head.length + summaries.length - keepFrom;
+        turnStarts = turnStarts.filter((start) => start >= keepFrom).map((start) => start + shift);
+        messages.splice(0, messages.length, ...rewritten);
+        record.output = summary.message.content ?? "";
+        record.finishReason = summary.finishReason;
+        if (summary.usage) record.usage = { ...summary.usage };
+        record.error = `compaction: ${replaced} turn(s) replaced by a summary (the last prompt held ${lastPromptTokens} tokens)`;
+        record.endedAt = new Date().toISOString();
+        await trajectory.appendStep(record);
+        compactions.push({ step, turnsReplaced: replaced, promptTokens: lastPromptTokens });
+        lastCompactionTurn = turns;
+        continue;
       }
       const record: TrajectoryStep = {
         toolCalls: [],
@@ -159,37 +274,15 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
       try {
         completion = await options.client.complete({ messages, tools, signal: supervisor.signal });
       } catch (caught) {
-        if (supervisor.signal.aborted) {
-          exit = "time_limit";
-          record.error = "wall budget: the model call in flight was cancelled";
-        } else if (!(caught instanceof ModelCallError)) throw caught;
-        else {
-          error = caught.message;
-          exit =
-            caught instanceof ModelRequestError && caught.status === 400 && CONTEXT_OVERFLOW.test(caught.message)
-              ? "context_limit"
-              : "error";
-          record.error = `model error: ${caught.message}`;
-          record.retries = caught.retries.map((retry) => ({ ...retry }));
-        }
+        exit = failedCall(caught, record);
         record.endedAt = new Date().toISOString();
         await trajectory.appendStep(record);
         break;
       }
       turns += 1;
       const spent = completion.usage;
-      usage.apiCalls += 1;
-      if (spent) {
-        usage.promptTokens += spent.promptTokens;
-        usage.completionTokens += spent.completionTokens;
-        usage.totalTokens += spent.totalTokens;
-      }
-      if (firstEditAt === undefined) {
-        before.apiCalls += 1;
-        before.promptTokens += spent?.promptTokens ?? 0;
-        before.completionTokens += spent?.completionTokens ?? 0;
-        before.totalTokens += spent?.totalTokens ?? 0;
-      }
+      countUsage(spent);
+      lastPromptTokens = spent?.promptTokens ?? 0;
       record.output = completion.message.content ?? "";
       record.finishReason = completion.finishReason;
       if (spent) record.usage = { ...spent };
@@ -197,6 +290,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
       if (completion.finishReason === "length")
         loops.push({ step, completionTokens: spent?.completionTokens, ms: completion.latencyMs });
       const calls = completion.message.toolCalls;
+      turnStarts.push(messages.length);
       messages.push({
         role: "assistant",
         content: completion.message.content,
@@ -287,6 +381,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     phases: { beforeFirstEdit: before, afterFirstEdit: after },
     loops,
     recoveries,
+    compactions,
     toolResults,
     agents: { fixer: { ...usage }, localizer: localizerUsage },
     localizerTrajectories,

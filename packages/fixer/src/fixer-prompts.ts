@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 
 /** The fixer's prompt templates under `packages/fixer/prompts/`, by file name without `.md`. */
-export type FixerPromptName = "system" | "user" | "no-tool-call";
+export type FixerPromptName = "system" | "user" | "no-tool-call" | "compaction";
 
 /** The prompts folder beside `src/` and `dist/` (shipped: package.json `files`). */
 export const FIXER_PROMPTS_DIR = new URL("../prompts/", import.meta.url);

@@ -21,7 +21,10 @@ export { FixerToolbox, type FixerToolboxOptions, type FixerToolError, type Fixer
 export { ReadWindowError, readWindow, type ReadWindow, type ReadWindowRequest } from "./read-window.js";
 export { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
 export {
+  FGL_COMPACTION,
   fixInstance,
+  type FixerCompaction,
+  type FixerCompactionRecord,
   type FixerExit,
   type FixerLoopCandidate,
   type FixerRecovery,

@@ -32,7 +32,6 @@ export const CONDA_TO_PIP: Readonly<Record<string, string>> = {
   "antlr-python-runtime": "antlr4-python3-runtime",
 };
 
-/** Conda packages that are not Python packages on the index (libraries, tools, metapackages): never installed with pip. */
 /**
  * Conda packages that conda-forge builds for every Python but pip's dependents require only
  * under a marker: on a newer Python the conda build is a stub, and the sdist pip would build
@@ -46,6 +45,7 @@ export const CONDA_PIP_MARKERS: Readonly<Record<string, string>> = {
   "backports.zoneinfo": 'python_version < "3.9"',
 };
 
+/** Conda packages that are not Python packages on the index (libraries, tools, metapackages): never installed with pip. */
 export const CONDA_ONLY: Readonly<Record<string, string>> = {
   python: "the image's Python is chosen by the Python rule",
   pip: "the image's pip is the builder's",

@@ -3,7 +3,6 @@ import type { FixerLimits } from "./fixer-limits.js";
 /** The fixer's tools, and which of them count against the call budget (FGL: all but get_status and submit_patch). */
 export const COUNTED_TOOLS = ["run_command", "read_file", "edit_file", "write_file"] as const;
 export const UNCOUNTED_TOOLS = ["get_status", "submit_patch"] as const;
-export type FixerToolName = (typeof COUNTED_TOOLS)[number] | (typeof UNCOUNTED_TOOLS)[number] | "localizer";
 
 /** Whether a call of this tool is counted (the localizer's own calls are counted where it makes them). */
 export function isCounted(tool: string): boolean {

@@ -1,4 +1,4 @@
-export { budgetNote, COUNTED_TOOLS, isCounted, UNCOUNTED_TOOLS, type FixerToolName } from "./call-budget.js";
+export { budgetNote, COUNTED_TOOLS, isCounted, UNCOUNTED_TOOLS } from "./call-budget.js";
 export {
   ContainerSandbox,
   FIXER_CONTAINER_LABEL,

@@ -9,12 +9,12 @@
 //
 //   DOCKER_HOST=unix:///path/docker.sock node benchmarks/fixer-exec.mjs [--rounds N] [--json FILE]
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createModelClient, startScriptedModelServer } from "@loclab/agent";
 import { connectDocker, dockerSocketPath, execInContainer } from "@loclab/docker";
-import { buildImage, ensureBaseImage } from "@loclab/evaluation";
+import { buildTestbedImage } from "@loclab/evaluation";
 import { ContainerSandbox, FGL_SINGLE_AGENT, FixerToolbox, fixInstance } from "@loclab/fixer";
 import { commitFiles } from "@loclab/fixtures";
 import { machine, median, round } from "./lib/measure.mjs";
@@ -33,19 +33,10 @@ const flag = (name, fallback) => {
 const rounds = Number(flag("--rounds", "40"));
 const started = machine();
 const work = mkdtempSync(join(tmpdir(), "loclab-bench-fixer-"));
-const base = await ensureBaseImage(docker);
-const context = join(work, "context");
-mkdirSync(join(context, "testbed"), { recursive: true });
 const module = Array.from({ length: 400 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join("");
-await commitFiles(join(context, "testbed"), { "pkg/big.py": module, "README.md": "bench\n" });
-writeFileSync(join(context, "Dockerfile"), `FROM ${base.image.name}\nCOPY testbed /testbed\n`);
+await commitFiles(join(work, "testbed"), { "pkg/big.py": module, "README.md": "bench\n" });
 const image = (
-  await buildImage(docker, {
-    name: `loclab-bench/fixer-exec:${process.pid}`,
-    context,
-    entries: ["Dockerfile", "testbed"],
-    labels: { "loclab.kind": "bench" },
-  })
+  await buildTestbedImage(docker, { repository: join(work, "testbed"), name: `loclab-bench/fixer-exec:${process.pid}` })
 ).name;
 const sandbox = await ContainerSandbox.start(docker, { image, attempt: `bench-${process.pid}` });
 const cli = ["-H", `unix://${dockerSocketPath(process.env)}`, "exec", sandbox.container.id, "true"];

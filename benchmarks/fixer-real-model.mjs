@@ -6,13 +6,13 @@
 // Needs a Docker engine (DOCKER_HOST) and root; fetches the test model like `npm test`.
 //
 //   DOCKER_HOST=unix:///path/docker.sock node benchmarks/fixer-real-model.mjs [--out DIR] [--json FILE]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createModelClient } from "@loclab/agent";
-import { breakdownRun, readRun } from "@loclab/analysis";
+import { breakdownJson, breakdownRuns, readRun } from "@loclab/analysis";
 import { connectDocker } from "@loclab/docker";
-import { buildImage, ensureBaseImage } from "@loclab/evaluation";
+import { buildTestbedImage } from "@loclab/evaluation";
 import { ContainerSandbox, FGL_SINGLE_AGENT, fixInstance } from "@loclab/fixer";
 import { commitFiles } from "@loclab/fixtures";
 import { ensureTestModel, startModelServer } from "@loclab/serve";
@@ -44,22 +44,16 @@ const TASKS = [
     check: "python3 check_mul.py",
   },
 ];
-const base = await ensureBaseImage(docker);
-const context = join(work, "context");
-mkdirSync(join(context, "testbed"), { recursive: true });
-await commitFiles(join(context, "testbed"), {
+await commitFiles(join(work, "testbed"), {
   "calc/__init__.py": "",
   "calc/ops.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n",
   "check_add.py": "from calc.ops import add\n\nassert add(2, 3) == 5, add(2, 3)\n",
   "check_mul.py": "from calc.ops import mul\n\nassert mul(4, 3) == 12, mul(4, 3)\n",
 });
-writeFileSync(join(context, "Dockerfile"), `FROM ${base.image.name}\nCOPY testbed /testbed\n`);
 const image = (
-  await buildImage(docker, {
+  await buildTestbedImage(docker, {
+    repository: join(work, "testbed"),
     name: `loclab-bench/fixer-model:${process.pid}`,
-    context,
-    entries: ["Dockerfile", "testbed"],
-    labels: { "loclab.kind": "bench" },
   })
 ).name;
 const model = await ensureTestModel({ onProgress: (line) => console.error(line) });
@@ -97,7 +91,7 @@ await server.close();
 await docker.getImage(image).remove({ force: true });
 const run = await readRun({ name: "test-model", format: "loclab", dir: out });
 const resolved = new Set(attempts.filter((a) => a.resolved).map((a) => a.task));
-const row = breakdownRun({ name: "test-model", summaries: run.summaries, resolved });
+const [row] = breakdownJson(breakdownRuns([{ name: "test-model", summaries: run.summaries, resolved }])).runs;
 const result = {
   machine: started,
   model: server.modelName,
@@ -115,19 +109,7 @@ const result = {
     toolErrors: result.toolResults.filter((tool) => tool.error).map((tool) => `${tool.tool}: ${tool.error}`),
     patchLines: result.patch === "" ? 0 : result.patch.split("\n").length,
   })),
-  breakdown: {
-    tasks: row.tasks,
-    solved: row.solved,
-    outOfBudget: row.outOfBudget,
-    wrongPatch: row.wrongPatch,
-    noPatch: row.noPatch,
-    medianCalls: row.medianCalls,
-    loops: row.loops,
-    loopSeconds: row.loopSeconds,
-    badPrefix: row.badPrefix,
-    noFile: row.noFile,
-    exitStatuses: row.exitStatuses,
-  },
+  breakdown: row,
   problems: run.problems,
 };
 console.log(JSON.stringify(result, null, 2));

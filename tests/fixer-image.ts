@@ -1,15 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildImage, ensureBaseImage } from "@loclab/evaluation";
+import { buildTestbedImage } from "@loclab/evaluation";
 import { commitFiles } from "@loclab/fixtures";
 import type Docker from "dockerode";
 
 /**
  * The fixer tests' task: a small repository at /testbed in an image of the evaluation's
  * bookworm base (git, Python, coreutils), committed as the base commit, with a bug the gold
- * change fixes (`add` subtracts) and a check that fails until then. /empty is a folder with
- * no repository.
+ * change fixes (`add` subtracts) and a check that fails until then.
  */
 export const FIXER_TASK_FILES = {
   "calc/__init__.py": "",
@@ -26,25 +25,16 @@ export interface FixerTestImage {
 }
 
 export async function buildFixerTestImage(docker: Docker, name: string): Promise<FixerTestImage> {
-  const base = await ensureBaseImage(docker);
   const work = mkdtempSync(join(tmpdir(), "loclab-fixer-"));
-  const context = join(work, "context");
-  mkdirSync(join(context, "testbed"), { recursive: true });
+  const repository = join(work, "testbed");
+  mkdirSync(repository);
   // A binary file, committed with the rest.
-  writeFileSync(join(context, "testbed", "blob.bin"), Buffer.from([0, 1, 2, 0, 255]));
-  await commitFiles(join(context, "testbed"), FIXER_TASK_FILES);
-  writeFileSync(join(context, "Dockerfile"), `FROM ${base.image.name}\nCOPY testbed /testbed\nRUN mkdir /empty\n`);
-  const image = (
-    await buildImage(docker, {
-      name: `loclab-test/${name}:${process.pid}`,
-      context,
-      entries: ["Dockerfile", "testbed"],
-      labels: { "loclab.kind": "test" },
-    })
-  ).name;
+  writeFileSync(join(repository, "blob.bin"), Buffer.from([0, 1, 2, 0, 255]));
+  await commitFiles(repository, FIXER_TASK_FILES);
+  const image = (await buildTestbedImage(docker, { repository, name: `loclab-test/${name}:${process.pid}` })).name;
   return {
     image,
-    repository: join(context, "testbed"),
+    repository,
     async remove() {
       await docker
         .getImage(image)

@@ -207,7 +207,7 @@ describe("the fixer's loop", () => {
       { kind: "no-tool-call", step: 5 },
     ]);
     expect(result.loops).toEqual([{ step: 5, completionTokens: 8192, ms: expect.any(Number) }]);
-    expect(steps[0].toolCalls[0].arguments).toEqual({ _raw: '{"path": "calc/ops.py", ' });
+    expect(steps[0].toolCalls[0].arguments).toEqual({ raw: '{"path": "calc/ops.py", ' });
     expect(steps[3].toolCalls[0].observation).toBe("No such file or directory: calc/nope.py");
   });
 

@@ -20,17 +20,25 @@ export type PromptName =
  */
 export const PROMPTS_DIR = new URL("../prompts/", import.meta.url);
 
-/** Reads one prompt template (once per process: the shipped templates do not change while it runs). */
-export async function readPromptTemplate(name: PromptName): Promise<string> {
-  let pending = templates.get(name);
-  if (!pending) {
-    pending = readFile(new URL(`${name}.md`, PROMPTS_DIR), "utf8");
-    pending.catch(() => templates.delete(name));
-    templates.set(name, pending);
-  }
-  return pending;
+/**
+ * A reader of the `<name>.md` templates in a shipped prompts folder, each read once per process
+ * (the shipped templates do not change while it runs; a failed read is tried again).
+ */
+export function promptReader<Name extends string>(dir: URL): (name: Name) => Promise<string> {
+  const templates = new Map<Name, Promise<string>>();
+  return (name) => {
+    let pending = templates.get(name);
+    if (!pending) {
+      pending = readFile(new URL(`${name}.md`, dir), "utf8");
+      pending.catch(() => templates.delete(name));
+      templates.set(name, pending);
+    }
+    return pending;
+  };
 }
-const templates = new Map<PromptName, Promise<string>>();
+
+/** Reads one of the localizer's prompt templates. */
+export const readPromptTemplate: (name: PromptName) => Promise<string> = promptReader<PromptName>(PROMPTS_DIR);
 
 /**
  * Fills `{{name}}` placeholders. A placeholder without a value, or a value without a

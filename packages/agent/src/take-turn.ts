@@ -81,6 +81,11 @@ export type TurnEnd =
 /** A 400 whose text says the prompt did not fit the window (vLLM's and `loclab serve`'s wording, OpenAI's). */
 const CONTEXT_OVERFLOW = /maximum context length|context length exceeded|context_length_exceeded|max_model_len/i;
 
+/** The server refused the request because the prompt is longer than its window (vLLM's and OpenAI's words, HTTP 400). */
+export function isContextOverflow(error: unknown): boolean {
+  return error instanceof ModelRequestError && error.status === 400 && CONTEXT_OVERFLOW.test(error.message);
+}
+
 /**
  * One turn of the localizer: the forced-final prompt on the last turn, context truncation,
  * one model call, its tool calls in order (a valid submission ends the turn), the nudges for
@@ -125,7 +130,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
       if (!(error instanceof ModelCallError)) throw error;
       retries = error.retries;
       notes.push(`model error: ${error.message}`);
-      if (error instanceof ModelRequestError && error.status === 400 && CONTEXT_OVERFLOW.test(error.message)) {
+      if (isContextOverflow(error)) {
         return { exit: "context_limit", outcome: "budget_exhausted", budget: "context", error: error.message };
       }
       return {

@@ -1,5 +1,5 @@
 import type Docker from "dockerode";
-import { demultiplex } from "./demultiplex.js";
+import { demultiplex, demultiplexStreams } from "./demultiplex.js";
 
 export interface ExecOptions {
   workdir?: string;
@@ -28,22 +28,7 @@ export async function execInContainer(
   cmd: readonly string[],
   options: ExecOptions = {},
 ): Promise<ExecResult> {
-  const exec = await container.exec({
-    Cmd: [...cmd],
-    AttachStdout: true,
-    AttachStderr: true,
-    ...(options.workdir ? { WorkingDir: options.workdir } : {}),
-    ...(options.user ? { User: options.user } : {}),
-    ...(options.env ? { Env: [...options.env] } : {}),
-  });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise<void>((resolve) => {
-    stream.on("end", () => resolve());
-    stream.on("close", () => resolve());
-    stream.on("error", () => resolve());
-  });
+  const { exec, stream, chunks, ended } = await startExec(container, cmd, options);
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
   const limit =
@@ -66,4 +51,48 @@ export async function execInContainer(
   if (timedOut) return { exitCode: null, output, timedOut };
   const info = await exec.inspect().catch(() => undefined);
   return { exitCode: info?.ExitCode ?? null, output, timedOut: false };
+}
+
+/** An exec's stdout and stderr apart, as bytes, and its exit code. */
+export interface SplitExecResult {
+  exitCode: number | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+/**
+ * Runs a command in a running container and waits for it, with stdout and stderr kept apart
+ * (the fixer's tools report them apart) and no time limit: the caller bounds the command itself
+ * (the fixer's sandbox runs it under GNU `timeout`).
+ */
+export async function execSplit(
+  container: Docker.Container,
+  cmd: readonly string[],
+  options: Omit<ExecOptions, "timeoutMs"> = {},
+): Promise<SplitExecResult> {
+  const { exec, chunks, ended } = await startExec(container, cmd, options);
+  await ended;
+  const info = await exec.inspect();
+  return { exitCode: info.ExitCode ?? null, ...demultiplexStreams(Buffer.concat(chunks)) };
+}
+
+/** Starts an exec attached to stdout and stderr, collecting its multiplexed output until it ends. */
+async function startExec(container: Docker.Container, cmd: readonly string[], options: ExecOptions) {
+  const exec = await container.exec({
+    Cmd: [...cmd],
+    AttachStdout: true,
+    AttachStderr: true,
+    ...(options.workdir ? { WorkingDir: options.workdir } : {}),
+    ...(options.user ? { User: options.user } : {}),
+    ...(options.env ? { Env: [...options.env] } : {}),
+  });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve) => {
+    stream.on("end", () => resolve());
+    stream.on("close", () => resolve());
+    stream.on("error", () => resolve());
+  });
+  return { exec, stream, chunks, ended };
 }

@@ -6,5 +6,5 @@ export {
   type DockerEngineOptions,
 } from "./engine.js";
 export { demultiplex, demultiplexStreams } from "./demultiplex.js";
-export { execInContainer, type ExecOptions, type ExecResult } from "./exec.js";
+export { execInContainer, execSplit, type ExecOptions, type ExecResult, type SplitExecResult } from "./exec.js";
 export { tarArchive, type ArchiveEntry } from "./tar-archive.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
-import { demultiplexStreams, tarArchive } from "@loclab/docker";
+import { execSplit, tarArchive } from "@loclab/docker";
 import type Docker from "dockerode";
 import { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
 
@@ -141,7 +141,7 @@ export class ContainerSandbox implements Sandbox {
 
   async readFile(path: string): Promise<string> {
     const target = this.resolve(path);
-    const result = await this.execRaw([
+    const result = await execSplit(this.container, [
       "bash",
       "-c",
       'if [ -d "$1" ]; then exit 3; fi; if [ ! -e "$1" ]; then exit 4; fi; exec cat -- "$1"',
@@ -197,36 +197,12 @@ export class ContainerSandbox implements Sandbox {
   }
 
   private resolve(path: string): string {
-    const target = posix.resolve(this.workdir, path);
-    return target;
+    return posix.resolve(this.workdir, path);
   }
 
   private async exec(cmd: string[], options: { workdir?: string } = {}) {
-    const raw = await this.execRaw(cmd, options);
+    const raw = await execSplit(this.container, cmd, options);
     return { exitCode: raw.exitCode, stdout: raw.stdout.toString("utf8"), stderr: raw.stderr.toString("utf8") };
-  }
-
-  private async execRaw(
-    cmd: string[],
-    options: { workdir?: string } = {},
-  ): Promise<{ exitCode: number | null; stdout: Buffer; stderr: Buffer }> {
-    const exec = await this.container.exec({
-      Cmd: cmd,
-      AttachStdout: true,
-      AttachStderr: true,
-      ...(options.workdir ? { WorkingDir: options.workdir } : {}),
-    });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    await new Promise<void>((resolve) => {
-      stream.on("end", () => resolve());
-      stream.on("close", () => resolve());
-      stream.on("error", () => resolve());
-    });
-    const { stdout, stderr } = demultiplexStreams(Buffer.concat(chunks));
-    const info = await exec.inspect();
-    return { exitCode: info.ExitCode ?? null, stdout, stderr };
   }
 }
 

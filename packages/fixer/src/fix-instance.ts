@@ -1,14 +1,17 @@
 import {
+  argumentsRecord,
   type ChatMessage,
   type Completion,
   fillTemplate,
+  isContextOverflow,
   type ModelClient,
   openTrajectory,
   type TrajectoryStep,
   type TrajectoryUsage,
 } from "@loclab/agent";
-import { ModelCallError, ModelRequestError } from "@loclab/openai-http";
+import { ModelCallError } from "@loclab/openai-http";
 import { messagesDigest, type Provenance, requestDelta, type TrajectoryExit } from "@loclab/schemas";
+import { compactionDue, compactMessages, type FixerCompaction } from "./compaction.js";
 import { FGL_SINGLE_AGENT, type FixerLimits } from "./fixer-limits.js";
 import { type FixerPromptName, readFixerPrompt } from "./fixer-prompts.js";
 import { fixerToolDefinitions } from "./fixer-tool-schemas.js";
@@ -34,22 +37,6 @@ export interface FixerRecovery {
   kind: "no-tool-call";
   step: number;
 }
-
-/**
- * Context compaction as FGL's harness has it (off by default): once at least `interval` turns
- * have passed since the last one and the last prompt held at least `thresholdTokens`, the
- * fixer's own model summarizes the conversation; the summary replaces every turn but the last
- * `overlap`, and at most `retention` summaries are kept (the oldest dropped first).
- */
-export interface FixerCompaction {
-  interval: number;
-  overlap: number;
-  thresholdTokens: number;
-  retention: number;
-}
-
-/** FGL's settings: interval 15, overlap 2, threshold 14,336 tokens, retention 5. */
-export const FGL_COMPACTION: FixerCompaction = { interval: 15, overlap: 2, thresholdTokens: 14_336, retention: 5 };
 
 /** One compaction: the trajectory line of its summary call, the fixer turns it replaced, the prompt that set it off. */
 export interface FixerCompactionRecord {
@@ -109,8 +96,6 @@ export interface FixResult {
   error?: string;
   wallMs: number;
 }
-
-const CONTEXT_OVERFLOW = /maximum context length|context length exceeded|context_length_exceeded|max_model_len/i;
 
 /**
  * The fixer (FGL's harness, single agent): one model with six tools in the task's sandbox. Each
@@ -172,24 +157,15 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   // The trajectory line the next step writes (a compaction's summary call is a line of its own).
   let step = 0;
   const compactions: FixerCompactionRecord[] = [];
-  const summaries: string[] = [];
+  let summaries: string[] = [];
   // Where each fixer turn's answer sits in `messages`, and what the last prompt held.
   let turnStarts: number[] = [];
   let lastPromptTokens = 0;
   let lastCompactionTurn = 0;
+  // One model call of the fixer's: in the totals, and in the localization phase until the first edit.
   const countUsage = (spent: Completion["usage"]) => {
-    usage.apiCalls += 1;
-    if (spent) {
-      usage.promptTokens += spent.promptTokens;
-      usage.completionTokens += spent.completionTokens;
-      usage.totalTokens += spent.totalTokens;
-    }
-    if (firstEditAt === undefined) {
-      before.apiCalls += 1;
-      before.promptTokens += spent?.promptTokens ?? 0;
-      before.completionTokens += spent?.completionTokens ?? 0;
-      before.totalTokens += spent?.totalTokens ?? 0;
-    }
+    addUsage(usage, spent);
+    if (firstEditAt === undefined) addUsage(before, spent);
   };
   /** A model call that failed: the exit it means (time_limit, context_limit, error), noted on the step. */
   const failedCall = (caught: unknown, record: TrajectoryStep): FixerExit => {
@@ -201,9 +177,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     error = caught.message;
     record.error = `model error: ${caught.message}`;
     record.retries = caught.retries.map((retry) => ({ ...retry }));
-    return caught instanceof ModelRequestError && caught.status === 400 && CONTEXT_OVERFLOW.test(caught.message)
-      ? "context_limit"
-      : "error";
+    return isContextOverflow(caught) ? "context_limit" : "error";
   };
   const compaction = options.compaction;
   try {
@@ -214,9 +188,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
       }
       if (
         compaction &&
-        turns - lastCompactionTurn >= compaction.interval &&
-        lastPromptTokens >= compaction.thresholdTokens &&
-        turnStarts.length > compaction.overlap
+        compactionDue(compaction, { turns, lastCompactionTurn, lastPromptTokens, turnsInContext: turnStarts.length })
       ) {
         const summaryRequest: ChatMessage[] = [...messages, { role: "user", content: await prompt("compaction") }];
         const record: TrajectoryStep = {
@@ -236,23 +208,16 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
           break;
         }
         countUsage(summary.usage);
-        const keepFrom = turnStarts[turnStarts.length - compaction.overlap] ?? messages.length;
-        const replaced = turnStarts.filter((start) => start < keepFrom).length;
-        summaries.push(summary.message.content ?? "");
-        while (summaries.length > compaction.retention) summaries.shift();
-        const head = messages.slice(0, 2);
-        const kept = messages.slice(keepFrom);
-        const rewritten: ChatMessage[] = [
-          ...head,
-          ...summaries.map((text, index) => ({
-            role: "user" as const,
-            content: `Summary ${index + 1} of ${summaries.length} of your work so far:\n\n${text}`,
-          })),
-          ...kept,
-        ];
-        const shift = head.length + summaries.length - keepFrom;
-        turnStarts = turnStarts.filter((start) => start >= keepFrom).map((start) => start + shift);
-        messages.splice(0, messages.length, ...rewritten);
+        const compacted = compactMessages(
+          messages,
+          turnStarts,
+          [...summaries, summary.message.content ?? ""],
+          compaction,
+        );
+        messages.splice(0, messages.length, ...compacted.messages);
+        turnStarts = compacted.turnStarts;
+        summaries = compacted.summaries;
+        const replaced = compacted.turnsReplaced;
         record.output = summary.message.content ?? "";
         record.finishReason = summary.finishReason;
         if (summary.usage) record.usage = { ...summary.usage };
@@ -311,7 +276,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
         messages.push({ role: "tool", toolCallId: call.id, content });
         record.toolCalls.push({
           name: call.name,
-          arguments: parsedArguments(call.arguments),
+          arguments: argumentsRecord(call.arguments),
           observation: content,
           ok: result.error === undefined,
           ...(result.command?.exitCode != null ? { returnCode: result.command.exitCode } : {}),
@@ -323,10 +288,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
         if (result.localizer) {
           localizerTrajectories.push(result.localizer.trajectoryPath);
           localizerUsage.turns += result.localizer.calls;
-          localizerUsage.apiCalls += result.localizer.usage.apiCalls;
-          localizerUsage.promptTokens += result.localizer.usage.promptTokens;
-          localizerUsage.completionTokens += result.localizer.usage.completionTokens;
-          localizerUsage.totalTokens += result.localizer.usage.totalTokens;
+          addUsage(localizerUsage, result.localizer.usage, result.localizer.usage.apiCalls);
         }
         if (
           firstEditAt === undefined &&
@@ -390,6 +352,14 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   };
 }
 
+/** Adds a call's tokens (and its model calls, one by default) to a running total. */
+function addUsage(into: TrajectoryUsage, spent: Partial<TrajectoryUsage> | undefined, calls = 1): void {
+  into.apiCalls += calls;
+  into.promptTokens += spent?.promptTokens ?? 0;
+  into.completionTokens += spent?.completionTokens ?? 0;
+  into.totalTokens += spent?.totalTokens ?? 0;
+}
+
 /** The tools as the system prompt names them. */
 function toolList(twoAgents: boolean): string {
   const tools = [
@@ -403,15 +373,4 @@ function toolList(twoAgents: boolean): string {
   if (twoAgents)
     tools.push("localizer (a second agent that finds where the issue is; its turns count against your budget)");
   return `${tools.slice(0, -1).join(", ")} and ${tools.at(-1)}`;
-}
-
-/** A call's arguments for the trajectory: the parsed object, or the raw text kept under `_raw` when it is not a JSON object. */
-function parsedArguments(raw: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(raw) as unknown;
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // kept raw below
-  }
-  return { _raw: raw };
 }

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { promptReader } from "@loclab/agent";
 
 /** The fixer's prompt templates under `packages/fixer/prompts/`, by file name without `.md`. */
 export type FixerPromptName = "system" | "user" | "no-tool-call" | "compaction";
@@ -7,13 +7,5 @@ export type FixerPromptName = "system" | "user" | "no-tool-call" | "compaction";
 export const FIXER_PROMPTS_DIR = new URL("../prompts/", import.meta.url);
 
 /** One shipped template, read once per process. */
-export async function readFixerPrompt(name: FixerPromptName): Promise<string> {
-  let pending = templates.get(name);
-  if (!pending) {
-    pending = readFile(new URL(`${name}.md`, FIXER_PROMPTS_DIR), "utf8");
-    pending.catch(() => templates.delete(name));
-    templates.set(name, pending);
-  }
-  return pending;
-}
-const templates = new Map<FixerPromptName, Promise<string>>();
+export const readFixerPrompt: (name: FixerPromptName) => Promise<string> =
+  promptReader<FixerPromptName>(FIXER_PROMPTS_DIR);

@@ -1,3 +1,4 @@
+import { functionParameters } from "@loclab/tools";
 import { z } from "zod";
 
 /**
@@ -71,26 +72,21 @@ export const SINGLE_AGENT_TOOLS: readonly FixerTool[] = [
   "submit_patch",
 ];
 
-/** The tools for a chat request's `tools` field: name, description and the JSON Schema of the arguments. */
-export function fixerToolDefinitions(
-  options: { twoAgents?: boolean } = {},
-): { name: string; description: string; parameters: Record<string, unknown> }[] {
-  const names = options.twoAgents ? FIXER_TOOLS : SINGLE_AGENT_TOOLS;
-  return names.map((name) => {
-    const parameters = z.toJSONSchema(FIXER_TOOL_SCHEMAS[name], { io: "input" }) as Record<string, unknown>;
-    delete parameters.$schema;
-    return { name, description: FIXER_TOOL_DESCRIPTIONS[name], parameters: stripSafeIntegerMaximum(parameters) };
-  });
+export interface FixerToolDefinition {
+  name: FixerTool;
+  description: string;
+  parameters: Record<string, unknown>;
 }
 
-/** zod puts the largest safe integer as every integer's maximum, which some servers reject. */
-function stripSafeIntegerMaximum<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(stripSafeIntegerMaximum) as T;
-  if (value === null || typeof value !== "object") return value;
-  const copy: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    if (key === "maximum" && inner === Number.MAX_SAFE_INTEGER) continue;
-    copy[key] = stripSafeIntegerMaximum(inner);
-  }
-  return copy as T;
+/** The tools for a chat request's `tools` field: name, description and the JSON Schema of the arguments. */
+export function fixerToolDefinitions(options: { twoAgents?: boolean } = {}): FixerToolDefinition[] {
+  // Derived once (zod's JSON Schema conversion costs milliseconds; every attempt asks); copies handed out.
+  definitions ??= FIXER_TOOLS.map((name) => ({
+    name,
+    description: FIXER_TOOL_DESCRIPTIONS[name],
+    parameters: functionParameters(FIXER_TOOL_SCHEMAS[name]),
+  }));
+  const names = options.twoAgents ? FIXER_TOOLS : SINGLE_AGENT_TOOLS;
+  return structuredClone(definitions.filter((tool) => names.includes(tool.name)));
 }
+let definitions: FixerToolDefinition[] | undefined;

@@ -6,6 +6,7 @@ import { FIXER_TOOL_SCHEMAS, FIXER_TOOLS, type FixerTool, SINGLE_AGENT_TOOLS } f
 import type { LocalizerCall, LocalizerRunner } from "./localizer-tool.js";
 import { ReadWindowError, readWindow, type ReadWindow } from "./read-window.js";
 import { type Sandbox, SandboxFileError } from "./sandbox.js";
+import type { z } from "zod";
 
 /** Why a tool call did not do what it asked: the model's mistake, answered in the tool result, never an exception. */
 export type FixerToolError =
@@ -96,7 +97,8 @@ export class FixerToolbox {
     tool: string,
     rawArguments: string,
     options: {
-      signal?: AbortSignal /** Epoch ms when the attempt's time runs out (the localizer stops then). */;
+      signal?: AbortSignal;
+      /** Epoch ms when the attempt's time runs out (the localizer stops then). */
       deadline?: number;
     } = {},
   ): Promise<FixerToolResult> {
@@ -109,15 +111,9 @@ export class FixerToolbox {
       };
     if (tool === "localizer") return this.callLocalizer(rawArguments, options.deadline);
     const counted = isCounted(tool);
-    if (counted && this.used >= this.limits.callBudget)
-      return {
-        tool,
-        counted: false,
-        error: "budget-exhausted",
-        content: `No tool calls left (budget ${this.limits.callBudget}). The current diff is taken as your patch.`,
-      };
+    if (counted && this.callsLeft === 0) return this.budgetExhausted(tool);
     if (counted) this.used += 1;
-    const result = await this.dispatch(tool as FixerTool, rawArguments, options.signal);
+    const result = await this.dispatch(tool as Exclude<FixerTool, "localizer">, rawArguments, options.signal);
     const note = counted ? budgetNote(this.callsLeft, this.limits) : undefined;
     return {
       ...result,
@@ -133,33 +129,13 @@ export class FixerToolbox {
    * shared budget has left (and its own limit); its model turns are charged to the budget.
    */
   private async callLocalizer(rawArguments: string, deadline: number | undefined): Promise<FixerToolResult> {
-    const refused = (error: FixerToolError, content: string): FixerToolResult => ({
-      tool: "localizer",
-      counted: false,
-      error,
-      content,
-    });
-    if (this.callsLeft === 0)
-      return refused(
-        "budget-exhausted",
-        `No tool calls left (budget ${this.limits.callBudget}). The current diff is taken as your patch.`,
-      );
-    let json: unknown;
-    try {
-      json = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
-    } catch (error) {
-      return refused("bad-arguments", `The arguments of localizer are not JSON (${(error as Error).message})`);
-    }
-    const parsed = FIXER_TOOL_SCHEMAS.localizer.safeParse(json);
-    if (!parsed.success)
-      return refused(
-        "bad-arguments",
-        `Bad arguments for localizer: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`).join("; ")}`,
-      );
+    if (this.callsLeft === 0) return this.budgetExhausted("localizer");
+    const args = parseArguments("localizer", rawArguments);
+    if (!args.ok) return { tool: "localizer", counted: false, error: "bad-arguments", content: args.message };
     if (!this.options.instance) throw new Error("the localizer tool needs the task (FixerToolbox options.instance)");
     const { content, ...call } = await this.options.localizer!({
       instance: this.options.instance,
-      ...(parsed.data.focus ? { focus: parsed.data.focus } : {}),
+      ...(args.value.focus ? { focus: args.value.focus } : {}),
       maxCalls: this.callsLeft,
       ...(deadline !== undefined ? { wallMs: deadline - Date.now() } : {}),
     });
@@ -174,28 +150,24 @@ export class FixerToolbox {
     };
   }
 
+  /** A counted call asked for after the budget was spent: refused, not run, and not counted. */
+  private budgetExhausted(tool: string): FixerToolResult {
+    return {
+      tool,
+      counted: false,
+      error: "budget-exhausted",
+      content: `No tool calls left (budget ${this.limits.callBudget}). The current diff is taken as your patch.`,
+    };
+  }
+
   private async dispatch(
-    tool: FixerTool,
+    tool: Exclude<FixerTool, "localizer">,
     rawArguments: string,
     signal: AbortSignal | undefined,
   ): Promise<Omit<FixerToolResult, "tool" | "counted">> {
-    let json: unknown;
-    try {
-      json = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
-    } catch (error) {
-      return {
-        error: "bad-arguments",
-        content: `The arguments of ${tool} are not JSON (${(error as Error).message}): ${rawArguments.slice(0, 200)}`,
-      };
-    }
-    const parsed = FIXER_TOOL_SCHEMAS[tool].safeParse(json);
-    if (!parsed.success) {
-      const problems = parsed.error.issues
-        .map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`)
-        .join("; ");
-      return { error: "bad-arguments", content: `Bad arguments for ${tool}: ${problems}` };
-    }
-    const args = parsed.data as Record<string, unknown>;
+    const parsed = parseArguments(tool, rawArguments);
+    if (!parsed.ok) return { error: "bad-arguments", content: parsed.message };
+    const args = parsed.value as Record<string, unknown>;
     try {
       switch (tool) {
         case "run_command":
@@ -217,8 +189,6 @@ export class FixerToolbox {
           const patch = await this.sandbox.diff();
           return { patch, content: patch === "" ? "Submitted an empty patch (no changes)." : "Submitted." };
         }
-        case "localizer":
-          throw new Error("the localizer is called through callLocalizer");
       }
     } catch (error) {
       if (error instanceof SandboxFileError) return fileError(error);
@@ -294,6 +264,26 @@ export class FixerToolbox {
       content: `Edited ${args.path} at line ${edit.line}: ${lineCount(args.old_text)} line(s) replaced by ${lineCount(args.new_text)}.`,
     };
   }
+}
+
+/** A call's JSON arguments checked by its tool's schema, or the message that tells the model what is wrong. */
+function parseArguments<Tool extends FixerTool>(
+  tool: Tool,
+  raw: string,
+): { ok: true; value: z.output<(typeof FIXER_TOOL_SCHEMAS)[Tool]> } | { ok: false; message: string } {
+  let json: unknown;
+  try {
+    json = raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch (error) {
+    return {
+      ok: false,
+      message: `The arguments of ${tool} are not JSON (${(error as Error).message}): ${raw.slice(0, 200)}`,
+    };
+  }
+  const parsed = FIXER_TOOL_SCHEMAS[tool].safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data as z.output<(typeof FIXER_TOOL_SCHEMAS)[Tool]> };
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(arguments)"}: ${issue.message}`);
+  return { ok: false, message: `Bad arguments for ${tool}: ${problems.join("; ")}` };
 }
 
 function fileError(error: SandboxFileError): Omit<FixerToolResult, "tool" | "counted"> {

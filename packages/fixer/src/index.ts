@@ -15,15 +15,15 @@ export {
   FIXER_TOOLS,
   SINGLE_AGENT_TOOLS,
   fixerToolDefinitions,
+  type FixerToolDefinition,
   type FixerTool,
 } from "./fixer-tool-schemas.js";
 export { FixerToolbox, type FixerToolboxOptions, type FixerToolError, type FixerToolResult } from "./fixer-toolbox.js";
 export { ReadWindowError, readWindow, type ReadWindow, type ReadWindowRequest } from "./read-window.js";
 export { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
+export { compactionDue, compactMessages, FGL_COMPACTION, type FixerCompaction } from "./compaction.js";
 export {
-  FGL_COMPACTION,
   fixInstance,
-  type FixerCompaction,
   type FixerCompactionRecord,
   type FixerExit,
   type FixerLoopCandidate,

@@ -107,9 +107,17 @@ export interface FunctionToolDefinition {
  * integer (2^53 − 1), which some servers reject.
  */
 export function toolParametersSchema(name: ToolName): Record<string, unknown> {
-  const schema = z.toJSONSchema(TOOL_INPUT_SCHEMAS[name], { io: "input" }) as Record<string, unknown>;
-  delete schema.$schema;
-  return stripSafeIntegerMaximum(schema) as Record<string, unknown>;
+  return functionParameters(TOOL_INPUT_SCHEMAS[name]);
+}
+
+/**
+ * Any zod schema of a function tool's arguments as the `parameters` JSON Schema a chat request
+ * sends (what `toolParametersSchema` gives for the four tools; the fixer's tools use it too).
+ */
+export function functionParameters(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+  delete json.$schema;
+  return stripSafeIntegerMaximum(json) as Record<string, unknown>;
 }
 
 /** The four tools for an OpenAI-compatible `tools` request field, in a fixed order. */

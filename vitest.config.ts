@@ -29,6 +29,8 @@ const REAL_MODEL = [
   "tests/fixer-sandbox.test.ts",
   // The fixer's loop against the scripted model server, in that container.
   "tests/fixer-loop.test.ts",
+  // Repair runs through the runner: the fixer in the calc fixture's instance images, each final patch evaluated.
+  "tests/repair-run.test.ts",
 ];
 
 export default defineConfig({

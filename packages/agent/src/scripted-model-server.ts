@@ -68,12 +68,13 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   let served = 0;
   function handle(record: ReceivedRequest, res: ServerResponse): void {
     if (record.method === "GET" && serveInfo(record, res)) return;
+    if (record.method === "POST" && record.path === "/tokenize") return serveTokenize(record, res);
     if (record.method !== "POST" || record.path !== chatCompletionsPath) {
       record.status = 404;
       sendError(
         res,
         404,
-        `no route for ${record.method} ${record.path}; only POST ${chatCompletionsPath}, GET /v1/models, /health, /version, /metrics`,
+        `no route for ${record.method} ${record.path}; only POST ${chatCompletionsPath}, POST /tokenize, GET /v1/models, /health, /version, /metrics`,
         "not_found",
       );
       return;
@@ -165,6 +166,32 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       return true;
     }
     return false;
+  }
+
+  /**
+   * vLLM's `/tokenize` (at the server root) for a `prompt`: `count` by the rough rule of
+   * `roughTokens` (no tokenizer here), `tokens` as that many ids, and `max_model_len` when set.
+   * Consumes no script turn.
+   */
+  function serveTokenize(record: ReceivedRequest, res: ServerResponse): void {
+    let prompt: unknown;
+    try {
+      prompt = (JSON.parse(record.raw) as { prompt?: unknown }).prompt;
+    } catch {
+      prompt = undefined;
+    }
+    if (typeof prompt !== "string") {
+      record.status = 400;
+      sendError(res, 400, "tokenize: the body needs a prompt string", "invalid_request_error");
+      return;
+    }
+    const count = roughTokens(prompt);
+    record.status = 200;
+    sendJson(res, 200, {
+      count,
+      tokens: Array.from({ length: count }, (_, i) => i),
+      ...(options.maxModelLen !== undefined ? { max_model_len: options.maxModelLen } : {}),
+    });
   }
 
   /** Keeps a timer until the response closes (or the server does), whichever comes first. */

@@ -22,7 +22,7 @@ export const COMMAND_SUMMARIES = {
     "failure breakdown of agent trajectories with paired tests against a base (§8), or of a loclab localization run by exit (loclab breakdown RUN_DIR, §10)",
   localize:
     "run the localizer over a benchmark against one model endpoint: a one-cell loclab run (docs/definitions.md §1, §8)",
-  run: "run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §10)",
+  run: "run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §10); kind: repair runs the fixer in each task's container and evaluates every final patch (§9)",
   status:
     "the state of a run, finished or not: per cell done / predicted / outcomes, per endpoint attempts and tokens, the runner holding it",
   serve: "serve a local GGUF model on CPU over vLLM's OpenAI-compatible API subset",

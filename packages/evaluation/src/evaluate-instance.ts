@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -238,14 +239,24 @@ export function testExitCode(log: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/**
+ * Keeps a verdict in the result cache, best effort (the cache only saves time: a failure to
+ * store never changes the verdict). The first verdict stored under a key stays: two evaluations
+ * of the same image, patch and script at once (a repair run's cells often make the same patch)
+ * each stage their own copy, and the one that loses the rename drops its copy.
+ */
 async function store(cached: string | undefined, directory: string, outcome: InstanceOutcome): Promise<void> {
-  if (!cached) return;
-  const staging = `${cached}.tmp-${process.pid}`;
-  await rm(staging, { recursive: true, force: true });
-  await mkdir(staging, { recursive: true });
-  for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog, INSTANCE_FILES.report])
-    if (existsSync(join(directory, file))) await cp(join(directory, file), join(staging, file));
-  await writeFile(join(staging, INSTANCE_FILES.outcome), `${JSON.stringify(outcome, null, 2)}\n`);
-  await rm(cached, { recursive: true, force: true });
-  await rename(staging, cached);
+  if (!cached || existsSync(cached)) return;
+  const staging = `${cached}.tmp-${process.pid}-${randomUUID()}`;
+  try {
+    await mkdir(staging, { recursive: true });
+    for (const file of [INSTANCE_FILES.testOutput, INSTANCE_FILES.runLog, INSTANCE_FILES.report])
+      if (existsSync(join(directory, file))) await cp(join(directory, file), join(staging, file));
+    await writeFile(join(staging, INSTANCE_FILES.outcome), `${JSON.stringify(outcome, null, 2)}\n`);
+    await rename(staging, cached);
+  } catch {
+    // Another evaluation stored this key first (ENOTEMPTY, EEXIST), or the cache is not writable.
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
 }

@@ -94,6 +94,10 @@ export interface FixResult {
   /** The localizer sessions' trajectories, in call order. */
   localizerTrajectories: string[];
   error?: string;
+  /** For the `error` exit: how the model call failed (`transport` after the client's retries is the server's doing, not the model's). */
+  errorKind?: ModelCallError["kind"];
+  /** Of `wallMs`, the time inside answered model calls of the fixer's own. */
+  modelMs: number;
   wallMs: number;
 }
 
@@ -153,6 +157,8 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   let exit: FixerExit | undefined;
   let submitted: string | undefined;
   let error: string | undefined;
+  let errorKind: ModelCallError["kind"] | undefined;
+  let modelMs = 0;
   let turns = 0;
   // The trajectory line the next step writes (a compaction's summary call is a line of its own).
   let step = 0;
@@ -175,6 +181,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     }
     if (!(caught instanceof ModelCallError)) throw caught;
     error = caught.message;
+    errorKind = caught.kind;
     record.error = `model error: ${caught.message}`;
     record.retries = caught.retries.map((retry) => ({ ...retry }));
     return isContextOverflow(caught) ? "context_limit" : "error";
@@ -208,6 +215,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
           break;
         }
         countUsage(summary.usage);
+        modelMs += summary.latencyMs;
         const compacted = compactMessages(
           messages,
           turnStarts,
@@ -245,6 +253,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
         break;
       }
       turns += 1;
+      modelMs += completion.latencyMs;
       const spent = completion.usage;
       countUsage(spent);
       lastPromptTokens = spent?.promptTokens ?? 0;
@@ -348,6 +357,8 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     agents: { fixer: { ...usage }, localizer: localizerUsage },
     localizerTrajectories,
     ...(error !== undefined ? { error } : {}),
+    ...(errorKind !== undefined ? { errorKind } : {}),
+    modelMs,
     wallMs: ended - started,
   };
 }

@@ -7,6 +7,8 @@ export interface AttemptKeyInput {
   instanceId: string;
   seed: number | null;
   control: Control;
+  /** A repair run's arm (absent for localization, so its keys are what they were). */
+  arm?: string;
   /** The localizer settings and per-instance budgets, and the prompts' digest. */
   config: Record<string, unknown>;
 }

@@ -16,6 +16,7 @@ export function baseRecord(
     attempt: n,
     seed: attempt.cell.seed,
     control: attempt.cell.control,
+    ...(attempt.cell.arm !== undefined ? { arm: attempt.cell.arm } : {}),
     endpoint,
     outcome: "failed",
     exit: null,

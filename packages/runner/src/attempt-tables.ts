@@ -1,5 +1,5 @@
 import { LEAK_AUDIT_COUNTS } from "@loclab/controls";
-import { type CellAttempts, cellLabel, type KeyHistory, type RunRecord } from "@loclab/schemas";
+import { type CellAttempts, cellLabel, hasResult, type KeyHistory, type RunRecord } from "@loclab/schemas";
 import type { PlannedAttempt } from "./run-plan.js";
 
 /**
@@ -34,7 +34,7 @@ export function attemptsByCell(
     const outcome = final?.outcome ?? "open";
     row.outcomes[outcome] = (row.outcomes[outcome] ?? 0) + 1;
     if (!final) continue;
-    if (final.prediction) row.predicted += 1;
+    if (hasResult(final)) row.predicted += 1;
     const exit = final.exit ?? "none";
     row.exits[exit] = (row.exits[exit] ?? 0) + 1;
     if (!final.leaks) continue;

@@ -5,6 +5,7 @@ import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { z } from "zod";
 import { type RunSpec, type RunSpecInput, RunSpecSchema } from "./run-spec.js";
+import { type RepairSpec, RepairSpecSchema } from "./repair-spec.js";
 
 /** A run spec that cannot be used: `where` names the file (and line) or the JSON path of the field. */
 export class RunSpecError extends Error {
@@ -103,6 +104,25 @@ function resolvePaths(spec: RunSpec, baseDir: string): RunSpec {
     localizer: {
       ...spec.localizer,
       ...(spec.localizer.promptsDir ? { promptsDir: at(spec.localizer.promptsDir) } : {}),
+    },
+    // A repair run without a repair block gets every default (FGL's budgets, local images).
+    ...(spec.kind === "repair" ? { repair: repairPaths(spec.repair ?? RepairSpecSchema.parse({}), at) } : {}),
+  };
+}
+
+/** The repair block's file locations made absolute (the harness environments, extra specs, the evaluation cache). */
+function repairPaths(repair: RepairSpec, at: (path: string) => string): RepairSpec {
+  const { images, evaluation } = repair;
+  return {
+    ...repair,
+    images: {
+      ...images,
+      ...(images.harnessEnvironments ? { harnessEnvironments: at(images.harnessEnvironments) } : {}),
+    },
+    evaluation: {
+      ...evaluation,
+      ...(evaluation.specs ? { specs: at(evaluation.specs) } : {}),
+      ...(evaluation.cacheDir ? { cacheDir: at(evaluation.cacheDir) } : {}),
     },
   };
 }

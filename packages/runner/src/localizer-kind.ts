@@ -1,22 +1,14 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { relative } from "node:path";
-import {
-  type Completion,
-  type CompleteRequest,
-  createModelClient,
-  type LocalizeInstanceOptions,
-  type LocalizeResult,
-  localizeInstance,
-  type ModelClient,
-} from "@loclab/agent";
+import { type LocalizeInstanceOptions, type LocalizeResult, localizeInstance, type ModelClient } from "@loclab/agent";
 import { urlWithoutCredentials } from "@loclab/openai-http";
 import { goldAtBaseCommit } from "@loclab/checkouts";
 import { leakAudit } from "@loclab/controls";
 import { controlLabel, type Prediction, type RunRecord, runLayout } from "@loclab/schemas";
 import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import { baseRecord } from "./attempt-record.js";
-import { leaseReporter } from "./endpoint-pool.js";
+import { pooledClient } from "./pooled-client.js";
 import { CellWorkspaces, type PreparedAttempt } from "./cell-workspaces.js";
 import { contextLimitFor } from "./context-window.js";
 import { RUNNER_VERSION } from "./run-identity.js";
@@ -86,7 +78,16 @@ async function runLocalizerAttempt(
       recursive: true,
     });
     const prepared = await workspaces.prepare(attempt);
-    const client = pooledClient(plan, { attempt, n, lease, pool, window, onRetry });
+    const client = pooledClient(
+      plan,
+      { attempt, lease, pool, onRetry },
+      {
+        ...samplingOf(localizer),
+        ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}),
+        requestTimeoutSeconds: localizer.requestTimeoutSeconds,
+        callDeadlineSeconds: localizer.callDeadlineSeconds,
+      },
+    );
     const contextLimitTokens = contextLimitFor({
       spec: localizer.contextLimitTokens,
       window,
@@ -208,46 +209,6 @@ function predictionOf(
 ): Prediction | undefined {
   if (!prediction) return undefined;
   return { ...prepared.toOriginal(prediction).prediction, seed: attempt.cell.seed, control: attempt.cell.control };
-}
-
-/**
- * The attempt's model client on its leased endpoint, with the spec's sampling, timeouts and
- * retries; the pool hears of every answer and every transport failure (its circuit breaker).
- */
-function pooledClient(plan: RunPlan, { attempt, lease, pool, onRetry }: AttemptRequest): ModelClient {
-  const { spec } = plan;
-  const { localizer } = spec;
-  const report = leaseReporter(pool, lease.index);
-  const inner = createModelClient({
-    baseURL: lease.endpoint.baseURL,
-    model: lease.endpoint.model,
-    ...(lease.endpoint.apiKeyEnv ? { apiKeyEnv: lease.endpoint.apiKeyEnv } : {}),
-    ...(attempt.cell.seed !== null ? { seed: attempt.cell.seed } : {}),
-    ...samplingOf(localizer),
-    ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}),
-    requestTimeoutMs: localizer.requestTimeoutSeconds * 1000,
-    callDeadlineMs: localizer.callDeadlineSeconds * 1000,
-    maxRetries: spec.retry.requestRetries,
-    backoffMs: spec.retry.backoffSeconds * 1000,
-    onProgress: (event) => {
-      report.onProgress(event);
-      if (event.kind === "retrying") onRetry(event.retry);
-    },
-  });
-  return {
-    model: inner.model,
-    baseURL: inner.baseURL,
-    complete: async (request: CompleteRequest): Promise<Completion> => {
-      try {
-        const completion = await inner.complete(request);
-        report.answered();
-        return completion;
-      } catch (error) {
-        report.failed(error);
-        throw error;
-      }
-    },
-  };
 }
 
 /** SHERLOC's sampling defaults (temperature 0.99, top_p 0.95) apply to its profile when the spec sets none. */

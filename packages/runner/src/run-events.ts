@@ -1,5 +1,5 @@
 import type { RetryRecord } from "@loclab/openai-http";
-import { isFinalOutcome, type RunAttemptOutcome, type RunRecord } from "@loclab/schemas";
+import { hasResult, isFinalOutcome, type RunAttemptOutcome, type RunRecord } from "@loclab/schemas";
 import type { EndpointStatus, PoolEvent } from "./endpoint-pool.js";
 
 /** Why a run stopped before every key was done. */
@@ -12,8 +12,10 @@ export interface RunSummary {
   keys: number;
   /** Keys with a final outcome (model-caused: see `isFinalOutcome`). */
   done: number;
-  /** Keys with a prediction. */
+  /** Keys with a result: a prediction (localization) or an evaluated final patch (repair). */
   predicted: number;
+  /** A repair run's keys whose final patch resolved its task. */
+  resolved?: number;
   /** Final outcomes, counted. */
   outcomes: Partial<Record<RunAttemptOutcome, number>>;
   /** Keys without a prediction, by reason: a final outcome (`budget_exhausted`, …) or, for open keys, `not started`, `infra_error: …`, `failed: …`. */
@@ -132,7 +134,7 @@ export class RunProgress {
           if (event.requeued || !isFinalOutcome(event.record.outcome)) cell.failed += 1;
           else {
             cell.done += 1;
-            if (event.record.prediction) cell.predicted += 1;
+            if (hasResult(event.record)) cell.predicted += 1;
           }
         }
         const endpoint = event.endpoint === null ? undefined : this.endpoints[event.endpoint];

@@ -10,6 +10,7 @@ import { attemptKey } from "./attempt-key.js";
 import { RunSpecError } from "./load-run-spec.js";
 import type { RunSpec } from "./run-spec.js";
 import { selectInstances } from "./select-instances.js";
+import { RepairSpecSchema, repairKeyConfig } from "./repair-spec.js";
 
 /** One attempt key of a run: an instance under one cell. */
 export interface PlannedAttempt {
@@ -61,10 +62,13 @@ async function readPrompts(dir: string | undefined): Promise<Partial<Record<Prom
   return prompts;
 }
 
-/** The cells of a spec: seeds × controls, seed-major. */
-export function runCells(spec: Pick<RunSpec, "seeds" | "controls">): RunCell[] {
+/** The cells of a spec: seeds × controls (× arms for a repair run), seed-major. */
+export function runCells(spec: Pick<RunSpec, "seeds" | "controls" | "kind" | "repair">): RunCell[] {
   const seeds: (number | null)[] = spec.seeds ?? [null];
-  return seeds.flatMap((seed) => spec.controls.map((control) => ({ seed, control })));
+  const arms: (string | undefined)[] = spec.kind === "repair" ? (spec.repair?.arms ?? ["single"]) : [undefined];
+  return seeds.flatMap((seed) =>
+    spec.controls.flatMap((control) => arms.map((arm) => ({ seed, control, ...(arm !== undefined ? { arm } : {}) }))),
+  );
 }
 
 /**
@@ -95,12 +99,20 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
           .update(JSON.stringify(Object.entries(prompts).sort()))
           .digest("hex");
   // Timeouts and the prompts' folder are left out: they change how an attempt is run, not what it is.
-  const config = {
-    model: spec.endpoints[0]?.model,
-    localizer,
-    instanceBudgets: spec.budgets.instance,
-    prompts: promptsDigest,
-  };
+  // A repair run's key holds the fixer's settings instead of the localizer's (its arm is in the cell).
+  const config =
+    spec.kind === "repair"
+      ? {
+          model: spec.endpoints[0]?.model,
+          kind: "repair",
+          repair: repairKeyConfig(spec.repair ?? RepairSpecSchema.parse({})),
+        }
+      : {
+          model: spec.endpoints[0]?.model,
+          localizer,
+          instanceBudgets: spec.budgets.instance,
+          prompts: promptsDigest,
+        };
   const cells = runCells(spec);
   const pairings = new Map<number, MismatchPair[]>();
   spec.controls.forEach((control, index) => {
@@ -127,6 +139,7 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
           instanceId: instance.instance_id,
           seed: cell.seed,
           control: cell.control,
+          ...(cell.arm !== undefined ? { arm: cell.arm } : {}),
           config,
         }),
         instance,

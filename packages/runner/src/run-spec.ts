@@ -1,5 +1,6 @@
 import { ControlSchema, controlLabel, InstanceIdSchema } from "@loclab/schemas";
 import { z } from "zod";
+import { RepairSpecSchema } from "./repair-spec.js";
 
 const Seed = z
   .number()
@@ -111,6 +112,13 @@ export const RunSpecSchema = z
   .strictObject({
     /** A name for tables and the manifest; default the output folder's name. */
     name: z.string().min(1).optional(),
+    /**
+     * `localization` (when absent: the localizer, one prediction per attempt) or `repair`: the
+     * fixer in the task's container, its final patch evaluated (the `repair` block).
+     */
+    kind: z.enum(["localization", "repair"]).optional(),
+    /** A repair run's settings (`kind: repair`). */
+    repair: RepairSpecSchema.optional(),
     /** `lite`, `verified`, `locbench`, or a JSONL file of SWE-bench rows. */
     benchmark: z.string().min(1),
     /** The shared data folder for bundled benchmarks (default: found as the CLI finds it). */
@@ -134,6 +142,17 @@ export const RunSpecSchema = z
     out: z.string().min(1),
   })
   .superRefine((spec, ctx) => {
+    if (spec.repair && spec.kind !== "repair")
+      ctx.addIssue({ code: "custom", path: ["repair"], message: "a repair block needs kind: repair" });
+    if (spec.kind === "repair")
+      spec.controls.forEach((control, i) => {
+        if (control.kind !== "plain")
+          ctx.addIssue({
+            code: "custom",
+            path: ["controls", i],
+            message: `a repair run works on the real repository in its container: only the plain control (not ${controlLabel(control)})`,
+          });
+      });
     const seen = new Map<number, number>();
     spec.seeds?.forEach((seed, i) => {
       if (seen.has(seed))

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import {
+  hasResult,
   isFinalOutcome,
   keyHistories,
   readLedger,
@@ -21,6 +22,8 @@ export interface CellStatus {
   keys: number;
   done: number;
   predicted: number;
+  /** A repair run's keys whose final patch resolved its task. */
+  resolved?: number;
   /** Final outcomes, counted. */
   outcomes: Record<string, number>;
   /** Attempts that did not close their key (infra_error, failed). */
@@ -70,7 +73,15 @@ export async function readRunStatus(dir: string): Promise<RunStatus> {
     if (!cell)
       cells.set(
         attempt.cellLabel,
-        (cell = { cell: attempt.cellLabel, keys: 0, done: 0, predicted: 0, outcomes: {}, failedAttempts: 0 }),
+        (cell = {
+          cell: attempt.cellLabel,
+          keys: 0,
+          done: 0,
+          predicted: 0,
+          ...(plan.spec.kind === "repair" ? { resolved: 0 } : {}),
+          outcomes: {},
+          failedAttempts: 0,
+        }),
       );
     cell.keys += 1;
     const history = histories.get(attempt.key);
@@ -78,7 +89,8 @@ export async function readRunStatus(dir: string): Promise<RunStatus> {
       history?.records.filter((record) => record !== history.final && !isFinalOutcome(record.outcome)).length ?? 0;
     if (history?.final) {
       cell.done += 1;
-      if (history.final.prediction) cell.predicted += 1;
+      if (hasResult(history.final)) cell.predicted += 1;
+      if (history.final.repair?.resolved) cell.resolved = (cell.resolved ?? 0) + 1;
       cell.outcomes[history.final.outcome] = (cell.outcomes[history.final.outcome] ?? 0) + 1;
     }
   }
@@ -144,7 +156,7 @@ export function formatRunStatus(status: RunStatus): string[] {
       : "stopped (resume with loclab run --resume)";
   const lines = [
     `${status.dir}: ${runner}`,
-    `benchmark ${status.manifest.benchmark}, ${status.manifest.instances.length} instances × ${status.manifest.cells.length} cells = ${summary.keys} attempt keys; ${summary.done} done, ${summary.predicted} with a prediction; ${status.sessions} session(s) since ${status.manifest.startedAt}`,
+    `benchmark ${status.manifest.benchmark}, ${status.manifest.instances.length} instances × ${status.manifest.cells.length} cells = ${summary.keys} attempt keys; ${summary.done} done, ${summary.resolved !== undefined ? `${summary.resolved} resolved` : `${summary.predicted} with a prediction`}; ${status.sessions} session(s) since ${status.manifest.startedAt}`,
   ];
   const width = Math.max(...status.cells.map((cell) => cell.cell.length));
   for (const cell of status.cells) {
@@ -152,7 +164,7 @@ export function formatRunStatus(status: RunStatus): string[] {
       .map(([outcome, n]) => `${outcome} ${n}`)
       .join(", ");
     lines.push(
-      `  ${cell.cell.padEnd(width)}  ${String(cell.done).padStart(4)}/${cell.keys} done  ${cell.predicted} predicted  ${cell.failedAttempts} failed attempts${outcomes ? `  (${outcomes})` : ""}`,
+      `  ${cell.cell.padEnd(width)}  ${String(cell.done).padStart(4)}/${cell.keys} done  ${cell.resolved !== undefined ? `${cell.resolved} resolved` : `${cell.predicted} predicted`}  ${cell.failedAttempts} failed attempts${outcomes ? `  (${outcomes})` : ""}`,
     );
   }
   for (const use of status.endpoints)

@@ -1,4 +1,4 @@
-import { type KeyHistory, keyHistories, type RunRecord } from "@loclab/schemas";
+import { hasResult, type KeyHistory, keyHistories, type RunRecord } from "@loclab/schemas";
 import type { RunSummary } from "./run-events.js";
 import type { RunPlan } from "./run-plan.js";
 
@@ -18,13 +18,15 @@ export function summarize(
   const noPrediction: Record<string, number> = {};
   let done = 0;
   let predicted = 0;
+  let resolved = 0;
   for (const attempt of plan.attempts) {
     const history = histories.get(attempt.key);
     const final = history?.final;
     if (final) {
       done += 1;
       outcomes[final.outcome] = (outcomes[final.outcome] ?? 0) + 1;
-      if (final.prediction) predicted += 1;
+      if (final.repair?.resolved) resolved += 1;
+      if (hasResult(final)) predicted += 1;
       else noPrediction[final.outcome] = (noPrediction[final.outcome] ?? 0) + 1;
       continue;
     }
@@ -37,6 +39,7 @@ export function summarize(
     keys: plan.attempts.length,
     done,
     predicted,
+    ...(plan.spec.kind === "repair" ? { resolved } : {}),
     outcomes,
     noPrediction,
     ...session,

@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { urlWithoutCredentials } from "@loclab/openai-http";
 import {
   cellLabel,
+  hasResult,
   type KeyHistory,
   readOwnJsonl,
   readRunManifest,
@@ -29,8 +30,13 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** For the lock file and the session line. */
   command?: string;
-  /** What each attempt does; default the localizer (`localizerRunKind`). */
+  /** What each attempt does; default the localizer (`localizerRunKind`), or `repairKind` for a `kind: repair` spec. */
   kind?: RunKind;
+  /**
+   * The repair run kind (`repairRunKind` of @loclab/repair, which the runner cannot depend on:
+   * it builds on the fixer, the evaluation and FGL's renderer); a `kind: repair` spec needs it.
+   */
+  repairKind?: RunKind;
 }
 
 /**
@@ -47,6 +53,11 @@ export interface RunOptions {
  */
 export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise<RunSummary> {
   const emit = options.onEvent ?? (() => undefined);
+  const runKind = options.kind ?? (spec.kind === "repair" ? options.repairKind : localizerRunKind);
+  if (!runKind)
+    throw new RunFolderError(
+      `${spec.out}: a repair run (kind: repair) needs the repair run kind: start it with loclab run, or startRepairRun of @loclab/repair`,
+    );
   const plan = await planRun(spec);
   const dir = spec.out;
   const existing = await checkRunFolder(spec);
@@ -77,7 +88,7 @@ export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise
       cells: cellCounts(plan, mended.histories),
       endpoints: pool.snapshot(),
     });
-    const kind = await (options.kind ?? localizerRunKind).openSession(plan, open);
+    const kind = await runKind.openSession(plan, open);
     const scheduler = new Scheduler({
       plan,
       pool,
@@ -133,6 +144,6 @@ function cellCounts(plan: RunPlan, histories: ReadonlyMap<string, KeyHistory>) {
       .filter((attempt) => attempt.cellLabel === cell)
       .map((attempt) => histories.get(attempt.key)?.final);
     const done = finals.filter(Boolean).length;
-    return { cell, keys: finals.length, done, predicted: finals.filter((final) => final?.prediction).length };
+    return { cell, keys: finals.length, done, predicted: finals.filter((final) => final && hasResult(final)).length };
   });
 }

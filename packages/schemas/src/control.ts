@@ -61,9 +61,16 @@ export function controlLabel(control: Control): string {
   }
 }
 
+/** A repair run's arm (`single`, `two-agent`, …): a lowercase word, safe as a folder name. */
+export const ArmSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,39}$/, "a lowercase word (letters, digits, -), e.g. two-agent");
+
 /**
  * One cell of a run: a sampling seed (sent to the server; `null` when none is sent and the
- * server's default sampling applies) crossed with a control.
+ * server's default sampling applies) crossed with a control, and for a repair run with an arm
+ * (how the fixer is set up: one agent, two agents, what is injected). Localization cells have
+ * no arm, so their labels and keys are what they were before repair runs existed.
  */
 export const RunCellSchema = z.strictObject({
   seed: z
@@ -73,10 +80,12 @@ export const RunCellSchema = z.strictObject({
     .max(2 ** 32 - 1)
     .nullable(),
   control: ControlSchema,
+  arm: ArmSchema.optional(),
 });
 export type RunCell = z.output<typeof RunCellSchema>;
 
-/** `seed-1/masked-modules`: a cell as a folder name (file-system safe) and a table label. */
+/** `seed-1/masked-modules` (`seed-1/plain/two-agent` with an arm): a cell as a folder name (file-system safe) and a table label. */
 export function cellLabel(cell: RunCell): string {
-  return `seed-${cell.seed ?? "none"}/${controlLabel(cell.control).replaceAll(":", "-")}`;
+  const label = `seed-${cell.seed ?? "none"}/${controlLabel(cell.control).replaceAll(":", "-")}`;
+  return cell.arm === undefined ? label : `${label}/${cell.arm}`;
 }

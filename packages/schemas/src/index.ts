@@ -10,6 +10,7 @@ export * from "./artifact.js";
 export * from "./trajectory.js";
 export * from "./control.js";
 export * from "./run-record.js";
+export * from "./repair-record.js";
 export * from "./jsonl.js";
 export * from "./line-repeats.js";
 export * from "./read-text-file.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ARTIFACT_KINDS } from "./artifact-kinds.js";
-import { ControlSchema } from "./control.js";
+import { ArmSchema, ControlSchema } from "./control.js";
+import { RepairRecordSchema } from "./repair-record.js";
 import { InstanceIdSchema } from "./instance-id.js";
 import { PredictionSchema } from "./prediction.js";
 import { SCHEMA_VERSION } from "./version.js";
@@ -27,9 +28,25 @@ export const LOCALIZE_OUTCOMES = [
 ] as const;
 /** How a localization episode ended (`localizeInstance`): the model's doing, so final. */
 export type LocalizeOutcome = (typeof LOCALIZE_OUTCOMES)[number];
-export const RUN_ATTEMPT_OUTCOMES = [...LOCALIZE_OUTCOMES, "infra_error", "failed"] as const;
+/**
+ * A repair attempt's one final outcome: the fixer ended (any exit: submitted, out of calls or
+ * time, a refused prompt) and its final patch has the evaluation's verdict (`repair.resolved`).
+ * A fixer or evaluation that failed for the infrastructure's sake (the model server in
+ * transport, the sandbox, the image, the evaluation container) is `infra_error`, never
+ * "unresolved".
+ */
+export const REPAIR_OUTCOMES = ["evaluated"] as const;
+export const RUN_ATTEMPT_OUTCOMES = [...LOCALIZE_OUTCOMES, ...REPAIR_OUTCOMES, "infra_error", "failed"] as const;
 export type RunAttemptOutcome = (typeof RUN_ATTEMPT_OUTCOMES)[number];
-export const FINAL_RUN_OUTCOMES: readonly RunAttemptOutcome[] = LOCALIZE_OUTCOMES;
+export const FINAL_RUN_OUTCOMES: readonly RunAttemptOutcome[] = [...LOCALIZE_OUTCOMES, ...REPAIR_OUTCOMES];
+
+/**
+ * Whether a record carries the attempt's result: a localization's prediction, or a repair's
+ * final patch with its verdict. Tables call both "predicted".
+ */
+export function hasResult(record: Pick<RunRecord, "prediction" | "repair">): boolean {
+  return record.prediction !== undefined || record.repair !== undefined;
+}
 
 /** Whether an outcome closes its attempt key (see `RUN_ATTEMPT_OUTCOMES`). */
 export function isFinalOutcome(outcome: RunAttemptOutcome): boolean {
@@ -74,6 +91,8 @@ export const RunRecordSchema = z.strictObject({
   attempt: z.number().int().positive(),
   seed: z.number().int().nonnegative().nullable(),
   control: ControlSchema,
+  /** A repair run's arm (its cell's third part); absent for localization. */
+  arm: ArmSchema.optional(),
   endpoint: z.strictObject({ baseURL: z.string().min(1), model: z.string().min(1) }).nullable(),
   outcome: z.enum(RUN_ATTEMPT_OUTCOMES),
   /** The trajectory's exit, when a trajectory was written. */
@@ -97,6 +116,8 @@ export const RunRecordSchema = z.strictObject({
   leaks: LeakAuditRecordSchema.optional(),
   /** The prompt-token limit the attempt ran with (the spec's, or the server's window less the output budget), when there was one. */
   contextLimitTokens: z.number().int().positive().optional(),
+  /** A repair attempt (`evaluated`): the fixer's exit details and the evaluation's verdict. */
+  repair: RepairRecordSchema.optional(),
   startedAt: z.iso.datetime({ offset: true }),
   endedAt: z.iso.datetime({ offset: true }),
 });

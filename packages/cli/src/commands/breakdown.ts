@@ -1,11 +1,12 @@
-import { readTextFile } from "@loclab/schemas";
+import { readRunManifest, readTextFile } from "@loclab/schemas";
+import { printRepairScore } from "./repair-score.js";
+import { printBreakdown } from "../breakdown-print.js";
 import { readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
   type BreakdownOptions,
   breakdownJson,
   breakdownRuns,
-  breakdownTable,
   parseResolvedSpec,
   parseRunSpec,
   parseLineList,
@@ -59,10 +60,6 @@ async function readRepositoryFiles(dir: string): Promise<Map<string, ReadonlySet
     files.set(basename(name, ".txt"), new Set(parseLineList(text).map(({ value }) => value.replace(/^\.\//, ""))));
   }
   return files;
-}
-
-function formatP(p: number): string {
-  return p >= 0.001 ? p.toFixed(3) : p.toExponential(2);
 }
 
 /**
@@ -124,6 +121,10 @@ export function registerBreakdownCommand(program: Command): void {
       if (runDir !== undefined) {
         if (options.run !== undefined)
           throw new Error("give a run folder (loclab breakdown DIR) or --run NAME=FORMAT:DIR, not both");
+        if ((await readRunManifest(runDir))?.spec.kind === "repair") {
+          await printRepairScore(runDir, { json: options.json ?? false, write: false });
+          return;
+        }
         await printLocalizationBreakdown(runDir, {
           json: options.json ?? false,
           pairedMetric: options.pairedMetric,
@@ -205,34 +206,7 @@ export function registerBreakdownCommand(program: Command): void {
         process.stdout.write(`${JSON.stringify(breakdownJson(breakdown))}\n`);
         return;
       }
-      printTable(
-        (breakdownTable(breakdown).objects() as Record<string, unknown>[]).map((row) => ({
-          ...row,
-          baseOnly: row.baseOnly ?? "",
-          runOnly: row.runOnly ?? "",
-          pVsBase: typeof row.pVsBase === "number" ? formatP(row.pVsBase) : "",
-        })),
-      );
-      const missing = breakdown.rows.filter((row) => row.missing > 0).map((row) => `${row.run} ${row.missing}`);
-      if (missing.length > 0)
-        process.stdout.write(
-          `tasks without a trajectory (counted as no patch unless labelled solved): ${missing.join(", ")}\n`,
-        );
-      process.stdout.write(`${breakdown.everSolved} tasks solved by at least one run\n`);
-      if (breakdown.overlap.pairs.length === 0) return;
-      process.stdout.write("pairwise (exact McNemar on the shared tasks, Holm-adjusted over the pairs):\n");
-      printTable(
-        breakdown.overlap.pairs.map((pair) => ({
-          a: pair.a,
-          b: pair.b,
-          n: pair.n,
-          both: pair.both,
-          aOnly: pair.aOnly,
-          bOnly: pair.bOnly,
-          p: formatP(pair.p),
-          pHolm: formatP(pair.pHolm),
-        })),
-      );
+      printBreakdown(breakdown);
     });
 }
 

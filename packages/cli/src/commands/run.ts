@@ -13,6 +13,9 @@ import {
   terminalProgress,
 } from "@loclab/runner";
 import type { Command } from "commander";
+import { readRunManifest, writeFileAtomic } from "@loclab/schemas";
+import { progress } from "../progress.js";
+import { printRepairScore } from "./repair-score.js";
 import { summaryOf } from "../command-summaries.js";
 import { comparisonRows } from "../comparison-table.js";
 import { printTable } from "../table.js";
@@ -27,7 +30,7 @@ export function reportRunEnd(summary: RunSummary, options: { allowPartial?: bool
     .join(", ");
   process.stdout.write(
     `run: ${summary.dir}\n` +
-      `keys: ${summary.keys}, done ${summary.done}, with a prediction ${summary.predicted}${outcomes ? ` (${outcomes})` : ""}\n` +
+      `keys: ${summary.keys}, done ${summary.done}, ${summary.resolved !== undefined ? `resolved ${summary.resolved}` : `with a prediction ${summary.predicted}`}${outcomes ? ` (${outcomes})` : ""}\n` +
       `this session: ${summary.attemptsThisSession} attempt(s), ${summary.failuresThisSession} infrastructure or harness failure(s), ${summary.retriesThisSession} retried request(s)\n` +
       (missing ? `no prediction: ${missing}\n` : ""),
   );
@@ -82,9 +85,14 @@ export function registerRunCommands(program: Command): void {
       if (specFile) spec = await loadRunSpec(specFile);
       const command = specFile ? `loclab run ${specFile}` : `loclab run --resume ${options.resume}`;
       let summary: RunSummary;
+      // A repair run's kind (the fixer, containers, evaluation) is loaded only when the folder is one.
+      const { repairRunKind } = await import("@loclab/repair");
+      const repairKind = repairRunKind({ onLog: progress });
       try {
         summary = await runWithProgress((observe) =>
-          spec ? startRun(spec, { ...observe, command }) : resumeRun(options.resume as string, { ...observe, command }),
+          spec
+            ? startRun(spec, { ...observe, command, repairKind })
+            : resumeRun(options.resume as string, { ...observe, command, repairKind }),
         );
       } catch (error) {
         // A field found bad only against the benchmark (an unknown instance id) is named with its file too.
@@ -107,6 +115,10 @@ export function registerRunCommands(program: Command): void {
     .option("--paired-metric <key>", "the binary metric of the paired tests", "file.acc@1")
     .option("--json", "print the whole result as JSON")
     .action(async (dir: string, options: { metric?: string[]; pairedMetric: string; json?: boolean }) => {
+      if ((await readRunManifest(dir))?.spec.kind === "repair") {
+        await printRepairScore(dir, { json: options.json ?? false, write: true });
+        return;
+      }
       const score = await scoreRun(dir, {
         pairedMetric: options.pairedMetric,
         ...(options.metric ? { metrics: options.metric } : {}),
@@ -118,6 +130,23 @@ export function registerRunCommands(program: Command): void {
         return;
       }
       printRunScore(dir, score, options.pairedMetric);
+    });
+  run
+    .command("export")
+    .description(
+      "a repair run's final patches as SWE-bench predictions (instance_id, model_name_or_path, model_patch), one JSON line each, for the official harness",
+    )
+    .argument("<dir>", "the repair run folder")
+    .option("--cell <cell>", "only this cell (e.g. seed-1/plain/single)")
+    .option("--out <file>", "write the JSONL here instead of stdout")
+    .action(async (dir: string, options: { cell?: string; out?: string }) => {
+      const { repairPredictions } = await import("@loclab/repair");
+      const predictions = await repairPredictions(dir, options.cell !== undefined ? { cell: options.cell } : {});
+      const text = predictions.map((prediction) => `${JSON.stringify(prediction)}\n`).join("");
+      if (options.out) {
+        await writeFileAtomic(options.out, text);
+        progress(`${predictions.length} prediction(s) written to ${options.out}`);
+      } else process.stdout.write(text);
     });
   program
     .command("status")

@@ -9,8 +9,12 @@ import { isFinalOutcome, type RunRecord } from "../run-record.js";
 import { runLayout } from "./layout.js";
 
 /** The cell a ledger record belongs to (`seed-1/plain`). */
-export function recordCell(record: Pick<RunRecord, "seed" | "control">): string {
-  return cellLabel({ seed: record.seed, control: record.control });
+export function recordCell(record: Pick<RunRecord, "seed" | "control" | "arm">): string {
+  return cellLabel({
+    seed: record.seed,
+    control: record.control,
+    ...(record.arm !== undefined ? { arm: record.arm } : {}),
+  });
 }
 
 /**

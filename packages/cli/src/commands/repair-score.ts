@@ -1,0 +1,53 @@
+import { progress } from "../progress.js";
+import { printTable } from "../table.js";
+import { printBreakdown } from "../breakdown-print.js";
+
+/**
+ * A repair run's score (`loclab run score DIR`, which writes its results) or breakdown
+ * (`loclab breakdown DIR`, which writes nothing): per cell the keys, the verdicts and the
+ * fixer's exits, then FGL's Table 4 (one row per cell; each against the first cell with the
+ * exact McNemar test) and the pairwise overlap.
+ */
+export async function printRepairScore(dir: string, options: { json: boolean; write: boolean }): Promise<void> {
+  const { repairBreakdown, writeRepairReport, cellScores } = await import("@loclab/repair");
+  const report = options.write
+    ? await writeRepairReport(dir)
+    : await repairBreakdown(dir).then((breakdown) => ({ breakdown, cells: cellScores(breakdown), written: [] }));
+  for (const problem of report.breakdown.problems) progress(problem);
+  if (options.json) {
+    const { breakdown, cells } = report;
+    process.stdout.write(
+      `${JSON.stringify({ cells, open: breakdown.open, breakdown: breakdown.breakdown, problems: breakdown.problems })}\n`,
+    );
+    return;
+  }
+  const write = (line = "") => process.stdout.write(`${line}\n`);
+  write("verdicts per cell (the evaluation of each key's final patch; the fixer's exits):");
+  printTable(
+    report.cells.map((cell) => ({
+      cell: cell.cell,
+      keys: cell.keys,
+      done: cell.done,
+      resolved: cell.resolved,
+      rate: cell.rate === null ? "" : `${(cell.rate * 100).toFixed(1)} %`,
+      evaluation: counts(cell.evaluation),
+      exits: counts(cell.exits),
+    })),
+  );
+  if (report.breakdown.open.length > 0)
+    write(`${report.breakdown.open.length} key(s) without a final outcome yet count as no patch below`);
+  write();
+  write("failure breakdown (FGL's Table 4; each cell against the first, exact McNemar):");
+  printBreakdown(report.breakdown.breakdown);
+  if (report.written.length > 0) {
+    write();
+    write(`written under ${dir}: ${report.written.join(", ")}`);
+  }
+}
+
+function counts(values: Record<string, number>): string {
+  return Object.entries(values)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n}`)
+    .join(", ");
+}

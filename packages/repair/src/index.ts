@@ -1,0 +1,18 @@
+export { REPAIR_RUN_LABEL, repairRunTag } from "./run-tag.js";
+export { patchFiles } from "./patch-files.js";
+export { attemptFiles, type RepairSession, runRepairAttempt } from "./repair-attempt.js";
+export {
+  type LeftoverContainers,
+  removeLeftovers,
+  type RepairRunKindOptions,
+  repairRunKind,
+} from "./repair-kind.js";
+export { resumeRepairRun, startRepairRun } from "./start-repair-run.js";
+export {
+  type OpenKey,
+  type RepairBreakdown,
+  type RepairBreakdownOptions,
+  repairBreakdown,
+} from "./repair-breakdown.js";
+export { repairPredictions } from "./export-predictions.js";
+export { cellScores, type RepairCellScore, type RepairReport, writeRepairReport } from "./repair-report.js";

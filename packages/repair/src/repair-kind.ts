@@ -1,0 +1,83 @@
+import { join } from "node:path";
+import { homedir } from "node:os";
+import { connectDocker, type DockerEngineOptions } from "@loclab/docker";
+import {
+  type ImageSource,
+  localImages,
+  prebuiltImages,
+  readSpecsFile,
+  type SpecsFile,
+  specForInstance,
+} from "@loclab/evaluation";
+import { CellWorkspaces, type RunKind, type RunKindSession } from "@loclab/runner";
+import { defaultWorkspaceCacheDir } from "@loclab/tools";
+import type Docker from "dockerode";
+import { runRepairAttempt } from "./repair-attempt.js";
+import { REPAIR_RUN_LABEL, repairRunTag } from "./run-tag.js";
+
+export interface RepairRunKindOptions {
+  /** The Docker engine (default: `DOCKER_HOST`, else /var/run/docker.sock). */
+  docker?: DockerEngineOptions;
+  /** Image builds' progress lines (local images). */
+  onLog?: (line: string) => void;
+}
+
+/** What the first session's clean-up removed: containers a killed runner of this folder left. */
+export interface LeftoverContainers {
+  sandboxes: number;
+  evaluations: number;
+}
+
+/**
+ * The repair run kind (`kind: repair` specs): each attempt is the fixer in a container of the
+ * task's image, its final patch evaluated in a fresh one (`runRepairAttempt`). Opening a
+ * session connects to the engine (no engine: the run stops before any attempt, nothing
+ * recorded), removes the containers a killed earlier session of this folder left (by the run's
+ * label), and reads the extra harness specs.
+ */
+export function repairRunKind(options: RepairRunKindOptions = {}): RunKind & { leftovers?: LeftoverContainers } {
+  const kind: RunKind & { leftovers?: LeftoverContainers } = {
+    name: "repair",
+    async openSession(plan): Promise<RunKindSession> {
+      const { spec } = plan;
+      const repair = spec.repair;
+      if (!repair) throw new Error(`${spec.out}: not a repair run (its spec has no repair block)`);
+      const { docker } = await connectDocker(options.docker ?? {});
+      const tag = repairRunTag(spec.out);
+      kind.leftovers = await removeLeftovers(docker, tag);
+      const extra: SpecsFile = repair.evaluation.specs ? await readSpecsFile(repair.evaluation.specs) : {};
+      const images: ImageSource =
+        repair.images.source === "prebuilt"
+          ? prebuiltImages(docker, { pull: repair.images.pull })
+          : localImages(docker, {
+              repos: spec.repos,
+              ...(repair.images.harnessEnvironments ? { harnessEnvironments: repair.images.harnessEnvironments } : {}),
+              ...(options.onLog ? { onProgress: options.onLog } : {}),
+            });
+      const session = {
+        docker,
+        images,
+        specFor: (instance: Parameters<typeof specForInstance>[0]) => specForInstance(instance, extra),
+        workspaces: new CellWorkspaces({ mirrors: spec.repos, cacheDir: spec.cacheDir ?? defaultWorkspaceCacheDir() }),
+        tag,
+        evaluationCache: repair.evaluation.cacheDir ?? join(homedir(), ".cache", "loclab", "evaluations"),
+      };
+      return { runAttempt: (request) => runRepairAttempt(plan, request, session) };
+    },
+  };
+  return kind;
+}
+
+/** Removes the sandboxes and evaluation containers labelled with the run's tag. */
+export async function removeLeftovers(docker: Docker, tag: string): Promise<LeftoverContainers> {
+  const remove = async (label: string) => {
+    const containers = await docker.listContainers({ all: true, filters: { label: [label] } });
+    for (const info of containers)
+      await docker
+        .getContainer(info.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
+    return containers.length;
+  };
+  return { sandboxes: await remove(`${REPAIR_RUN_LABEL}=${tag}`), evaluations: await remove(`loclab.eval.run=${tag}`) };
+}

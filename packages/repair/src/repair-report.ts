@@ -1,0 +1,78 @@
+import { join } from "node:path";
+import { breakdownJson, type BreakdownJson, breakdownTable, outcomeChart } from "@loclab/analysis";
+import { writeChart } from "@loclab/charts";
+import { toCsv } from "@loclab/runner";
+import { writeFileAtomic } from "@loclab/schemas";
+import { type RepairBreakdown, type RepairBreakdownOptions, repairBreakdown } from "./repair-breakdown.js";
+
+/** One cell's verdicts and exits: what `loclab run score` prints above the breakdown. */
+export interface RepairCellScore {
+  cell: string;
+  keys: number;
+  done: number;
+  resolved: number;
+  /** resolved / keys done; null when none is done. */
+  rate: number | null;
+  /** The evaluation's statuses of the final patches. */
+  evaluation: Record<string, number>;
+  /** The fixer's exits. */
+  exits: Record<string, number>;
+}
+
+export interface RepairReport {
+  breakdown: RepairBreakdown;
+  cells: RepairCellScore[];
+  json: BreakdownJson;
+  /** Files written under the run's results/. */
+  written: string[];
+}
+
+/**
+ * Scores a repair run from its folder and writes its results: `results/repair-breakdown.json`
+ * (the breakdown as `breakdownJson` gives it, with the cells' verdicts and the keys still
+ * open), `results/repair-breakdown.csv` (FGL's Table 4, one row per cell) and
+ * `results/repair-outcomes.{svg,json}` (the outcome chart).
+ */
+export async function writeRepairReport(dir: string, options: RepairBreakdownOptions = {}): Promise<RepairReport> {
+  const breakdown = await repairBreakdown(dir, options);
+  const cells = cellScores(breakdown);
+  const json = breakdownJson(breakdown.breakdown);
+  const results = join(dir, "results");
+  const jsonPath = join(results, "repair-breakdown.json");
+  const csvPath = join(results, "repair-breakdown.csv");
+  await writeFileAtomic(
+    jsonPath,
+    `${JSON.stringify({ ...json, cells, open: breakdown.open, problems: breakdown.problems }, null, 2)}\n`,
+  );
+  await writeFileAtomic(csvPath, toCsv(breakdownTable(breakdown.breakdown)));
+  const charts = await writeChart(
+    outcomeChart(breakdown.breakdown, { title: "repair run: outcomes per cell" }),
+    join(results, "repair-outcomes"),
+    {
+      formats: ["svg", "json"],
+    },
+  );
+  return { breakdown, cells, json, written: [jsonPath, csvPath, ...charts] };
+}
+
+/** Per cell: keys, done, resolved, the evaluation's statuses and the fixer's exits. */
+export function cellScores(breakdown: RepairBreakdown): RepairCellScore[] {
+  return [...breakdown.records].map(([cell, records]) => {
+    const open = breakdown.open.filter((key) => key.cell === cell).length;
+    const resolved = records.filter((record) => record.repair?.resolved).length;
+    const count = (values: (string | undefined | null)[]) => {
+      const counts: Record<string, number> = {};
+      for (const value of values) if (value) counts[value] = (counts[value] ?? 0) + 1;
+      return counts;
+    };
+    return {
+      cell,
+      keys: records.length + open,
+      done: records.length,
+      resolved,
+      rate: records.length > 0 ? resolved / records.length : null,
+      evaluation: count(records.map((record) => record.repair?.evaluation.status)),
+      exits: count(records.map((record) => record.exit)),
+    };
+  });
+}

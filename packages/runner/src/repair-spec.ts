@@ -1,0 +1,103 @@
+import { z } from "zod";
+
+const PositiveInt = z.number().int().positive();
+
+/**
+ * The arms of a repair run (a cell dimension beside the seed): `single`, FGL's single-agent
+ * fixer; `two-agent`, the fixer with a `localizer` tool (FGL's structure). The injection arms
+ * of SHERLOC's transfer come next (issue 37).
+ */
+export const REPAIR_ARMS = ["single", "two-agent"] as const;
+export type RepairArm = (typeof REPAIR_ARMS)[number];
+
+/**
+ * A repair run's settings (`kind: repair`): the fixer's budgets and sampling, the localizer
+ * sub-agent's, where instance images come from and how final patches are evaluated. Every
+ * setting that changes what an attempt is enters its key; timeouts of requests and of the
+ * evaluation do not (they change how it is run).
+ */
+export const RepairSpecSchema = z.strictObject({
+  arms: z
+    .array(z.enum(REPAIR_ARMS))
+    .min(1)
+    .default(["single"])
+    .refine((arms) => new Set(arms).size === arms.length, "an arm is listed twice"),
+  /** Counted calls per attempt; default FGL's: 36 for `single`, 44 for `two-agent` (the localizer's turns included). */
+  callBudget: PositiveInt.max(10_000).optional(),
+  /** The attempt's wall budget, enforced by the supervisor (then the current diff is the patch). FGL: 8 minutes. */
+  wallSeconds: z.number().positive().default(480),
+  /** One run_command's limit (its process group killed then). FGL: 300 s. */
+  commandTimeoutSeconds: z.number().positive().default(300),
+  /** Model turns at most; default twice the call budget. */
+  maxTurns: PositiveInt.max(10_000).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  topP: z.number().gt(0).max(1).optional(),
+  /** Output tokens per answer; an answer cut there is a loop candidate. */
+  maxOutputTokens: PositiveInt.optional(),
+  /** Per request, the whole answer included. */
+  requestTimeoutSeconds: z.number().positive().default(300),
+  /** Per model call, the client's retries and waits included. */
+  callDeadlineSeconds: z.number().positive().default(900),
+  /** The `two-agent` arm's localizer: turns per call (charged to the shared budget), locations and ctx(z)'s token budget. */
+  localizer: z
+    .strictObject({
+      maxCalls: PositiveInt.max(1000).default(15),
+      maxLocations: PositiveInt.max(100).default(8),
+      contextTokens: PositiveInt.default(6000),
+    })
+    .default({ maxCalls: 15, maxLocations: 8, contextTokens: 6000 }),
+  /** Context compaction (FGL: interval 15, overlap 2, threshold 14336, retention 5); off when absent. */
+  compaction: z
+    .strictObject({
+      interval: PositiveInt,
+      overlap: z.number().int().nonnegative(),
+      thresholdTokens: PositiveInt,
+      retention: PositiveInt,
+    })
+    .optional(),
+  /** The sandbox container's memory limit; none when absent. */
+  memoryMiB: PositiveInt.optional(),
+  /**
+   * Instance images: `local` (default), built here from the run's mirrors as the evaluation
+   * builds them; `prebuilt`, SWE-bench's published images (`swebench/sweb.eval.x86_64.…`),
+   * pulled unless `pull` is false.
+   */
+  images: z
+    .strictObject({
+      source: z.enum(["local", "prebuilt"]).default("local"),
+      /** `local`: the harness's cached environments (a SWE-bench checkout's `swebench/resources/swebench-og`). */
+      harnessEnvironments: z.string().min(1).optional(),
+      /** `prebuilt`: pull images that are not present (default true). */
+      pull: z.boolean().default(true),
+    })
+    .default({ source: "local", pull: true }),
+  evaluation: z
+    .strictObject({
+      /** The eval script's limit in the fresh container. */
+      timeoutSeconds: z.number().positive().default(1800),
+      /** A JSON file of harness specs for repositories the harness does not know (`loclab evaluate --specs`). */
+      specs: z.string().min(1).optional(),
+      /** The evaluation's result cache (image + patch + script); default loclab's shared one. */
+      cacheDir: z.string().min(1).optional(),
+    })
+    .default({ timeoutSeconds: 1800 }),
+});
+export type RepairSpec = z.output<typeof RepairSpecSchema>;
+
+/** The call budget of an arm: the spec's, else FGL's (36 single, 44 two agents). */
+export function armCallBudget(repair: Pick<RepairSpec, "callBudget">, arm: RepairArm): number {
+  return repair.callBudget ?? (arm === "two-agent" ? 44 : 36);
+}
+
+/** What of the repair settings enters the attempt key: everything but request and evaluation timeouts and file locations. */
+export function repairKeyConfig(repair: RepairSpec): Record<string, unknown> {
+  const {
+    requestTimeoutSeconds: _request,
+    callDeadlineSeconds: _deadline,
+    arms: _arms,
+    evaluation: _evaluation,
+    images,
+    ...rest
+  } = repair;
+  return { ...rest, images: images.source };
+}

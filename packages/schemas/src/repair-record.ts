@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { TrajectoryTotalsSchema } from "./trajectory.js";
+
+const Count = z.number().int().nonnegative();
+const Ms = z.number().nonnegative();
+
+/** What the evaluation said of a final patch: the container evaluation's statuses (`@loclab/evaluation`'s outcome.json). */
+export const REPAIR_EVALUATION_STATUSES = [
+  "resolved",
+  "unresolved",
+  "patch-apply-failed",
+  "empty-patch",
+  "infra-failure",
+] as const;
+
+/** Tokens and wall time of one phase of a fixer attempt. */
+const PhaseSchema = TrajectoryTotalsSchema.extend({ ms: Ms });
+
+/**
+ * The repair side of a ledger record (`kind: repair` runs; docs/definitions.md §9): how the
+ * fixer ended and what the evaluation said of its final patch. `resolved` is the verdict, or
+ * null when there is none (an empty patch is not run; it is `false`, as the harness counts it).
+ * Paths are relative to the run folder.
+ */
+export const RepairRecordSchema = z.strictObject({
+  /** The harness's verdict on the final patch (false for an empty patch, as the harness counts it). */
+  resolved: z.boolean(),
+  evaluation: z.strictObject({
+    status: z.enum(REPAIR_EVALUATION_STATUSES),
+    /** Whether the patch applied in the fresh container (null for an empty patch: not tried). */
+    patchApplied: z.boolean().nullable(),
+    /** The harness's report.json, beside the trajectory. */
+    report: z.string().min(1).nullable(),
+    /** The evaluation's own record (outcome.json). */
+    outcome: z.string().min(1),
+    /** Whether the verdict came from the evaluation's result cache (same image, patch and script). */
+    cached: z.boolean(),
+    ms: Ms,
+  }),
+  /** Counted calls (run_command, read_file, edit_file, write_file; the localizer's turns in two-agent mode) and the budget. */
+  calls: Count,
+  callBudget: Count,
+  /** The final patch: sha256 of its text, its size, the files it touches, and its file beside the trajectory. */
+  patch: z.strictObject({
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bytes: Count,
+    files: z.array(z.string()),
+    path: z.string().min(1),
+  }),
+  /** Tokens per agent: the fixer's own calls, and the localizer sub-agent's (zero in single-agent mode) with its turns. */
+  agents: z.strictObject({
+    fixer: TrajectoryTotalsSchema,
+    localizer: TrajectoryTotalsSchema.extend({ turns: Count }),
+  }),
+  /** Before the first successful edit (localization) and after it (repair): tokens and wall time. */
+  phases: z.strictObject({ beforeFirstEdit: PhaseSchema, afterFirstEdit: PhaseSchema }),
+  /** Answers cut at the output-token limit (repetition-loop candidates) and the model time they took. */
+  loops: z.strictObject({ count: Count, ms: Ms }),
+  /** Tool errors by kind (`no-such-file`, `edit-absent`, `edit-ambiguous`, …). */
+  toolErrors: z.record(z.string(), Count),
+  /** Turns without a tool call, answered with a nudge. */
+  recoveries: Count,
+  compactions: Count,
+  /** The localizer sessions' trajectories (two agents), linked from the fixer's steps too. */
+  localizerTrajectories: z.array(z.string()),
+  /** Of the attempt's wall time: the sandbox's start, the fixer, the evaluation. */
+  ms: z.strictObject({ sandbox: Ms, fixer: Ms, evaluation: Ms }),
+});
+export type RepairRecord = z.infer<typeof RepairRecordSchema>;

@@ -65,7 +65,8 @@ const LOCATED = call("submit_localization", {
  * the last one repeated): 1 reads, fixes, submits; 2 edits the wrong file under seed 1 and fixes
  * under seed 2; 3 lists files until the call budget is spent (no patch); 4 first answers with an
  * output cut at the token limit (a loop candidate), then fixes; 5 fixes and adds a binary file;
- * 6 fixes and writes outside the repository. With two agents, every attempt first calls the
+ * 6 fixes and writes outside the repository; 7 fixes, then runs a command that sleeps ten minutes.
+ * With two agents, every attempt first calls the
  * localizer, whose one answer is the location of `average`.
  */
 function plan(task: number, seed: number | undefined): ScriptTurn[] {
@@ -108,6 +109,8 @@ function plan(task: number, seed: number | undefined): ScriptTurn[] {
         { toolCalls: [FIX] },
         { toolCalls: [SUBMIT] },
       ];
+    case 7:
+      return [{ toolCalls: [FIX] }, { toolCalls: [call("run_command", { command: "sleep 600" })] }];
     default:
       return [{ toolCalls: [SUBMIT] }];
   }
@@ -131,7 +134,7 @@ beforeAll(async () => {
   ({ docker } = await connectDocker({}));
   work = mkdtempSync(join(tmpdir(), "loclab-repair-run-"));
   fixture = await buildCalcFixture({ dir: join(work, "calc") });
-  tasks = await writeCalcRepairTasks(fixture, { count: 6, dir: work });
+  tasks = await writeCalcRepairTasks(fixture, { count: 7, dir: work });
   server = await startScriptedModelServer({ script: (request) => policy(request) });
 });
 afterAll(async () => {
@@ -279,10 +282,29 @@ describe("repair runs (kind: repair) through the runner", () => {
       "results/repair-outcomes.json",
     ]);
     expect(written.cells[0]).toMatchObject({ cell: "seed-1/plain/single", keys: 4, done: 4, resolved: 2, rate: 0.5 });
+    // The budget's own count from the ledger: two agents' calls 3, 2, 6 and 2 (the localizer's turn in each).
+    expect(written.cells.map((cell) => cell.medianCalls)).toEqual([1.5, 2.5, 1.5, 2.5]);
     const predictions = await repairPredictions(run.out, { cell: "seed-2/plain/single" });
     expect(predictions.map((prediction) => prediction.instance_id).sort()).toEqual([id(1), id(2), id(3), id(4)]);
     expect(predictions[0]!.model_name_or_path).toBe("scripted__seed-2__plain__single");
     expect(predictions.find((prediction) => prediction.instance_id === id(3))!.model_patch).toBe("");
+  });
+
+  it("a command that hangs past the wall budget: the supervisor ends the attempt (time_limit), the diff at that moment is graded", async () => {
+    const hangs = spec("hangs", { instances: ["acme__calc-7"], repair: { wallSeconds: 8 } });
+    expect(await startRepairRun(hangs)).toMatchObject({ keys: 1, done: 1 });
+    const [record] = finals((await readRunFolder(hangs.out)).records);
+    expect(record).toMatchObject({ exit: "time_limit" });
+    expect(record!.repair).toMatchObject({
+      resolved: true,
+      evaluation: { status: "resolved" },
+      patch: { files: ["calc/ops.py"] },
+    });
+    // How long after the 8 s budget the fixer ended (reported, not asserted: load stretches it).
+    console.log(
+      `hangs: the fixer ended ${((record!.repair!.ms.fixer - 8000) / 1000).toFixed(1)} s after its 8 s wall budget`,
+    );
+    expect(await labelled(repairRunTag(hangs.out))).toBe(0);
   });
 
   it("bad input per task, the run goes on: a binary patch and writes outside the repository are graded; a missing image and a container that exits at once are infrastructure errors", async () => {
@@ -317,7 +339,11 @@ describe("repair runs (kind: repair) through the runner", () => {
       expect(error("acme__calc-1")).toMatch(
         /^image-missing: image swebench\/sweb\.eval\.x86_64\.acme_1776_calc-1:latest is not present/,
       );
-      expect(error("acme__calc-2")).toMatch(/sandbox|container/i);
+      // Its entry point exits before the sandbox's first exec: the start fails, named with the image.
+      expect(error("acme__calc-2")).toMatch(
+        /^sandbox from swebench\/sweb\.eval\.x86_64\.acme_1776_calc-2:latest: .*(not running|exited)/,
+      );
+      console.log(`exits at once: ${error("acme__calc-2")}`);
       expect(await labelled(repairRunTag(prebuilt.out))).toBe(0);
     } finally {
       await docker

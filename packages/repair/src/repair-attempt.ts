@@ -111,7 +111,7 @@ export async function runRepairAttempt(
     const sandboxStarted = performance.now();
     const image = await session.images.imageFor(instance, harnessSpec);
     sandbox = await ContainerSandbox.start(session.docker, {
-      image: image.id,
+      image: image.name,
       attempt: `${attempt.key.slice(0, 16)}-${n}`,
       labels: { [REPAIR_RUN_LABEL]: session.tag, "loclab.instance": instanceId },
       ...(repair.memoryMiB ? { memoryMiB: repair.memoryMiB } : {}),

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { breakdownJson, type BreakdownJson, breakdownTable, outcomeChart } from "@loclab/analysis";
+import { breakdownJson, type BreakdownJson, breakdownTable, median, outcomeChart } from "@loclab/analysis";
 import { writeChart } from "@loclab/charts";
 import { toCsv } from "@loclab/runner";
 import { writeFileAtomic } from "@loclab/schemas";
@@ -17,6 +17,8 @@ export interface RepairCellScore {
   evaluation: Record<string, number>;
   /** The fixer's exits. */
   exits: Record<string, number>;
+  /** Median counted calls by the ledger (the budget's own count: the localizer's turns in, the refused call out); null when none is done. */
+  medianCalls: number | null;
 }
 
 export interface RepairReport {
@@ -73,6 +75,7 @@ export function cellScores(breakdown: RepairBreakdown): RepairCellScore[] {
       rate: records.length > 0 ? resolved / records.length : null,
       evaluation: count(records.map((record) => record.repair?.evaluation.status)),
       exits: count(records.map((record) => record.exit)),
+      medianCalls: median(records.map((record) => record.repair?.calls ?? 0)),
     };
   });
 }

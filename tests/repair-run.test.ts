@@ -423,6 +423,11 @@ describe("repair runs (kind: repair) through the runner", () => {
         wrongPatch: 1,
         outOfBudget: 1,
       });
+      const badBase = await loclab("breakdown", dir, "--base", "seed-9/plain/single");
+      expect(badBase.exitCode).toBe(1);
+      expect(badBase.stderr).toContain(
+        'the base "seed-9/plain/single" is not one of the runs (seed-none/plain/single)',
+      );
       const exported = await loclab("run", "export", dir);
       expect(exported.exitCode, exported.stderr).toBe(0);
       expect(

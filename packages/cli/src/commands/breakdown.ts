@@ -96,7 +96,10 @@ export function registerBreakdownCommand(program: Command): void {
       collect,
       [],
     )
-    .option("--base <name>", "the run the others are compared with (vs. base: base only, run only, exact McNemar p)")
+    .option(
+      "--base <name>",
+      "the run the others are compared with (vs. base: base only, run only, exact McNemar p); with a repair run folder, a cell (default its first)",
+    )
     .option("--tasks <file>", "instance ids, one per line: every run is restricted to them")
     .option("--json", "print one JSON object")
     .option("--missing-file-threshold <n>", '"No such file" observations that make a task a no-file task', "5")
@@ -122,7 +125,11 @@ export function registerBreakdownCommand(program: Command): void {
         if (options.run !== undefined)
           throw new Error("give a run folder (loclab breakdown DIR) or --run NAME=FORMAT:DIR, not both");
         if ((await readRunManifest(runDir))?.spec.kind === "repair") {
-          await printRepairScore(runDir, { json: options.json ?? false, write: false });
+          await printRepairScore(runDir, {
+            json: options.json ?? false,
+            write: false,
+            ...(options.base !== undefined ? { base: options.base } : {}),
+          });
           return;
         }
         await printLocalizationBreakdown(runDir, {

@@ -8,11 +8,15 @@ import { printBreakdown } from "../breakdown-print.js";
  * fixer's exits, then FGL's Table 4 (one row per cell; each against the first cell with the
  * exact McNemar test) and the pairwise overlap.
  */
-export async function printRepairScore(dir: string, options: { json: boolean; write: boolean }): Promise<void> {
+export async function printRepairScore(
+  dir: string,
+  options: { json: boolean; write: boolean; base?: string },
+): Promise<void> {
   const { repairBreakdown, writeRepairReport, cellScores } = await import("@loclab/repair");
+  const base = options.base !== undefined ? { base: options.base } : {};
   const report = options.write
-    ? await writeRepairReport(dir)
-    : await repairBreakdown(dir).then((breakdown) => ({ breakdown, cells: cellScores(breakdown), written: [] }));
+    ? await writeRepairReport(dir, base)
+    : await repairBreakdown(dir, base).then((breakdown) => ({ breakdown, cells: cellScores(breakdown), written: [] }));
   for (const problem of report.breakdown.problems) progress(problem);
   if (options.json) {
     const { breakdown, cells } = report;
@@ -37,7 +41,9 @@ export async function printRepairScore(dir: string, options: { json: boolean; wr
   if (report.breakdown.open.length > 0)
     write(`${report.breakdown.open.length} key(s) without a final outcome yet count as no patch below`);
   write();
-  write("failure breakdown (FGL's Table 4; each cell against the first, exact McNemar):");
+  write(
+    `failure breakdown (FGL's Table 4; each cell against ${report.breakdown.breakdown.base ?? "the first"}, exact McNemar):`,
+  );
   printBreakdown(report.breakdown.breakdown);
   if (report.written.length > 0) {
     write();

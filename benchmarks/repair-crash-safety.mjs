@@ -10,7 +10,6 @@
 //
 //   npm run build && node benchmarks/repair-crash-safety.mjs      (needs a Docker engine: DOCKER_HOST or
 //   /var/run/docker.sock; scripts/lib/dockerd.mjs starts one as CI does)
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -20,9 +19,9 @@ import { connectDocker } from "@loclab/docker";
 import { buildCalcFixture, calcReportNumber, writeCalcRepairTasks } from "@loclab/fixtures";
 import { repairRunTag } from "@loclab/repair";
 import { seededRandom } from "@loclab/statistics";
+import { cliSession } from "./lib/cli-session.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const bin = join(here, "..", "packages", "cli", "dist", "bin.js");
 const outFile = join(here, "..", "results", "bench-repair-crash-safety.json");
 const KILLS = Number(process.env.KILLS ?? 5);
 const rng = seededRandom(Number(process.env.SEED ?? 36));
@@ -91,17 +90,7 @@ const containersOfRun = async () =>
   (await docker.listContainers({ all: true, filters: { label: [`loclab.eval.run=${tag}`] } })).length;
 
 let stderr = "";
-function session(args, killAfterMs) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
-    });
-  });
-}
+const session = (args, killAfterMs) => cliSession(args, { killAfterMs, onStderr: (text) => (stderr += text) });
 
 const started = performance.now();
 const sessions = [];

@@ -7,7 +7,6 @@
 // aside, attempts recorded as interrupted. Goal: 0 lost, 0 duplicated. Nothing is asserted.
 //
 //   npm run build && node benchmarks/run-crash-safety.mjs   (KILLS=20 by default)
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -15,9 +14,9 @@ import { fileURLToPath } from "node:url";
 import { startPolicyModelServer } from "@loclab/agent";
 import { buildToyBenchmark } from "@loclab/fixtures";
 import { seededRandom } from "@loclab/statistics";
+import { cliSession } from "./lib/cli-session.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const bin = join(here, "..", "packages", "cli", "dist", "bin.js");
 const outFile = join(here, "..", "results", "bench-run-crash-safety.json");
 const KILLS = Number(process.env.KILLS ?? 20);
 const rng = seededRandom(Number(process.env.SEED ?? 13));
@@ -44,17 +43,7 @@ writeFileSync(
 );
 
 let stderr = "";
-function session(args, killAfterMs) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
-    });
-  });
-}
+const session = (args, killAfterMs) => cliSession(args, { killAfterMs, onStderr: (text) => (stderr += text) });
 
 const started = performance.now();
 const sessions = [];

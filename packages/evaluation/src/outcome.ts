@@ -1,13 +1,8 @@
+import { EVALUATION_STATUSES } from "@loclab/schemas";
 import { z } from "zod";
 
-/** What became of one instance in one evaluation run. */
-export const OUTCOME_STATUSES = [
-  "resolved",
-  "unresolved",
-  "patch-apply-failed",
-  "empty-patch",
-  "infra-failure",
-] as const;
+/** What became of one instance in one evaluation run (the list is the schemas', which ledger records of repair runs use too). */
+export const OUTCOME_STATUSES = EVALUATION_STATUSES;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
 export const InfraFailureReasonSchema = z.enum([

@@ -4,8 +4,8 @@ import { TrajectoryTotalsSchema } from "./trajectory.js";
 const Count = z.number().int().nonnegative();
 const Ms = z.number().nonnegative();
 
-/** What the evaluation said of a final patch: the container evaluation's statuses (`@loclab/evaluation`'s outcome.json). */
-export const REPAIR_EVALUATION_STATUSES = [
+/** What an evaluation said of a patch: outcome.json's `status` (`@loclab/evaluation` takes its list from here). */
+export const EVALUATION_STATUSES = [
   "resolved",
   "unresolved",
   "patch-apply-failed",
@@ -26,7 +26,7 @@ export const RepairRecordSchema = z.strictObject({
   /** The harness's verdict on the final patch (false for an empty patch, as the harness counts it). */
   resolved: z.boolean(),
   evaluation: z.strictObject({
-    status: z.enum(REPAIR_EVALUATION_STATUSES),
+    status: z.enum(EVALUATION_STATUSES),
     /** Whether the patch applied in the fresh container (null for an empty patch: not tried). */
     patchApplied: z.boolean().nullable(),
     /** The harness's report.json, beside the trajectory. */

@@ -1,3 +1,4 @@
+import { formatCounts } from "../format-counts.js";
 import { progress } from "../progress.js";
 import { printTable } from "../table.js";
 import { printBreakdown } from "../breakdown-print.js";
@@ -34,8 +35,8 @@ export async function printRepairScore(
       done: cell.done,
       resolved: cell.resolved,
       rate: cell.rate === null ? "" : `${(cell.rate * 100).toFixed(1)} %`,
-      evaluation: counts(cell.evaluation),
-      exits: counts(cell.exits),
+      evaluation: formatCounts(cell.evaluation),
+      exits: formatCounts(cell.exits),
     })),
   );
   if (report.breakdown.open.length > 0)
@@ -49,11 +50,4 @@ export async function printRepairScore(
     write();
     write(`written under ${dir}: ${report.written.join(", ")}`);
   }
-}
-
-function counts(values: Record<string, number>): string {
-  return Object.entries(values)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, n]) => `${name} ${n}`)
-    .join(", ");
 }

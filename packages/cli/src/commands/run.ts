@@ -14,6 +14,7 @@ import {
 } from "@loclab/runner";
 import type { Command } from "commander";
 import { readRunManifest, writeFileAtomic } from "@loclab/schemas";
+import { formatCounts } from "../format-counts.js";
 import { progress } from "../progress.js";
 import { printRepairScore } from "./repair-score.js";
 import { summaryOf } from "../command-summaries.js";
@@ -250,11 +251,4 @@ export function printRunScore(dir: string, score: RunScore, pairedMetric: string
   printTable(comparisonRows(score.comparisons));
   write();
   write(`written under ${dir}: ${score.written.join(", ")}`);
-}
-
-function formatCounts(counts: Record<string, number>): string {
-  return Object.entries(counts)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, n]) => `${name} ${n}`)
-    .join(", ");
 }

@@ -124,6 +124,9 @@ function policy(request: ChatCompletionRequest): ScriptTurn {
   const tools = (request.tools ?? []).map((tool) => tool.function.name);
   const turn = request.messages.filter((message) => message.role === "assistant").length;
   if (tools.includes("submit_localization")) return { toolCalls: [LOCATED] };
+  // Handed the location (the oracle arm), the fixer of task 1 edits at once instead of reading first.
+  if (task === 1 && text.includes("Locations (best first):\n- calc/ops.py:12-12"))
+    return [{ toolCalls: [FIX] }, { toolCalls: [SUBMIT] }][Math.min(turn, 1)]!;
   const steps = tools.includes("localizer")
     ? [{ toolCalls: [call("localizer", { focus: "the mean" })] }, ...plan(task, request.seed)]
     : plan(task, request.seed);
@@ -305,6 +308,25 @@ describe("repair runs (kind: repair) through the runner", () => {
       `hangs: the fixer ended ${((record!.repair!.ms.fixer - 8000) / 1000).toFixed(1)} s after its 8 s wall budget`,
     );
     expect(await labelled(repairRunTag(hangs.out))).toBe(0);
+  });
+
+  it("the oracle arm: the gold patch's spans handed to the fixer after the issue, recorded; the fixer acts on them", async () => {
+    const oracle = spec("oracle", { instances: ["acme__calc-1"], repair: { arms: ["oracle"] } });
+    expect(await startRepairRun(oracle)).toMatchObject({ keys: 1, done: 1 });
+    const [record] = finals((await readRunFolder(oracle.out)).records);
+    expect(record).toMatchObject({ arm: "oracle", exit: "submitted" });
+    // One counted call (the edit): the hand-off spared the read the single arm makes.
+    expect(record!.repair).toMatchObject({
+      resolved: true,
+      calls: 1,
+      handOff: { kind: "locations", source: "gold", locations: 1 },
+    });
+    const first = server.requests.find((request) =>
+      request.body?.messages.some(
+        (message) => typeof message.content === "string" && message.content.includes("(report 1)\n\n## Localization"),
+      ),
+    );
+    expect(first, "a request whose issue is followed by the hand-off").toBeDefined();
   });
 
   it("bad input per task, the run goes on: a binary patch and writes outside the repository are graded; a missing image and a container that exits at once are infrastructure errors", async () => {

@@ -19,5 +19,6 @@ export * from "./dispatch-call.js";
 export * from "./take-turn.js";
 export * from "./localize-instance.js";
 export * from "./judge.js";
+export * from "./hand-off.js";
 export * from "./sherloc-protocol.js";
 export * from "./sherloc-answer.js";

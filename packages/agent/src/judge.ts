@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { ChatMessage, TokenUsage } from "./chat-message.js";
 import type { ModelClient } from "./model-client.js";
 import { ModelCallError } from "@loclab/openai-http";
+import { findingLines, locationLines, renderHandOff } from "./hand-off.js";
 import { fillTemplate, readPromptTemplate } from "./prompt-templates.js";
 
 /** SHERLOC's filter (docs/definitions.md §1): findings whose composite is below this are not injected. */
@@ -155,37 +156,5 @@ export function parseJudgeAnswer(
 export function renderFindingForRepair(prediction: Prediction, judgement?: Judgement): string {
   if (prediction.finding === undefined) return "";
   if (judgement !== undefined && !judgement.passes) return "";
-  return [
-    "## Localization finding",
-    "",
-    "A localization agent examined the repository for this issue. Its finding:",
-    "",
-    "Locations (best first):",
-    locationLines(prediction),
-    "",
-    findingLines(prediction.finding),
-    "",
-  ].join("\n");
-}
-
-function locationLines(prediction: Prediction): string {
-  if (prediction.locations.length > 0) {
-    return prediction.locations
-      .map(
-        (location) =>
-          `- ${location.path}:${location.startLine}-${location.endLine}${location.role ? ` (${location.role}${location.symbol ? `, ${location.symbol}` : ""})` : location.symbol ? ` (${location.symbol})` : ""}`,
-      )
-      .join("\n");
-  }
-  return prediction.files.length > 0 ? prediction.files.map((file) => `- ${file}`).join("\n") : "- (none)";
-}
-
-function findingLines(finding: NonNullable<Prediction["finding"]>): string {
-  return [
-    `Root cause: ${finding.rootCause}`,
-    `Location explanation: ${finding.locationExplanation}`,
-    `Solution idea: ${finding.solutionIdea}`,
-    `Dependencies: ${finding.dependencies}`,
-    `Testing impact: ${finding.testingImpact}`,
-  ].join("\n");
+  return renderHandOff({ kind: "findings", prediction });
 }

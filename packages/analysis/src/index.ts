@@ -40,3 +40,7 @@ export * from "./figures/overlap-heatmap.js";
 export * from "./real/real-trajectories.js";
 export * from "./formats/sherloc.js";
 export * from "./run-folder/localization-cells.js";
+export * from "./transfer/transfer-observation.js";
+export * from "./transfer/arm-vs-baseline.js";
+export * from "./transfer/quality-bins.js";
+export * from "./transfer/threshold-sweep.js";

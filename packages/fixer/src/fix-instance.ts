@@ -72,6 +72,12 @@ export interface FixInstanceOptions {
   localizer?: LocalizerRunner;
   /** Context compaction (FGL_COMPACTION for FGL's settings); none by default. */
   compaction?: FixerCompaction;
+  /**
+   * Text handed to the fixer after the issue, in its first message (SHERLOC's transfer: a
+   * rendered hand-off, `renderHandOff` of @loclab/agent); none by default. The user template's
+   * `{{handOff}}` receives it after a blank line, or nothing.
+   */
+  handOff?: string;
 }
 
 export interface FixResult {
@@ -131,7 +137,10 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     },
     {
       role: "user",
-      content: fillTemplate(await prompt("user"), { problemStatement: options.instance.problem_statement }),
+      content: fillTemplate(await prompt("user"), {
+        problemStatement: options.instance.problem_statement,
+        handOff: options.handOff ? `\n\n${options.handOff.trimEnd()}` : "",
+      }),
     },
   ];
   const tools = fixerToolDefinitions({ twoAgents: options.localizer !== undefined });

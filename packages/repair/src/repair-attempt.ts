@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { renderHandOff } from "@loclab/agent";
 import { countTokens, checkoutCode, renderContext } from "@loclab/fgl";
+import { goldFromPatch } from "@loclab/gold";
 import {
   evaluateInstance,
   type EvaluationInstance,
@@ -153,6 +155,7 @@ export async function runRepairAttempt(
         provenance,
       });
     }
+    const handOff = arm === "oracle" ? oracleHandOff(instance) : undefined;
     const fixerStarted = performance.now();
     const result = await fixInstance({
       instance: { instance_id: instanceId, problem_statement: attempt.instance.problem_statement },
@@ -168,6 +171,7 @@ export async function runRepairAttempt(
       ...(repair.maxTurns !== undefined ? { maxTurns: repair.maxTurns } : {}),
       ...(localizer ? { localizer } : {}),
       ...(repair.compaction ? { compaction: repair.compaction } : {}),
+      ...(handOff ? { handOff: handOff.text } : {}),
       provenance,
     });
     ms.fixer = performance.now() - fixerStarted;
@@ -223,6 +227,7 @@ export async function runRepairAttempt(
       recoveries: result.recoveries.length,
       compactions: result.compactions.length,
       localizerTrajectories: result.localizerTrajectories.map(rel),
+      ...(handOff ? { handOff: handOff.record } : {}),
       ms,
     };
     return ended({ ...fixed, outcome: "evaluated", repair: record });
@@ -234,6 +239,27 @@ export async function runRepairAttempt(
   } finally {
     await sandbox?.remove().catch(() => undefined);
   }
+}
+
+/**
+ * The oracle arm's hand-off: the gold patch's files and spans (docs/definitions.md §2, the
+ * `@@` line numbers) rendered as a perfect localizer's locations, by the one renderer every arm
+ * and framework shares.
+ */
+export function oracleHandOff(instance: Pick<EvaluationInstance, "instance_id" | "patch">): {
+  text: string;
+  record: NonNullable<RepairRecord["handOff"]>;
+} {
+  const gold = goldFromPatch(instance.patch, { instanceId: instance.instance_id });
+  // Every gold span is where the fix edits (insertion anchors too).
+  const locations = gold.spans.map((span) => ({
+    path: span.path,
+    startLine: span.startLine,
+    endLine: span.endLine,
+    role: "edit" as const,
+  }));
+  const text = renderHandOff({ kind: "locations", prediction: { files: gold.files, locations } });
+  return { text, record: { kind: "locations", source: "gold", locations: locations.length, chars: text.length } };
 }
 
 /** What the ledger record takes from the fixer's result: its exit, turns, tokens (both agents) and model time. */

@@ -4,10 +4,12 @@ const PositiveInt = z.number().int().positive();
 
 /**
  * The arms of a repair run (a cell dimension beside the seed): `single`, FGL's single-agent
- * fixer; `two-agent`, the fixer with a `localizer` tool (FGL's structure). The injection arms
- * of SHERLOC's transfer come next (issue 37).
+ * fixer (no hand-off: the transfer's baseline); `two-agent`, the fixer with a `localizer` tool
+ * (FGL's structure); `oracle`, the single agent handed the gold patch's files and spans as a
+ * perfect localizer's locations (an upper bound of SHERLOC's transfer). The arms handed the
+ * localizer's own locations and findings come next (issue 37).
  */
-export const REPAIR_ARMS = ["single", "two-agent"] as const;
+export const REPAIR_ARMS = ["single", "two-agent", "oracle"] as const;
 export type RepairArm = (typeof REPAIR_ARMS)[number];
 
 /**

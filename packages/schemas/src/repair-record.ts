@@ -63,6 +63,20 @@ export const RepairRecordSchema = z.strictObject({
   compactions: Count,
   /** The localizer sessions' trajectories (two agents), linked from the fixer's steps too. */
   localizerTrajectories: z.array(z.string()),
+  /**
+   * What the fixer was handed after the issue (SHERLOC's transfer), when its arm hands something:
+   * the kind (`locations`, `findings`), where it came from (`gold` for the oracle arm,
+   * `localizer`), how many locations, and the rendered text's length (the text itself is in the
+   * trajectory's first request).
+   */
+  handOff: z
+    .strictObject({
+      kind: z.enum(["locations", "findings"]),
+      source: z.enum(["gold", "localizer"]),
+      locations: Count,
+      chars: Count,
+    })
+    .optional(),
   /** Of the attempt's wall time: the sandbox's start, the fixer, the evaluation. */
   ms: z.strictObject({ sandbox: Ms, fixer: Ms, evaluation: Ms }),
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
-import { execSplit, tarArchive } from "@loclab/docker";
+import { execSplit, removeLabelledContainers, tarArchive } from "@loclab/docker";
 import type Docker from "dockerode";
 import { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
 
@@ -208,12 +208,5 @@ export class ContainerSandbox implements Sandbox {
 
 /** Removes the fixer containers a killed run left behind (all, or one attempt's). */
 export async function removeLeftoverSandboxes(docker: Docker, attempt?: string): Promise<number> {
-  const label = attempt ? `${FIXER_CONTAINER_LABEL}=${attempt}` : FIXER_CONTAINER_LABEL;
-  const containers = await docker.listContainers({ all: true, filters: { label: [label] } });
-  for (const info of containers)
-    await docker
-      .getContainer(info.Id)
-      .remove({ force: true })
-      .catch(() => undefined);
-  return containers.length;
+  return removeLabelledContainers(docker, attempt ? `${FIXER_CONTAINER_LABEL}=${attempt}` : FIXER_CONTAINER_LABEL);
 }

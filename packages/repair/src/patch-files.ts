@@ -1,13 +1,15 @@
+import { parsePatch } from "@loclab/gold";
+
 /**
- * The files a unified git diff touches, in order, each once: the `b/` side of each `diff --git`
- * header (the `a/` side for a deletion). Paths with spaces are quoted by git; the quotes are kept
- * off. Pure.
+ * The files a git diff touches, in order, each once: its post-image path (the pre-image path for
+ * a deletion), as the project's patch reader (`parsePatch` of @loclab/gold) reads them — renames,
+ * binary changes and quoted paths included.
  */
 export function patchFiles(patch: string): string[] {
   const files: string[] = [];
-  for (const match of patch.matchAll(/^diff --git (?:"?a\/(.+?)"?) (?:"?b\/(.+?)"?)$/gm)) {
-    const file = match[2] ?? match[1];
-    if (file !== undefined && !files.includes(file)) files.push(file);
+  for (const file of parsePatch(patch)) {
+    const path = file.newPath ?? file.oldPath;
+    if (path !== null && !files.includes(path)) files.push(path);
   }
   return files;
 }

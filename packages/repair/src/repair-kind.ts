@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { homedir } from "node:os";
-import { connectDocker, type DockerEngineOptions } from "@loclab/docker";
+import { connectDocker, type DockerEngineOptions, removeLabelledContainers } from "@loclab/docker";
 import {
   type ImageSource,
   localImages,
@@ -70,14 +70,8 @@ export function repairRunKind(options: RepairRunKindOptions = {}): RunKind & { l
 
 /** Removes the sandboxes and evaluation containers labelled with the run's tag. */
 export async function removeLeftovers(docker: Docker, tag: string): Promise<LeftoverContainers> {
-  const remove = async (label: string) => {
-    const containers = await docker.listContainers({ all: true, filters: { label: [label] } });
-    for (const info of containers)
-      await docker
-        .getContainer(info.Id)
-        .remove({ force: true, v: true })
-        .catch(() => undefined);
-    return containers.length;
+  return {
+    sandboxes: await removeLabelledContainers(docker, `${REPAIR_RUN_LABEL}=${tag}`),
+    evaluations: await removeLabelledContainers(docker, `loclab.eval.run=${tag}`),
   };
-  return { sandboxes: await remove(`${REPAIR_RUN_LABEL}=${tag}`), evaluations: await remove(`loclab.eval.run=${tag}`) };
 }

@@ -77,7 +77,10 @@ export const RepairRecordSchema = z.strictObject({
       chars: Count,
     })
     .optional(),
-  /** Of the attempt's wall time: the sandbox's start, the fixer, the evaluation. */
+  /**
+   * Of the attempt's wall time: `sandbox` is the instance image (looked up, or built on first
+   * use: minutes then) and the sandbox's start; then the fixer; then the evaluation.
+   */
   ms: z.strictObject({ sandbox: Ms, fixer: Ms, evaluation: Ms }),
 });
 export type RepairRecord = z.infer<typeof RepairRecordSchema>;

@@ -19,6 +19,7 @@ export * from "./dispatch-call.js";
 export * from "./take-turn.js";
 export * from "./localize-instance.js";
 export * from "./judge.js";
+export * from "./judge-rubric.js";
 export * from "./hand-off.js";
 export * from "./sherloc-protocol.js";
 export * from "./sherloc-answer.js";

@@ -17,6 +17,7 @@ export * from "./attempt-record.js";
 export * from "./localizer-kind.js";
 export * from "./pooled-client.js";
 export * from "./repair-spec.js";
+export * from "./judge-plan.js";
 export * from "./run-summary.js";
 export * from "./start-run.js";
 export * from "./run-events.js";

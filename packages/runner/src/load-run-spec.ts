@@ -107,6 +107,9 @@ function resolvePaths(spec: RunSpec, baseDir: string): RunSpec {
     },
     // A repair run without a repair block gets every default (FGL's budgets, local images).
     ...(spec.kind === "repair" ? { repair: repairPaths(spec.repair ?? RepairSpecSchema.parse({}), at) } : {}),
+    ...(spec.judge
+      ? { judge: { ...spec.judge, ...(spec.judge.rubric ? { rubric: at(spec.judge.rubric) } : {}) } }
+      : {}),
   };
 }
 

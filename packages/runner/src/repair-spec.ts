@@ -3,14 +3,23 @@ import { z } from "zod";
 const PositiveInt = z.number().int().positive();
 
 /**
- * The arms of a repair run (a cell dimension beside the seed): `single`, FGL's single-agent
- * fixer (no hand-off: the transfer's baseline); `two-agent`, the fixer with a `localizer` tool
- * (FGL's structure); `oracle`, the single agent handed the gold patch's files and spans as a
- * perfect localizer's locations (an upper bound of SHERLOC's transfer). The arms handed the
- * localizer's own locations and findings come next (issue 37).
+ * The arms of a repair run (a cell dimension beside the seed; docs/definitions.md §9):
+ * `single`, FGL's single-agent fixer with no hand-off, the transfer's baseline (`baseline` is
+ * read as `single`); `two-agent`, the fixer with a `localizer` tool (FGL's structure); and
+ * SHERLOC's transfer, the single agent handed something before it starts: `locations`, the
+ * run's localizer's files and spans; `findings`, those and its five-field finding, always;
+ * `judged`, the finding only when the judge's composite reaches the threshold (else the
+ * baseline prompt); `oracle`, the gold patch's files and spans (an upper bound no paper
+ * reports).
  */
-export const REPAIR_ARMS = ["single", "two-agent", "oracle"] as const;
+export const REPAIR_ARMS = ["single", "two-agent", "oracle", "locations", "findings", "judged"] as const;
 export type RepairArm = (typeof REPAIR_ARMS)[number];
+
+/** The arms handed the run's localizer's prediction: they share one localizer stage per task × seed × control. */
+export const LOCALIZER_ARMS: ReadonlySet<RepairArm> = new Set(["locations", "findings", "judged"]);
+
+/** The transfer's name for the no-hand-off arm, read as FGL's `single`. */
+const Arm = z.preprocess((arm) => (arm === "baseline" ? "single" : arm), z.enum(REPAIR_ARMS));
 
 /**
  * A repair run's settings (`kind: repair`): the fixer's budgets and sampling, the localizer
@@ -20,7 +29,7 @@ export type RepairArm = (typeof REPAIR_ARMS)[number];
  */
 export const RepairSpecSchema = z.strictObject({
   arms: z
-    .array(z.enum(REPAIR_ARMS))
+    .array(Arm)
     .min(1)
     .default(["single"])
     .refine((arms) => new Set(arms).size === arms.length, "an arm is listed twice"),
@@ -103,3 +112,38 @@ export function repairKeyConfig(repair: RepairSpec): Record<string, unknown> {
   } = repair;
   return { ...rest, images: images.source };
 }
+
+/**
+ * The judge (a model role of the run spec, beside the endpoints of the fixer and the
+ * localizer): its own pool of servers, the rubric, the composite's weights and the threshold
+ * of the `judged` arm. The judge grades every finding the localizer stage hands on, so that the
+ * findings arm has composites for the quality bins and the threshold sweep.
+ */
+export const JudgeSpecSchema = z.strictObject({
+  /** The judge's servers (e.g. a larger model than the fixer's); one model for all. */
+  endpoints: z
+    .array(
+      z.strictObject({
+        baseURL: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL, e.g. http://127.0.0.1:8001/v1" }),
+        model: z.string().min(1),
+        /** Judge requests in flight at once on this server. */
+        maxConcurrency: PositiveInt.max(1024).default(1),
+        apiKeyEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
+          .optional(),
+      }),
+    )
+    .min(1),
+  /** The `judged` arm injects a finding whose composite is at least this (SHERLOC: 4.0). */
+  threshold: z.number().min(1).max(5).default(4),
+  /** The composite's weights by criterion id; default equal over root cause, location and actionability. */
+  weights: z.record(z.string(), z.number().nonnegative()).optional(),
+  /** A JSON rubric file (`{criteria: [{id, name, question, levels: {"1": …, "5": …}}]}`); default SHERLOC's three criteria. */
+  rubric: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).default(0),
+  maxOutputTokens: PositiveInt.optional(),
+  /** Per request, the whole answer included. */
+  requestTimeoutSeconds: z.number().positive().default(300),
+});
+export type JudgeSpec = z.output<typeof JudgeSpecSchema>;

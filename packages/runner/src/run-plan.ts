@@ -10,7 +10,8 @@ import { attemptKey } from "./attempt-key.js";
 import { RunSpecError } from "./load-run-spec.js";
 import type { RunSpec } from "./run-spec.js";
 import { selectInstances } from "./select-instances.js";
-import { RepairSpecSchema, repairKeyConfig } from "./repair-spec.js";
+import { LOCALIZER_ARMS, type RepairArm, RepairSpecSchema, repairKeyConfig } from "./repair-spec.js";
+import { type JudgePlan, planJudge } from "./judge-plan.js";
 
 /** One attempt key of a run: an instance under one cell. */
 export interface PlannedAttempt {
@@ -36,6 +37,14 @@ export interface RunPlan {
   prompts: Partial<Record<PromptName, string>>;
   /** Per mismatch seed, the pairing over the run's instances. */
   pairings: Map<number, MismatchPair[]>;
+  /**
+   * What a localization run of the same localizer settings would key its attempts with: the
+   * key of a repair run's localizer stage (the prediction its `locations`, `findings` and
+   * `judged` arms share) is that key, so the stage's result is the localization run's.
+   */
+  localizationConfig: Record<string, unknown>;
+  /** A repair run's judge: its rubric, digest, weights and threshold (when the spec has one). */
+  judge?: JudgePlan;
 }
 
 const PROMPT_NAMES: readonly PromptName[] = ["system", "system-text", "user", "forced-final", "final-repair"];
@@ -99,20 +108,32 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
           .update(JSON.stringify(Object.entries(prompts).sort()))
           .digest("hex");
   // Timeouts and the prompts' folder are left out: they change how an attempt is run, not what it is.
-  // A repair run's key holds the fixer's settings instead of the localizer's (its arm is in the cell).
-  const config =
-    spec.kind === "repair"
-      ? {
-          model: spec.endpoints[0]?.model,
-          kind: "repair",
-          repair: repairKeyConfig(spec.repair ?? RepairSpecSchema.parse({})),
-        }
-      : {
-          model: spec.endpoints[0]?.model,
-          localizer,
-          instanceBudgets: spec.budgets.instance,
-          prompts: promptsDigest,
-        };
+  const localizationConfig = {
+    model: spec.endpoints[0]?.model,
+    localizer,
+    instanceBudgets: spec.budgets.instance,
+    prompts: promptsDigest,
+  };
+  const judge = spec.judge ? await planJudge(spec.judge) : undefined;
+  // A repair run's key holds the fixer's settings instead of the localizer's (its arm is in the
+  // cell); an arm handed the localizer's prediction adds the localizer's settings, and the judged
+  // arm the judge's model, rubric digest, weights and threshold.
+  const repairConfig = (arm: string | undefined) => {
+    const shared = {
+      model: spec.endpoints[0]?.model,
+      kind: "repair",
+      repair: repairKeyConfig(spec.repair ?? RepairSpecSchema.parse({})),
+    };
+    if (arm === undefined || !LOCALIZER_ARMS.has(arm as RepairArm)) return shared;
+    return {
+      ...shared,
+      handOff: {
+        localization: localizationConfig,
+        ...(arm === "judged" && judge ? { judge: judge.keyConfig } : {}),
+      },
+    };
+  };
+  const config = spec.kind === "repair" ? repairConfig(undefined) : localizationConfig;
   const cells = runCells(spec);
   const pairings = new Map<number, MismatchPair[]>();
   spec.controls.forEach((control, index) => {
@@ -140,7 +161,7 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
           seed: cell.seed,
           control: cell.control,
           ...(cell.arm !== undefined ? { arm: cell.arm } : {}),
-          config,
+          config: spec.kind === "repair" ? repairConfig(cell.arm) : config,
         }),
         instance,
         cell,
@@ -149,5 +170,31 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
       });
     }
   }
-  return { spec, benchmarkName: benchmark.name, instances, cells, attempts, config, prompts, pairings };
+  return {
+    spec,
+    benchmarkName: benchmark.name,
+    instances,
+    cells,
+    attempts,
+    config,
+    prompts,
+    pairings,
+    localizationConfig,
+    ...(judge ? { judge } : {}),
+  };
+}
+
+/**
+ * The key of an attempt's localizer stage (a repair run's `locations`, `findings` and `judged`
+ * arms): the key the same instance, seed and control would have in a localization run of the
+ * run's localizer settings.
+ */
+export function localizationStageKey(plan: RunPlan, attempt: Pick<PlannedAttempt, "instance" | "cell">): string {
+  return attemptKey({
+    benchmark: plan.benchmarkName,
+    instanceId: attempt.instance.instance_id,
+    seed: attempt.cell.seed,
+    control: attempt.cell.control,
+    config: plan.localizationConfig,
+  });
 }

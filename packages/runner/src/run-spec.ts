@@ -1,6 +1,6 @@
 import { ControlSchema, controlLabel, InstanceIdSchema } from "@loclab/schemas";
 import { z } from "zod";
-import { RepairSpecSchema } from "./repair-spec.js";
+import { JudgeSpecSchema, LOCALIZER_ARMS, RepairSpecSchema } from "./repair-spec.js";
 
 const Seed = z
   .number()
@@ -119,6 +119,8 @@ export const RunSpecSchema = z
     kind: z.enum(["localization", "repair"]).optional(),
     /** A repair run's settings (`kind: repair`). */
     repair: RepairSpecSchema.optional(),
+    /** The judge of a repair run's findings (the `judged` arm needs one). */
+    judge: JudgeSpecSchema.optional(),
     /** `lite`, `verified`, `locbench`, or a JSONL file of SWE-bench rows. */
     benchmark: z.string().min(1),
     /** The shared data folder for bundled benchmarks (default: found as the CLI finds it). */
@@ -144,13 +146,32 @@ export const RunSpecSchema = z
   .superRefine((spec, ctx) => {
     if (spec.repair && spec.kind !== "repair")
       ctx.addIssue({ code: "custom", path: ["repair"], message: "a repair block needs kind: repair" });
+    if (spec.judge && spec.kind !== "repair")
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge"],
+        message: "a judge grades a repair run's findings: it needs kind: repair",
+      });
+    const arms = spec.kind === "repair" ? (spec.repair?.arms ?? ["single"]) : [];
+    if (arms.includes("judged") && !spec.judge)
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge"],
+        message:
+          "the judged arm needs a judge: a judge block with its endpoints (e.g. judge: {endpoints: [{baseURL: …, model: …}]})",
+      });
+    // The fixer always works on the real repository in its container; a control shapes only what
+    // the localizer stage sees (its prediction is mapped back to the real paths before the hand-off).
     if (spec.kind === "repair")
       spec.controls.forEach((control, i) => {
-        if (control.kind !== "plain")
+        if (control.kind === "plain") return;
+        const usable =
+          control.kind !== "mismatch" && arms.some((arm) => LOCALIZER_ARMS.has(arm)) && !arms.includes("two-agent");
+        if (!usable)
           ctx.addIssue({
             code: "custom",
             path: ["controls", i],
-            message: `a repair run works on the real repository in its container: only the plain control (not ${controlLabel(control)})`,
+            message: `a repair run's fixer works on the real repository in its container; a control (${controlLabel(control)}) shapes only what its localizer stage sees: masked or shuffled, with a locations, findings or judged arm and no two-agent arm`,
           });
       });
     const seen = new Map<number, number>();
@@ -173,6 +194,15 @@ export const RunSpecSchema = z
           message: `control ${label} is listed twice (also controls[${labels.get(label)}])`,
         });
       labels.set(label, i);
+    });
+    const judgeModel = spec.judge?.endpoints[0]?.model;
+    spec.judge?.endpoints.forEach((endpoint, i) => {
+      if (endpoint.model !== judgeModel)
+        ctx.addIssue({
+          code: "custom",
+          path: ["judge", "endpoints", i, "model"],
+          message: `every judge endpoint serves the same model (judge.endpoints[0] serves ${JSON.stringify(judgeModel)})`,
+        });
     });
     const model = spec.endpoints[0]?.model;
     spec.endpoints.forEach((endpoint, i) => {

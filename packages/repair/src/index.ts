@@ -16,3 +16,12 @@ export {
 } from "./repair-breakdown.js";
 export { repairPredictions } from "./export-predictions.js";
 export { cellScores, type RepairCellScore, type RepairReport, writeRepairReport } from "./repair-report.js";
+export { type HandOffDecision, decideHandOff } from "./hand-off-decision.js";
+export { JudgeRole, judgementDigest } from "./judge-role.js";
+export {
+  LocalizerStage,
+  readStageResult,
+  StageInfraError,
+  type StageResult,
+  StageResultSchema,
+} from "./localizer-stage.js";

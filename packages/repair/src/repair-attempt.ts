@@ -30,6 +30,7 @@ import {
   armCallBudget,
   baseRecord,
   type CellWorkspaces,
+  LOCALIZER_ARMS,
   pooledClient,
   type RepairArm,
   type RunPlan,
@@ -37,6 +38,9 @@ import {
 } from "@loclab/runner";
 import { type RepairRecord, type RunRecord, runLayout, writeFileAtomic } from "@loclab/schemas";
 import type Docker from "dockerode";
+import { decideHandOff } from "./hand-off-decision.js";
+import type { JudgeRole } from "./judge-role.js";
+import { type LocalizerStage, StageInfraError } from "./localizer-stage.js";
 import { patchFiles } from "./patch-files.js";
 import { REPAIR_RUN_LABEL } from "./run-tag.js";
 
@@ -47,6 +51,10 @@ export interface RepairSession {
   /** The harness spec of an instance (the harness's table, and the spec's extra specs). */
   specFor(instance: EvaluationInstance): HarnessSpec;
   workspaces: CellWorkspaces;
+  /** The localizer stage the hand-off arms share (a run with a `locations`, `findings` or `judged` arm). */
+  stage?: LocalizerStage;
+  /** The run's judge (a spec with a judge block). */
+  judge?: JudgeRole;
   /** The run's tag: its containers' label and the evaluation's run id. */
   tag: string;
   evaluationCache: string | undefined;
@@ -108,8 +116,17 @@ export async function runRepairAttempt(
   }
   let sandbox: ContainerSandbox | undefined;
   const ms = { sandbox: 0, fixer: 0, evaluation: 0 };
+  let stageUsage: RunRecord["usage"] | undefined;
   try {
     await mkdir(dir, { recursive: true });
+    // The hand-off first (the localizer stage, the judge): no sandbox waits idle meanwhile.
+    let handOff: { text: string | undefined; record: NonNullable<RepairRecord["handOff"]> } | undefined;
+    if (arm === "oracle") handOff = oracleHandOff(instance);
+    else if (LOCALIZER_ARMS.has(arm)) {
+      handOff = await localizerHandOff(request, session, arm as "locations" | "findings" | "judged", rel);
+      // The stage's tokens are counted where they were spent: in the one attempt that ran it.
+      if (handOff.record.localization?.ran) stageUsage = handOff.record.localization.usage;
+    }
     const sandboxStarted = performance.now();
     const image = await session.images.imageFor(instance, harnessSpec);
     sandbox = await ContainerSandbox.start(session.docker, {
@@ -155,7 +172,6 @@ export async function runRepairAttempt(
         provenance,
       });
     }
-    const handOff = arm === "oracle" ? oracleHandOff(instance) : undefined;
     const fixerStarted = performance.now();
     const result = await fixInstance({
       instance: { instance_id: instanceId, problem_statement: attempt.instance.problem_statement },
@@ -171,13 +187,13 @@ export async function runRepairAttempt(
       ...(repair.maxTurns !== undefined ? { maxTurns: repair.maxTurns } : {}),
       ...(localizer ? { localizer } : {}),
       ...(repair.compaction ? { compaction: repair.compaction } : {}),
-      ...(handOff ? { handOff: handOff.text } : {}),
+      ...(handOff?.text ? { handOff: handOff.text } : {}),
       provenance,
     });
     ms.fixer = performance.now() - fixerStarted;
     await sandbox.remove();
     sandbox = undefined;
-    const fixed = fixerFields(result);
+    const fixed = fixerFields(result, stageUsage);
     if (result.exit === "error" && result.errorKind !== "request")
       // The server failed in transport after the client's retries: not the model's doing.
       return ended({ ...fixed, outcome: "infra_error", error: result.error ?? "the model call failed" });
@@ -232,10 +248,15 @@ export async function runRepairAttempt(
     };
     return ended({ ...fixed, outcome: "evaluated", repair: record });
   } catch (error) {
-    const infra = error instanceof InfraFailure || error instanceof SandboxStartError;
+    const infra =
+      error instanceof InfraFailure || error instanceof SandboxStartError || error instanceof StageInfraError;
     const message =
       error instanceof InfraFailure ? `${error.reason}: ${error.message}` : ((error as Error).message ?? String(error));
-    return ended({ outcome: infra ? "infra_error" : "failed", error: message });
+    return ended({
+      outcome: infra ? "infra_error" : "failed",
+      error: message,
+      ...(stageUsage ? { usage: stageUsage } : {}),
+    });
   } finally {
     await sandbox?.remove().catch(() => undefined);
   }
@@ -259,20 +280,78 @@ export function oracleHandOff(instance: Pick<EvaluationInstance, "instance_id" |
     role: "edit" as const,
   }));
   const text = renderHandOff({ kind: "locations", prediction: { files: gold.files, locations } });
-  return { text, record: { kind: "locations", source: "gold", locations: locations.length, chars: text.length } };
+  return {
+    text,
+    record: { kind: "locations", source: "gold", injected: true, locations: locations.length, chars: text.length },
+  };
 }
 
-/** What the ledger record takes from the fixer's result: its exit, turns, tokens (both agents) and model time. */
-function fixerFields(result: FixResult): Pick<RunRecord, "exit" | "turns" | "usage" | "modelMs"> {
+/**
+ * A localizer arm's hand-off: the shared stage's prediction (run here, or read), the judge's
+ * verdict on its finding when the run has a judge (every localizer arm, so that the findings
+ * arm has composites for the quality bins), then the arm's rule (`decideHandOff`).
+ */
+async function localizerHandOff(
+  request: AttemptRequest,
+  session: RepairSession,
+  arm: "locations" | "findings" | "judged",
+  rel: (path: string) => string,
+): Promise<{ text: string | undefined; record: NonNullable<RepairRecord["handOff"]> }> {
+  if (!session.stage) throw new Error(`arm ${arm} needs the run's localizer stage`);
+  const { result, ran, path } = await session.stage.get(request);
+  const instance = request.attempt.instance;
+  const judgement =
+    session.judge && result.prediction && arm !== "locations"
+      ? await session.judge.judge(
+          { instance_id: instance.instance_id, problem_statement: instance.problem_statement },
+          result.prediction,
+        )
+      : undefined;
+  const decision = decideHandOff({
+    arm,
+    prediction: result.prediction,
+    stageOutcome: result.outcome,
+    ...(judgement ? { judgement } : {}),
+  });
+  return {
+    text: decision.text,
+    record: {
+      kind: decision.kind,
+      source: "localizer",
+      injected: decision.injected,
+      ...(decision.reason ? { reason: decision.reason } : {}),
+      locations: decision.locations,
+      chars: decision.text?.length ?? 0,
+      localization: {
+        key: result.key,
+        ran,
+        outcome: result.outcome,
+        usage: result.usage,
+        path: rel(path),
+        trajectory: result.trajectory,
+      },
+      ...(judgement ? { judgement } : {}),
+    },
+  };
+}
+
+/**
+ * What the ledger record takes from the fixer's result: its exit, turns, tokens (both agents,
+ * and the localizer stage's when this attempt ran it) and model time.
+ */
+function fixerFields(
+  result: FixResult,
+  stage?: RunRecord["usage"],
+): Pick<RunRecord, "exit" | "turns" | "usage" | "modelMs"> {
   const { fixer, localizer } = result.agents;
   return {
     exit: result.exit,
     turns: result.turns,
     usage: {
-      promptTokens: fixer.promptTokens + localizer.promptTokens,
-      completionTokens: fixer.completionTokens + localizer.completionTokens,
-      totalTokens: fixer.totalTokens + localizer.totalTokens,
-      apiCalls: fixer.apiCalls + localizer.apiCalls,
+      promptTokens: fixer.promptTokens + localizer.promptTokens + (stage?.promptTokens ?? 0),
+      completionTokens: fixer.completionTokens + localizer.completionTokens + (stage?.completionTokens ?? 0),
+      totalTokens: fixer.totalTokens + localizer.totalTokens + (stage?.totalTokens ?? 0),
+      apiCalls: fixer.apiCalls + localizer.apiCalls + (stage?.apiCalls ?? 0),
     },
     modelMs: result.modelMs,
   };

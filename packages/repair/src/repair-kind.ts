@@ -9,9 +9,11 @@ import {
   type SpecsFile,
   specForInstance,
 } from "@loclab/evaluation";
-import { CellWorkspaces, type RunKind, type RunKindSession } from "@loclab/runner";
+import { CellWorkspaces, LOCALIZER_ARMS, type RunKind, type RunKindSession } from "@loclab/runner";
 import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import type Docker from "dockerode";
+import { JudgeRole } from "./judge-role.js";
+import { LocalizerStage } from "./localizer-stage.js";
 import { runRepairAttempt } from "./repair-attempt.js";
 import { REPAIR_RUN_LABEL, repairRunTag } from "./run-tag.js";
 
@@ -35,8 +37,10 @@ export interface LeftoverContainers {
  * recorded), removes the containers a killed earlier session of this folder left (by the run's
  * label), and reads the extra harness specs.
  */
-export function repairRunKind(options: RepairRunKindOptions = {}): RunKind & { leftovers?: LeftoverContainers } {
-  const kind: RunKind & { leftovers?: LeftoverContainers } = {
+export function repairRunKind(
+  options: RepairRunKindOptions = {},
+): RunKind & { leftovers?: LeftoverContainers; judge?: JudgeRole | undefined } {
+  const kind: RunKind & { leftovers?: LeftoverContainers; judge?: JudgeRole | undefined } = {
     name: "repair",
     async openSession(plan): Promise<RunKindSession> {
       const { spec } = plan;
@@ -54,14 +58,21 @@ export function repairRunKind(options: RepairRunKindOptions = {}): RunKind & { l
               ...(repair.images.harnessEnvironments ? { harnessEnvironments: repair.images.harnessEnvironments } : {}),
               ...(options.onLog ? { onProgress: options.onLog } : {}),
             });
+      const workspaces = new CellWorkspaces({
+        mirrors: spec.repos,
+        cacheDir: spec.cacheDir ?? defaultWorkspaceCacheDir(),
+      });
       const session = {
         docker,
         images,
         specFor: (instance: Parameters<typeof specForInstance>[0]) => specForInstance(instance, extra),
-        workspaces: new CellWorkspaces({ mirrors: spec.repos, cacheDir: spec.cacheDir ?? defaultWorkspaceCacheDir() }),
+        workspaces,
         tag,
         evaluationCache: repair.evaluation.cacheDir ?? join(homedir(), ".cache", "loclab", "evaluations"),
+        ...(repair.arms.some((arm) => LOCALIZER_ARMS.has(arm)) ? { stage: new LocalizerStage(plan, workspaces) } : {}),
+        ...(plan.judge ? { judge: new JudgeRole(plan.judge, { out: spec.out, retry: spec.retry }) } : {}),
       };
+      kind.judge = session.judge;
       return { runAttempt: (request) => runRepairAttempt(plan, request, session) };
     },
   };

@@ -67,7 +67,6 @@ async function runLocalizerAttempt(
   gold: GoldTerms,
 ): Promise<RunRecord> {
   const { spec } = plan;
-  const { localizer } = spec;
   const endpoint = { baseURL: urlWithoutCredentials(lease.endpoint.baseURL), model: lease.endpoint.model };
   const startedAt = new Date().toISOString();
   const started = performance.now();
@@ -77,24 +76,11 @@ async function runLocalizerAttempt(
     await mkdir(runLayout.trajectoryDir(spec.out, attempt.cellLabel, attempt.instance.instance_id), {
       recursive: true,
     });
-    const prepared = await workspaces.prepare(attempt);
-    const client = pooledClient(
+    const { result, prepared, prediction, contextLimitTokens } = await localizeOnLease(
       plan,
-      { attempt, lease, pool, onRetry },
-      {
-        ...samplingOf(localizer),
-        ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}),
-        requestTimeoutSeconds: localizer.requestTimeoutSeconds,
-        callDeadlineSeconds: localizer.callDeadlineSeconds,
-      },
-    );
-    const contextLimitTokens = contextLimitFor({
-      spec: localizer.contextLimitTokens,
-      window,
-      maxOutputTokens: localizer.maxOutputTokens,
-    });
-    const result = await localizeInstance(
-      localizeOptions(plan, { attempt, n, endpoint, startedAt, trajectoryPath, prepared, client, contextLimitTokens }),
+      { attempt, n, lease, pool, window, onRetry },
+      workspaces,
+      { trajectoryPath, startedAt },
     );
     const leaks = leakAudit({
       text: result.initialMessages.map((message) => message.content ?? "").join("\n"),
@@ -104,7 +90,6 @@ async function runLocalizerAttempt(
       goldFiles: gold.files,
       goldSymbols: gold.symbols,
     });
-    const prediction = predictionOf(result.prediction, prepared, attempt);
     return {
       ...base,
       ...recordOfResult(result),
@@ -124,6 +109,51 @@ async function runLocalizerAttempt(
       endedAt: new Date().toISOString(),
     };
   }
+}
+
+/** What one localizer episode on a leased endpoint gave: the result, the cell's workspace, the prediction in original names. */
+export interface LeasedLocalization {
+  result: LocalizeResult;
+  prepared: PreparedAttempt;
+  /** In the original repository's names, tagged with the cell's seed and control; absent when none was submitted. */
+  prediction: Prediction | undefined;
+  contextLimitTokens: number | undefined;
+}
+
+/**
+ * One localizer episode of the run's localizer settings on the attempt's leased endpoint, in the
+ * cell's workspace (its control applied): a localization run's attempt, and a repair run's
+ * localizer stage (the prediction its hand-off arms share). Throws what preparing the workspace
+ * throws; the episode's own failures are in the result.
+ */
+export async function localizeOnLease(
+  plan: RunPlan,
+  { attempt, n, lease, pool, window, onRetry }: AttemptRequest,
+  workspaces: CellWorkspaces,
+  { trajectoryPath, startedAt }: { trajectoryPath: string; startedAt: string },
+): Promise<LeasedLocalization> {
+  const { localizer } = plan.spec;
+  const endpoint = { baseURL: urlWithoutCredentials(lease.endpoint.baseURL), model: lease.endpoint.model };
+  const prepared = await workspaces.prepare(attempt);
+  const client = pooledClient(
+    plan,
+    { attempt, lease, pool, onRetry },
+    {
+      ...samplingOf(localizer),
+      ...(localizer.maxOutputTokens !== undefined ? { maxOutputTokens: localizer.maxOutputTokens } : {}),
+      requestTimeoutSeconds: localizer.requestTimeoutSeconds,
+      callDeadlineSeconds: localizer.callDeadlineSeconds,
+    },
+  );
+  const contextLimitTokens = contextLimitFor({
+    spec: localizer.contextLimitTokens,
+    window,
+    maxOutputTokens: localizer.maxOutputTokens,
+  });
+  const result = await localizeInstance(
+    localizeOptions(plan, { attempt, n, endpoint, startedAt, trajectoryPath, prepared, client, contextLimitTokens }),
+  );
+  return { result, prepared, prediction: predictionOf(result.prediction, prepared, attempt), contextLimitTokens };
 }
 
 /** The options of one `localizeInstance` call: the spec's localizer and budgets, the cell's workspace, provenance. */
@@ -174,7 +204,7 @@ function localizeOptions(
         seed: attempt.cell.seed,
         control: controlLabel(attempt.cell.control),
         endpoint,
-        localizer: plan.config,
+        localizer: plan.localizationConfig,
       },
     },
   };
@@ -184,7 +214,7 @@ function localizeOptions(
  * What a ledger record takes from the localizer's result: its outcome (a transport failure after
  * the client's retries is the endpoint's doing: `infra_error`), exit, turns, usage and retries.
  */
-function recordOfResult(
+export function recordOfResult(
   result: LocalizeResult,
 ): Pick<RunRecord, "outcome" | "exit" | "turns" | "usage" | "modelMs" | "retries"> & { error?: string } {
   return {

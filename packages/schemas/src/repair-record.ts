@@ -13,6 +13,48 @@ export const EVALUATION_STATUSES = [
   "infra-failure",
 ] as const;
 
+const Usage = z.strictObject({
+  promptTokens: Count,
+  completionTokens: Count,
+  totalTokens: Count,
+  apiCalls: Count.optional(),
+});
+
+/**
+ * The localizer stage a hand-off arm's attempt used (docs/definitions.md §9): its key (a
+ * localization run's key for the same task, seed, control and settings), whether this attempt
+ * ran it (its tokens are then in this record's `usage`; every other attempt sharing it reads
+ * the stored result), how it ended, its tokens, and its stored result and trajectory.
+ */
+export const LocalizationStageRefSchema = z.strictObject({
+  key: z.string().regex(/^[0-9a-f]{64}$/),
+  ran: z.boolean(),
+  outcome: z.string().min(1),
+  usage: Usage,
+  /** The stored stage result (`localizations/<key>.json`). */
+  path: z.string().min(1),
+  trajectory: z.string().min(1).nullable(),
+});
+
+/**
+ * The judge's verdict on the finding handed on (every localizer arm when the run has a judge):
+ * its status, the scores and the composite under the run's weights, the threshold, whether it
+ * passed; `cached` when an earlier attempt's judgement of the same finding, judge model and
+ * rubric was reused (no call made here), else the judge's tokens spent here.
+ */
+export const JudgementRefSchema = z.strictObject({
+  status: z.enum(["judged", "invalid_answer", "model_error", "no_finding", "empty_finding"]),
+  scores: z.record(z.string(), z.number().int().min(1).max(5)).optional(),
+  composite: z.number().min(1).max(5).optional(),
+  threshold: z.number().min(1).max(5),
+  passes: z.boolean(),
+  error: z.string().optional(),
+  cached: z.boolean(),
+  usage: Usage,
+  /** The stored judgement (`judgements/<digest>.json`): the raw answers, the feedback. */
+  path: z.string().min(1).nullable(),
+});
+
 /** Tokens and wall time of one phase of a fixer attempt. */
 const PhaseSchema = TrajectoryTotalsSchema.extend({ ms: Ms });
 
@@ -73,8 +115,17 @@ export const RepairRecordSchema = z.strictObject({
     .strictObject({
       kind: z.enum(["locations", "findings"]),
       source: z.enum(["gold", "localizer"]),
+      /**
+       * Whether the text was injected (absent in records written before the judged arm: they
+       * always were). False when the judge filtered the finding out, or there was nothing to hand
+       * on (the fixer then ran the baseline prompt); `reason` says why.
+       */
+      injected: z.boolean().optional(),
+      reason: z.string().min(1).optional(),
       locations: Count,
       chars: Count,
+      localization: LocalizationStageRefSchema.optional(),
+      judgement: JudgementRefSchema.optional(),
     })
     .optional(),
   /**

@@ -12,6 +12,8 @@ import { instanceFile, pathInside } from "../instance-id.js";
  *   ledger (`cellPredictions`), rebuilt from it on resume;
  * - `trajectories/<seed-s>/<control>/<instance>/attempt-<n>.traj.jsonl`: every attempt's trajectory;
  * - `controls/mismatch-<seed>.json`: the mismatch pairing of the run's instances;
+ * - a repair run's `localizations/<key>.json` (+ `.traj.jsonl`): the localizer stage its hand-off
+ *   arms share, and `judgements/<digest>.json`: the judge's verdicts, each written once;
  * - `results/`: what `loclab run score` writes; `export/`: predictions in the peers' format;
  * - no workspace: materialized trees and shuffled copies (with their mappings, never shown to
  *   the model) are in the workspace cache all runs share, so deleting a run folder never
@@ -34,4 +36,9 @@ export const runLayout = {
   score: (dir: string) => join(dir, "results", "score.json"),
   export: (dir: string) => join(dir, "export"),
   lock: (dir: string) => join(dir, ".loclab.lock"),
+  /** A repair run's localizer stage, by its key: the stored result and its trajectory. */
+  localizationStage: (dir: string, key: string) => join(dir, "localizations", `${key}.json`),
+  localizationTrajectory: (dir: string, key: string) => join(dir, "localizations", `${key}.traj.jsonl`),
+  /** A judgement, by the digest of finding × judge model × rubric. */
+  judgement: (dir: string, digest: string) => join(dir, "judgements", `${digest}.json`),
 } as const;

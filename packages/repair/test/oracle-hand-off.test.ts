@@ -19,7 +19,7 @@ describe("oracleHandOff: the gold patch as a perfect localizer's locations", () 
         "",
       ].join("\n"),
     );
-    expect(record).toEqual({ kind: "locations", source: "gold", locations: 1, chars: text.length });
+    expect(record).toEqual({ kind: "locations", source: "gold", injected: true, locations: 1, chars: text.length });
   });
   it("a patch that does not parse is an error naming the instance", () => {
     expect(() => oracleHandOff({ instance_id: "acme__calc-9", patch: "not a diff" })).toThrow(/acme__calc-9/);

@@ -31,6 +31,7 @@ const REAL_MODEL = [
   "tests/fixer-loop.test.ts",
   // Repair runs through the runner: the fixer in the calc fixture's instance images, each final patch evaluated.
   "tests/repair-run.test.ts",
+  "tests/transfer-run.test.ts",
 ];
 
 export default defineConfig({

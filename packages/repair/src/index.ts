@@ -25,3 +25,12 @@ export {
   type StageResult,
   StageResultSchema,
 } from "./localizer-stage.js";
+export {
+  type TransferArms,
+  type TransferObservations,
+  type TransferReport,
+  transferObservations,
+  transferReport,
+  type WrittenTransferReport,
+  writeTransferReport,
+} from "./transfer-report.js";

@@ -39,20 +39,29 @@ const StoredJudgementSchema = z.strictObject({
 });
 type StoredJudgement = z.output<typeof StoredJudgementSchema>;
 
-/** The digest a judgement is stored under: the finding handed on (its locations too), the judge model, the rubric. */
+/**
+ * The digest a judgement is stored under: the task (its id and issue text: the judge reads the
+ * finding against the issue, so the same words on another task are another judgement), the
+ * finding handed on (its locations too), the judge model, the rubric.
+ */
 export function judgementDigest(
+  instance: { instance_id: string; problem_statement: string },
   prediction: Pick<Prediction, "files" | "locations" | "finding">,
   model: string,
   rubricDigest: string,
 ): string {
   const handed = { files: prediction.files, locations: prediction.locations, finding: prediction.finding ?? null };
-  return createHash("sha256").update(canonicalJson({ handed, model, rubricDigest })).digest("hex");
+  const task = {
+    id: instance.instance_id,
+    issue: createHash("sha256").update(instance.problem_statement).digest("hex"),
+  };
+  return createHash("sha256").update(canonicalJson({ task, handed, model, rubricDigest })).digest("hex");
 }
 
 /**
  * The judge of a repair run (a model role of its spec; docs/definitions.md §9): grades the
  * findings its localizer stage hands on, on the judge's own endpoints (each with its own limit
- * of requests in flight, across every attempt of the session). A judgement is stored once per
+ * of requests in flight, across every attempt of the session). A judgement is stored once per task ×
  * finding × judge model × rubric and reused by every arm and session that hands the same
  * finding on; a judge that failed in transport (`model_error`) is not stored, so a later
  * attempt asks again. Never throws for the judge's doing: a failure is a judgement that does
@@ -97,7 +106,7 @@ export class JudgeRole {
     prediction: Prediction,
   ): Promise<JudgementRef> {
     const { model, rubricDigest, threshold } = this.#plan;
-    const digest = judgementDigest(prediction, model, rubricDigest);
+    const digest = judgementDigest(instance, prediction, model, rubricDigest);
     const path = runLayout.judgement(this.#out, digest);
     const pending = this.#pending.get(digest);
     if (pending) {

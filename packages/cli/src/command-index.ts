@@ -51,6 +51,7 @@ export const COMMAND_GROUPS = [
     commands: ["evaluate"],
     load: async () => (await import("./commands/evaluate.js")).registerEvaluateCommand,
   },
+  { commands: ["setup"], load: async () => (await import("./commands/setup.js")).registerSetupCommand },
   { commands: ["reproduce"], load: async () => (await import("./commands/reproduce.js")).registerReproduceCommand },
 ] as const satisfies readonly CommandGroup[];
 

@@ -29,6 +29,8 @@ export const COMMAND_SUMMARIES = {
   vllm: "plan, start, probe and stop vLLM servers on a GPU host (4×L4: one per GPU, or one with TP=4)",
   evaluate:
     "evaluate patches in containers, as the SWE-bench harness does (report.json, run summary); grade one log offline; calibrate flaky tests and validate images; list and prune the local images",
+  setup:
+    "install what some runs need besides npm's: mini-swe-agent (pinned, from the Python package index) in the project's own virtual environment",
   reproduce: "run the main job on the bundled data and write its tables and charts to results/",
 } as const;
 

@@ -34,3 +34,18 @@ export {
   type WrittenTransferReport,
   writeTransferReport,
 } from "./transfer-report.js";
+export {
+  ensureMiniSweAgent,
+  installedMiniSweAgent,
+  miniSweAgentPython,
+  miniSweAgentVenv,
+} from "./mini-swe-agent/setup.js";
+export {
+  MINI_DRIVER,
+  type MiniSweAgentJob,
+  type MiniSweAgentResult,
+  miniExit,
+  runMiniSweAgent,
+} from "./mini-swe-agent/run-mini.js";
+export { editsFiles, type MiniTotals, miniTotals } from "./mini-swe-agent/mini-totals.js";
+export { fixWithMiniSweAgent } from "./mini-swe-agent/fix-with-mini.js";

@@ -39,6 +39,8 @@ import {
 import { type RepairRecord, type RunRecord, runLayout, writeFileAtomic } from "@loclab/schemas";
 import type Docker from "dockerode";
 import { decideHandOff } from "./hand-off-decision.js";
+import { type AgentResult, fixWithMiniSweAgent } from "./mini-swe-agent/fix-with-mini.js";
+import { miniSweAgentPython } from "./mini-swe-agent/setup.js";
 import type { JudgeRole } from "./judge-role.js";
 import { type LocalizerStage, StageInfraError } from "./localizer-stage.js";
 import { patchFiles } from "./patch-files.js";
@@ -55,6 +57,8 @@ export interface RepairSession {
   stage?: LocalizerStage;
   /** The run's judge (a spec with a judge block). */
   judge?: JudgeRole;
+  /** mini-swe-agent's Python (a run with the mini-swe-agent framework). */
+  miniPython?: string;
   /** The run's tag: its containers' label and the evaluation's run id. */
   tag: string;
   evaluationCache: string | undefined;
@@ -69,6 +73,8 @@ export function attemptFiles(dir: string, n: number) {
     /** The evaluation's own folder (the harness's layout: logs/run_evaluation/…). */
     evaluation: join(dir, `attempt-${n}.eval`),
     localizer: join(dir, `attempt-${n}.localizer`),
+    /** mini-swe-agent's own trajectory (its format, `.traj.json`). */
+    miniTrajectory: join(dir, `attempt-${n}.traj.json`),
   };
 }
 
@@ -102,7 +108,11 @@ export async function runRepairAttempt(
   const ended = (fields: Partial<RunRecord>): RunRecord => ({
     ...base,
     wallMs: performance.now() - started,
-    trajectory: existsSync(trajectoryPath) ? rel(trajectoryPath) : null,
+    trajectory: existsSync(trajectoryPath)
+      ? rel(trajectoryPath)
+      : existsSync(files.miniTrajectory)
+        ? rel(files.miniTrajectory)
+        : null,
     ...fields,
     endedAt: new Date().toISOString(),
   });
@@ -173,23 +183,45 @@ export async function runRepairAttempt(
       });
     }
     const fixerStarted = performance.now();
-    const result = await fixInstance({
-      instance: { instance_id: instanceId, problem_statement: attempt.instance.problem_statement },
-      sandbox,
-      client,
-      trajectoryPath,
-      limits: {
-        ...FGL_SINGLE_AGENT,
-        callBudget: armCallBudget(repair, arm),
-        wallMs: repair.wallSeconds * 1000,
-        commandTimeoutMs: repair.commandTimeoutSeconds * 1000,
-      },
-      ...(repair.maxTurns !== undefined ? { maxTurns: repair.maxTurns } : {}),
-      ...(localizer ? { localizer } : {}),
-      ...(repair.compaction ? { compaction: repair.compaction } : {}),
-      ...(handOff?.text ? { handOff: handOff.text } : {}),
-      provenance,
-    });
+    const mini = attempt.cell.framework === "mini-swe-agent";
+    const result = mini
+      ? await fixWithMiniSweAgent(sandbox, {
+          python: session.miniPython ?? miniSweAgentPython(),
+          task: attempt.instance.problem_statement,
+          ...(handOff?.text ? { handOff: handOff.text } : {}),
+          endpoint: {
+            ...endpoint,
+            ...(lease.endpoint.apiKeyEnv ? { apiKeyEnv: lease.endpoint.apiKeyEnv } : {}),
+          },
+          sampling: {
+            ...(repair.temperature !== undefined ? { temperature: repair.temperature } : {}),
+            ...(repair.topP !== undefined ? { topP: repair.topP } : {}),
+            ...(attempt.cell.seed !== null ? { seed: attempt.cell.seed } : {}),
+            ...(repair.maxOutputTokens !== undefined ? { maxTokens: repair.maxOutputTokens } : {}),
+          },
+          stepLimit: repair.miniSweAgent.stepLimit ?? armCallBudget(repair, arm),
+          costLimit: repair.miniSweAgent.costLimit,
+          wallSeconds: repair.wallSeconds,
+          commandTimeoutSeconds: repair.commandTimeoutSeconds,
+          trajectoryPath: files.miniTrajectory,
+        })
+      : await fixInstance({
+          instance: { instance_id: instanceId, problem_statement: attempt.instance.problem_statement },
+          sandbox,
+          client,
+          trajectoryPath,
+          limits: {
+            ...FGL_SINGLE_AGENT,
+            callBudget: armCallBudget(repair, arm),
+            wallMs: repair.wallSeconds * 1000,
+            commandTimeoutMs: repair.commandTimeoutSeconds * 1000,
+          },
+          ...(repair.maxTurns !== undefined ? { maxTurns: repair.maxTurns } : {}),
+          ...(localizer ? { localizer } : {}),
+          ...(repair.compaction ? { compaction: repair.compaction } : {}),
+          ...(handOff?.text ? { handOff: handOff.text } : {}),
+          provenance,
+        });
     ms.fixer = performance.now() - fixerStarted;
     await sandbox.remove();
     sandbox = undefined;
@@ -340,7 +372,7 @@ async function localizerHandOff(
  * and the localizer stage's when this attempt ran it) and model time.
  */
 function fixerFields(
-  result: FixResult,
+  result: AgentResult,
   stage?: RunRecord["usage"],
 ): Pick<RunRecord, "exit" | "turns" | "usage" | "modelMs"> {
   const { fixer, localizer } = result.agents;
@@ -358,7 +390,7 @@ function fixerFields(
 }
 
 /** Tool errors of the attempt, by kind. */
-function toolErrors(result: FixResult): Record<string, number> {
+function toolErrors(result: AgentResult): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const tool of result.toolResults) if (tool.error) counts[tool.error] = (counts[tool.error] ?? 0) + 1;
   return counts;

@@ -76,7 +76,9 @@ export async function repairBreakdown(dir: string, options: RepairBreakdownOptio
         continue;
       }
       try {
-        summaries.push(await summarizeFile({ path, format: "loclab", readOptions: {}, summaryOptions: {} }));
+        // mini-swe-agent's cells keep its own trajectory format (`.traj.json`).
+        const format = path.endsWith(".traj.json") ? "mini-swe-agent" : "loclab";
+        summaries.push(await summarizeFile({ path, format, readOptions: {}, summaryOptions: {} }));
       } catch (error) {
         problems.push(`${path}: ${(error as Error).message}`);
       }

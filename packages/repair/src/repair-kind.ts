@@ -14,7 +14,8 @@ import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import type Docker from "dockerode";
 import { JudgeRole } from "./judge-role.js";
 import { LocalizerStage } from "./localizer-stage.js";
-import { runRepairAttempt } from "./repair-attempt.js";
+import { miniSweAgentPython } from "./mini-swe-agent/setup.js";
+import { type RepairSession, runRepairAttempt } from "./repair-attempt.js";
 import { REPAIR_RUN_LABEL, repairRunTag } from "./run-tag.js";
 
 export interface RepairRunKindOptions {
@@ -62,7 +63,7 @@ export function repairRunKind(
         mirrors: spec.repos,
         cacheDir: spec.cacheDir ?? defaultWorkspaceCacheDir(),
       });
-      const session = {
+      const session: RepairSession = {
         docker,
         images,
         specFor: (instance: Parameters<typeof specForInstance>[0]) => specForInstance(instance, extra),
@@ -73,6 +74,7 @@ export function repairRunKind(
         ...(plan.judge ? { judge: new JudgeRole(plan.judge, { out: spec.out, retry: spec.retry }) } : {}),
       };
       kind.judge = session.judge;
+      if (repair.frameworks.includes("mini-swe-agent")) session.miniPython = miniSweAgentPython();
       return { runAttempt: (request) => runRepairAttempt(plan, request, session) };
     },
   };

@@ -55,7 +55,7 @@ export async function transferObservations(dir: string): Promise<TransferObserva
       instanceId: record.instanceId,
       seed: record.seed,
       arm: record.arm ?? "single",
-      framework: "loclab",
+      framework: record.framework ?? "loclab",
       resolved: repair.resolved,
       tokens: {
         localization: (repair.phases.beforeFirstEdit.totalTokens ?? 0) + stage,

@@ -9,6 +9,8 @@ export interface AttemptKeyInput {
   control: Control;
   /** A repair run's arm (absent for localization, so its keys are what they were). */
   arm?: string;
+  /** A repair run's framework other than loclab's fixer (absent for loclab's, so its keys are what they were). */
+  framework?: string;
   /** The localizer settings and per-instance budgets, and the prompts' digest. */
   config: Record<string, unknown>;
 }

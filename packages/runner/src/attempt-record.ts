@@ -17,6 +17,7 @@ export function baseRecord(
     seed: attempt.cell.seed,
     control: attempt.cell.control,
     ...(attempt.cell.arm !== undefined ? { arm: attempt.cell.arm } : {}),
+    ...(attempt.cell.framework !== undefined ? { framework: attempt.cell.framework } : {}),
     endpoint,
     outcome: "failed",
     exit: null,

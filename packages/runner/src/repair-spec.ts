@@ -18,6 +18,16 @@ export type RepairArm = (typeof REPAIR_ARMS)[number];
 /** The arms handed the run's localizer's prediction: they share one localizer stage per task × seed × control. */
 export const LOCALIZER_ARMS: ReadonlySet<RepairArm> = new Set(["locations", "findings", "judged"]);
 
+/**
+ * The repair agents a run can drive: loclab's fixer, and mini-swe-agent (from the Python package
+ * index, pinned, in the project's own virtual environment: `loclab setup mini-swe-agent`).
+ */
+export const REPAIR_FRAMEWORKS = ["loclab", "mini-swe-agent"] as const;
+export type RepairFramework = (typeof REPAIR_FRAMEWORKS)[number];
+
+/** The mini-swe-agent release loclab drives (its templates and trajectory format are this version's). */
+export const MINI_SWE_AGENT_VERSION = "2.4.6";
+
 /** The transfer's name for the no-hand-off arm, read as FGL's `single`. */
 const Arm = z.preprocess((arm) => (arm === "baseline" ? "single" : arm), z.enum(REPAIR_ARMS));
 
@@ -33,6 +43,24 @@ export const RepairSpecSchema = z.strictObject({
     .min(1)
     .default(["single"])
     .refine((arms) => new Set(arms).size === arms.length, "an arm is listed twice"),
+  /** The repair agents, a cell dimension beside the arm (default loclab's fixer alone). */
+  frameworks: z
+    .array(z.enum(REPAIR_FRAMEWORKS))
+    .min(1)
+    .default(["loclab"])
+    .refine((frameworks) => new Set(frameworks).size === frameworks.length, "a framework is listed twice"),
+  /**
+   * mini-swe-agent's limits: `stepLimit` (model calls; default the arm's call budget) and
+   * `costLimit` (dollars by litellm's price table; 0, the default, is none: a local model has no
+   * price). Its wall budget is `wallSeconds`, enforced from outside (mini-swe-agent checks its own
+   * only between steps), and its command limit `commandTimeoutSeconds`.
+   */
+  miniSweAgent: z
+    .strictObject({
+      stepLimit: PositiveInt.max(10_000).optional(),
+      costLimit: z.number().nonnegative().default(0),
+    })
+    .default({ costLimit: 0 }),
   /** Counted calls per attempt; default FGL's: 36 for `single`, 44 for `two-agent` (the localizer's turns included). */
   callBudget: PositiveInt.max(10_000).optional(),
   /** The attempt's wall budget, enforced by the supervisor (then the current diff is the patch). FGL: 8 minutes. */
@@ -106,6 +134,8 @@ export function repairKeyConfig(repair: RepairSpec): Record<string, unknown> {
     requestTimeoutSeconds: _request,
     callDeadlineSeconds: _deadline,
     arms: _arms,
+    frameworks: _frameworks,
+    miniSweAgent: _mini,
     evaluation: _evaluation,
     images,
     ...rest

@@ -10,7 +10,13 @@ import { attemptKey } from "./attempt-key.js";
 import { RunSpecError } from "./load-run-spec.js";
 import type { RunSpec } from "./run-spec.js";
 import { selectInstances } from "./select-instances.js";
-import { LOCALIZER_ARMS, type RepairArm, RepairSpecSchema, repairKeyConfig } from "./repair-spec.js";
+import {
+  LOCALIZER_ARMS,
+  MINI_SWE_AGENT_VERSION,
+  type RepairArm,
+  RepairSpecSchema,
+  repairKeyConfig,
+} from "./repair-spec.js";
 import { type JudgePlan, planJudge } from "./judge-plan.js";
 
 /** One attempt key of a run: an instance under one cell. */
@@ -75,8 +81,22 @@ async function readPrompts(dir: string | undefined): Promise<Partial<Record<Prom
 export function runCells(spec: Pick<RunSpec, "seeds" | "controls" | "kind" | "repair">): RunCell[] {
   const seeds: (number | null)[] = spec.seeds ?? [null];
   const arms: (string | undefined)[] = spec.kind === "repair" ? (spec.repair?.arms ?? ["single"]) : [undefined];
+  // loclab's own fixer has no framework part, so the cells and keys of runs before frameworks stay the same.
+  const frameworks: (string | undefined)[] =
+    spec.kind === "repair"
+      ? (spec.repair?.frameworks ?? ["loclab"]).map((framework) => (framework === "loclab" ? undefined : framework))
+      : [undefined];
   return seeds.flatMap((seed) =>
-    spec.controls.flatMap((control) => arms.map((arm) => ({ seed, control, ...(arm !== undefined ? { arm } : {}) }))),
+    spec.controls.flatMap((control) =>
+      frameworks.flatMap((framework) =>
+        arms.map((arm) => ({
+          seed,
+          control,
+          ...(arm !== undefined ? { arm } : {}),
+          ...(framework !== undefined ? { framework } : {}),
+        })),
+      ),
+    ),
   );
 }
 
@@ -118,11 +138,16 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
   // A repair run's key holds the fixer's settings instead of the localizer's (its arm is in the
   // cell); an arm handed the localizer's prediction adds the localizer's settings, and the judged
   // arm the judge's model, rubric digest, weights and threshold.
-  const repairConfig = (arm: string | undefined) => {
+  const repairConfig = (arm: string | undefined, framework?: string) => {
+    const repair = spec.repair ?? RepairSpecSchema.parse({});
     const shared = {
       model: spec.endpoints[0]?.model,
       kind: "repair",
-      repair: repairKeyConfig(spec.repair ?? RepairSpecSchema.parse({})),
+      repair: repairKeyConfig(repair),
+      // mini-swe-agent's version and limits enter its cells' keys alone.
+      ...(framework === "mini-swe-agent"
+        ? { miniSweAgent: { version: MINI_SWE_AGENT_VERSION, ...repair.miniSweAgent } }
+        : {}),
     };
     if (arm === undefined || !LOCALIZER_ARMS.has(arm as RepairArm)) return shared;
     return {
@@ -161,7 +186,8 @@ export async function planRun(spec: RunSpec): Promise<RunPlan> {
           seed: cell.seed,
           control: cell.control,
           ...(cell.arm !== undefined ? { arm: cell.arm } : {}),
-          config: spec.kind === "repair" ? repairConfig(cell.arm) : config,
+          ...(cell.framework !== undefined ? { framework: cell.framework } : {}),
+          config: spec.kind === "repair" ? repairConfig(cell.arm, cell.framework) : config,
         }),
         instance,
         cell,

@@ -160,6 +160,13 @@ export const RunSpecSchema = z
         message:
           "the judged arm needs a judge: a judge block with its endpoints (e.g. judge: {endpoints: [{baseURL: …, model: …}]})",
       });
+    if (arms.includes("two-agent") && spec.repair?.frameworks.includes("mini-swe-agent"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["repair", "frameworks"],
+        message:
+          "mini-swe-agent has no localizer tool: the two-agent arm is loclab's fixer alone (run it in a spec of its own)",
+      });
     // The fixer always works on the real repository in its container; a control shapes only what
     // the localizer stage sees (its prediction is mapped back to the real paths before the hand-off).
     if (spec.kind === "repair")

@@ -81,11 +81,14 @@ export const RunCellSchema = z.strictObject({
     .nullable(),
   control: ControlSchema,
   arm: ArmSchema.optional(),
+  /** A repair run's agent framework other than loclab's fixer (`mini-swe-agent`): the cell's fourth part. */
+  framework: ArmSchema.optional(),
 });
 export type RunCell = z.output<typeof RunCellSchema>;
 
 /** `seed-1/masked-modules` (`seed-1/plain/two-agent` with an arm): a cell as a folder name (file-system safe) and a table label. */
 export function cellLabel(cell: RunCell): string {
   const label = `seed-${cell.seed ?? "none"}/${controlLabel(cell.control).replaceAll(":", "-")}`;
-  return cell.arm === undefined ? label : `${label}/${cell.arm}`;
+  const armed = cell.arm === undefined ? label : `${label}/${cell.arm}`;
+  return cell.framework === undefined ? armed : `${armed}/${cell.framework}`;
 }

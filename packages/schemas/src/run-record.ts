@@ -93,6 +93,8 @@ export const RunRecordSchema = z.strictObject({
   control: ControlSchema,
   /** A repair run's arm (its cell's third part); absent for localization. */
   arm: ArmSchema.optional(),
+  /** A repair run's framework when not loclab's fixer (the cell's fourth part). */
+  framework: ArmSchema.optional(),
   endpoint: z.strictObject({ baseURL: z.string().min(1), model: z.string().min(1) }).nullable(),
   outcome: z.enum(RUN_ATTEMPT_OUTCOMES),
   /** The trajectory's exit, when a trajectory was written. */

@@ -1,0 +1,81 @@
+import { existsSync } from "node:fs";
+import type { ContainerSandbox, FixResult } from "@loclab/fixer";
+import type { TrajectoryExit } from "@loclab/schemas";
+import { miniTotals } from "./mini-totals.js";
+import { type MiniSweAgentJob, runMiniSweAgent } from "./run-mini.js";
+
+/** A repair agent's result in the fixer's shape, its exit any of the trajectory exits (mini-swe-agent also ends on format errors). */
+export type AgentResult = Omit<FixResult, "exit"> & { exit: TrajectoryExit };
+
+/** litellm's exceptions for a server that failed in transport (after its retries): the infrastructure's doing. */
+const TRANSPORT_FAILURES = new Set([
+  "APIConnectionError",
+  "ServiceUnavailableError",
+  "InternalServerError",
+  "Timeout",
+  "APIError",
+  "RateLimitError",
+]);
+
+/**
+ * mini-swe-agent as the repair agent of an attempt, in the sandbox loclab started: its result in
+ * the fixer's shape, so that the patch, the evaluation and the ledger record follow the same
+ * path as loclab's fixer. The patch is its submission when it submitted one (mini-swe-agent's
+ * contract: the output after `COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`), else the repository's
+ * diff when it stopped (out of steps or time), as for loclab's fixer. Tokens and the first edit
+ * come from its trajectory, read with the mini-swe-agent importer (`miniTotals`).
+ */
+export async function fixWithMiniSweAgent(
+  sandbox: ContainerSandbox,
+  job: Omit<MiniSweAgentJob, "container" | "cwd" | "image">,
+): Promise<AgentResult & { exitStatus: string }> {
+  const started = performance.now();
+  const mini = await runMiniSweAgent({
+    ...job,
+    container: sandbox.container.id,
+    image: sandbox.image,
+    cwd: sandbox.workdir,
+  });
+  const patch = mini.exit === "submitted" && mini.submission.trim() !== "" ? mini.submission : await sandbox.diff();
+  const totals = existsSync(job.trajectoryPath) ? await miniTotals(job.trajectoryPath) : undefined;
+  const phase = (
+    usage: { promptTokens: number; completionTokens: number; totalTokens: number; apiCalls: number } | undefined,
+  ) => ({
+    promptTokens: usage?.promptTokens ?? 0,
+    completionTokens: usage?.completionTokens ?? 0,
+    totalTokens: usage?.totalTokens ?? 0,
+    apiCalls: usage?.apiCalls ?? 0,
+    ms: 0,
+  });
+  const before = phase(totals?.beforeFirstEdit);
+  const after = phase(totals?.afterFirstEdit);
+  const usage = {
+    promptTokens: before.promptTokens + after.promptTokens,
+    completionTokens: before.completionTokens + after.completionTokens,
+    totalTokens: before.totalTokens + after.totalTokens,
+    apiCalls: totals?.apiCalls ?? mini.apiCalls,
+  };
+  const transport = TRANSPORT_FAILURES.has(mini.exitStatus);
+  return {
+    exit: mini.exit,
+    exitStatus: mini.exitStatus,
+    patch,
+    calls: mini.apiCalls,
+    turns: mini.apiCalls,
+    usage,
+    phases: { beforeFirstEdit: before, afterFirstEdit: after },
+    loops: Array.from({ length: totals?.cutAnswers ?? 0 }, (_, step) => ({ step, completionTokens: undefined, ms: 0 })),
+    recoveries: [],
+    compactions: [],
+    toolResults: [],
+    agents: {
+      fixer: usage,
+      localizer: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0, turns: 0 },
+    },
+    localizerTrajectories: [],
+    ...(mini.error ? { error: mini.error } : {}),
+    ...(mini.exit === "error" ? { errorKind: transport ? "transport" : "request" } : {}),
+    modelMs: 0,
+    wallMs: performance.now() - started,
+  };
+}

@@ -11,6 +11,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createModelClient, judgeFinding } from "@loclab/agent";
 import { buildCalcFixture, writeCalcRepairTasks } from "@loclab/fixtures";
 import { readStageResult, startRepairRun, writeTransferReport } from "@loclab/repair";
 import { parseRunSpec } from "@loclab/runner";
@@ -60,6 +61,42 @@ const summary = await startRepairRun(spec, {
   },
 });
 const seconds = (performance.now() - t0) / 1000;
+// The 135M localizer may hand nothing on (then no judge call is made in the run): the judge is
+// also asked directly, with the run's judge settings, about a correct hand-written finding of
+// each task, so that what the test model answers as a judge is on record either way.
+const direct = [];
+for (const row of tasks.rows) {
+  const client = createModelClient({
+    baseURL: server.baseURL,
+    model: server.modelName,
+    temperature: 0,
+    maxOutputTokens: settings.judge.maxOutputTokens,
+    maxRetries: 0,
+  });
+  const judgement = await judgeFinding({
+    client,
+    instance: row,
+    prediction: {
+      instanceId: row.instance_id,
+      files: ["calc/ops.py"],
+      locations: [{ path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" }],
+      finding: {
+        locationExplanation: "average computes the mean the issue reports as wrong.",
+        rootCause: "It divides the sum by len(values) - 1 instead of len(values).",
+        solutionIdea: "Divide by len(values).",
+        dependencies: "calc/cli.py prints average's result.",
+        testingImpact: "tests/test_ops.py should test average.",
+      },
+    },
+  });
+  direct.push({
+    task: row.instance_id,
+    status: judgement.status,
+    composite: judgement.composite ?? null,
+    error: judgement.error ?? null,
+    answers: judgement.answers,
+  });
+}
 await server.close();
 const records = (await readRunFolder(spec.out)).records.filter((record) => record.outcome === "evaluated");
 const stages = {};
@@ -89,6 +126,7 @@ const result = {
   seconds: Math.round(seconds),
   summary: { keys: summary.keys, done: summary.done, resolved: summary.resolved, outcomes: summary.outcomes },
   stages: Object.values(stages),
+  directJudgements: direct,
   judgements: Object.values(judgements).map((j) => ({
     status: j.status,
     scores: j.scores ?? null,

@@ -54,8 +54,8 @@ const LOCATED = call("submit_localization", {
 
 /**
  * The localizer stage answers with the location of `average`. mini-swe-agent: handed the finding,
- * it fixes calc/ops.py; without it, it edits the README; task 3 hangs (below). Then it writes
- * patch.txt and submits (mini-swe-agent's own protocol).
+ * it fixes calc/ops.py; without it, task 1 fixes too and task 2 edits the README. Then it writes
+ * patch.txt and submits (mini-swe-agent's own protocol). Task 3 hangs (the last test).
  */
 function policy(request: ChatCompletionRequest): ScriptTurn {
   if ((request.tools ?? []).some((tool) => tool.function.name === "submit_localization"))
@@ -66,7 +66,7 @@ function policy(request: ChatCompletionRequest): ScriptTurn {
   const task = calcReportNumber(text) ?? 0;
   const handed = text.includes("## Localization finding");
   // Task 3 fixes, then runs a command that sleeps ten minutes.
-  const steps = task === 3 ? [FIX, bash("sleep 600")] : [handed ? FIX : README, ...SUBMIT];
+  const steps = task === 3 ? [FIX, bash("sleep 600")] : [handed || task === 1 ? FIX : README, ...SUBMIT];
   const turn = request.messages.filter((message) => message.role === "assistant").length;
   return steps[Math.min(turn, steps.length - 1)]!;
 }
@@ -104,19 +104,19 @@ function spec(name: string, fields: { instances: string[]; repair: Record<string
 }
 
 describe("mini-swe-agent as a repair run's framework", () => {
-  it("a task with and without a hand-off: the hand-off in its first user message, its trajectory imported, its patch evaluated", async () => {
+  it("two tasks, each with and without a hand-off: the hand-off in its first user message, its trajectory imported, its patch evaluated", async () => {
     const run = spec("mini", {
-      instances: ["acme__calc-2"],
+      instances: ["acme__calc-1", "acme__calc-2"],
       repair: { arms: ["baseline", "findings"], miniSweAgent: { stepLimit: 6 }, wallSeconds: 120 },
     });
-    expect(await startRepairRun(run)).toMatchObject({ keys: 2, done: 2, complete: true });
+    expect(await startRepairRun(run)).toMatchObject({ keys: 4, done: 4, complete: true });
     const folder = await readRunFolder(run.out);
     expect(folder.manifest.cells).toEqual([
       "seed-1/plain/single/mini-swe-agent",
       "seed-1/plain/findings/mini-swe-agent",
     ]);
     const records = folder.records.filter((record) => record.outcome === "evaluated");
-    expect(records).toHaveLength(2);
+    expect(records).toHaveLength(4);
     const of = (arm: string, task: number) =>
       records.find((r) => r.arm === arm && r.instanceId === `acme__calc-${task}`)!;
     for (const record of records) {
@@ -129,7 +129,7 @@ describe("mini-swe-agent as a repair run's framework", () => {
       const raw = JSON.parse(readFileSync(join(run.out, record.trajectory!), "utf8"));
       expect(raw.info.mini_version).toBe("2.4.6");
       const firstUser = raw.messages.find((message: { role: string }) => message.role === "user").content as string;
-      expect(firstUser).toContain(`(report 2)`);
+      expect(firstUser).toContain(`(report ${record.instanceId.at(-1)})`);
       // The hand-off, rendered by the renderer loclab's fixer uses, right after the issue.
       const handed = record.arm === "findings";
       expect(firstUser.includes("## Localization finding\n\nA localization agent examined the repository")).toBe(
@@ -142,21 +142,22 @@ describe("mini-swe-agent as a repair run's framework", () => {
       expect(record.repair!.phases.afterFirstEdit.apiCalls).toBe(2);
       expect(record.repair!.agents.fixer.apiCalls).toBe(3);
     }
+    expect(of("single", 1).repair).toMatchObject({ resolved: true, patch: { files: ["calc/ops.py"] } });
     expect(of("single", 2).repair).toMatchObject({ resolved: false, patch: { files: ["README.md"] } });
     expect(of("findings", 2).repair).toMatchObject({ resolved: true, handOff: { injected: true } });
     // The failure table and the transfer analysis read the folder as for loclab's fixer.
     const { breakdown, problems } = await repairBreakdown(run.out);
     expect(problems).toEqual([]);
     expect(breakdown.rows.map((row) => [row.run, row.solved])).toEqual([
-      ["seed-1/plain/single/mini-swe-agent", 0],
-      ["seed-1/plain/findings/mini-swe-agent", 1],
+      ["seed-1/plain/single/mini-swe-agent", 1],
+      ["seed-1/plain/findings/mini-swe-agent", 2],
     ]);
     const { reports } = await writeTransferReport(run.out, { resamples: 200 });
     expect(reports[0]!.frameworks).toEqual(["mini-swe-agent"]);
     expect(reports[0]!.arms[0]).toMatchObject({
       arm: "findings",
       framework: "pooled",
-      n: 1,
+      n: 2,
       armOnly: 1,
       baselineOnly: 0,
     });

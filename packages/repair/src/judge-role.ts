@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, relative } from "node:path";
 import { compositeOf, createModelClient, type Judgement, judgeFinding, type ModelClient } from "@loclab/agent";
 import { canonicalJson, type JudgePlan, type RetrySpecSchema } from "@loclab/runner";
 import { type JudgementRefSchema, type Prediction, runLayout, writeFileAtomic } from "@loclab/schemas";
 import { z } from "zod";
+import { readCheckedJson } from "./read-checked-json.js";
 
 type RetrySpec = z.output<typeof RetrySpecSchema>;
 
@@ -230,17 +231,6 @@ function toJudgement(stored: StoredJudgement, threshold: number, weights: Readon
   };
 }
 
-async function readStored(path: string): Promise<StoredJudgement> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, "utf8"));
-  } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`);
-  }
-  const checked = StoredJudgementSchema.safeParse(value);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    throw new Error(`${path}: ${issue.path.join(".") || "judgement"}: ${issue.message}`);
-  }
-  return checked.data;
+function readStored(path: string): Promise<StoredJudgement> {
+  return readCheckedJson(path, StoredJudgementSchema, "judgement");
 }

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { dirname, relative } from "node:path";
 import { urlWithoutCredentials } from "@loclab/openai-http";
 import {
@@ -12,6 +12,7 @@ import {
 } from "@loclab/runner";
 import { ControlSchema, PredictionSchema, runLayout, writeFileAtomic } from "@loclab/schemas";
 import { z } from "zod";
+import { readCheckedJson } from "./read-checked-json.js";
 
 const Count = z.number().int().nonnegative();
 
@@ -129,17 +130,6 @@ export class LocalizerStage {
 }
 
 /** A stored stage result, checked; an unreadable one is named with its file. */
-export async function readStageResult(path: string): Promise<StageResult> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, "utf8"));
-  } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`);
-  }
-  const checked = StageResultSchema.safeParse(value);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    throw new Error(`${path}: ${issue.path.join(".") || "stage result"}: ${issue.message}`);
-  }
-  return checked.data;
+export function readStageResult(path: string): Promise<StageResult> {
+  return readCheckedJson(path, StageResultSchema, "stage result");
 }

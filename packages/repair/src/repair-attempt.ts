@@ -17,7 +17,6 @@ import {
 import {
   ContainerSandbox,
   FGL_SINGLE_AGENT,
-  type FixResult,
   fixInstance,
   type LocalizerRunner,
   localizerTool,

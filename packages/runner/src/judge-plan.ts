@@ -7,7 +7,7 @@ import {
   judgeRubricDigest,
 } from "@loclab/agent";
 import { RunSpecError } from "./load-run-spec.js";
-import type { JudgeSpec } from "./repair-spec.js";
+import type { JudgeSpec } from "./run-spec.js";
 
 /** A run's judge, resolved from its spec: the rubric read and checked, its digest, the weights. */
 export interface JudgePlan {

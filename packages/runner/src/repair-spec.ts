@@ -142,38 +142,3 @@ export function repairKeyConfig(repair: RepairSpec): Record<string, unknown> {
   } = repair;
   return { ...rest, images: images.source };
 }
-
-/**
- * The judge (a model role of the run spec, beside the endpoints of the fixer and the
- * localizer): its own pool of servers, the rubric, the composite's weights and the threshold
- * of the `judged` arm. The judge grades every finding the localizer stage hands on, so that the
- * findings arm has composites for the quality bins and the threshold sweep.
- */
-export const JudgeSpecSchema = z.strictObject({
-  /** The judge's servers (e.g. a larger model than the fixer's); one model for all. */
-  endpoints: z
-    .array(
-      z.strictObject({
-        baseURL: z.url({ protocol: /^https?$/, error: "an http:// or https:// URL, e.g. http://127.0.0.1:8001/v1" }),
-        model: z.string().min(1),
-        /** Judge requests in flight at once on this server. */
-        maxConcurrency: PositiveInt.max(1024).default(1),
-        apiKeyEnv: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name")
-          .optional(),
-      }),
-    )
-    .min(1),
-  /** The `judged` arm injects a finding whose composite is at least this (SHERLOC: 4.0). */
-  threshold: z.number().min(1).max(5).default(4),
-  /** The composite's weights by criterion id; default equal over root cause, location and actionability. */
-  weights: z.record(z.string(), z.number().nonnegative()).optional(),
-  /** A JSON rubric file (`{criteria: [{id, name, question, levels: {"1": …, "5": …}}]}`); default SHERLOC's three criteria. */
-  rubric: z.string().min(1).optional(),
-  temperature: z.number().min(0).max(2).default(0),
-  maxOutputTokens: PositiveInt.optional(),
-  /** Per request, the whole answer included. */
-  requestTimeoutSeconds: z.number().positive().default(300),
-});
-export type JudgeSpec = z.output<typeof JudgeSpecSchema>;

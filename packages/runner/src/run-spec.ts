@@ -1,6 +1,6 @@
 import { ControlSchema, controlLabel, InstanceIdSchema } from "@loclab/schemas";
 import { z } from "zod";
-import { JudgeSpecSchema, LOCALIZER_ARMS, RepairSpecSchema } from "./repair-spec.js";
+import { LOCALIZER_ARMS, RepairSpecSchema } from "./repair-spec.js";
 
 const Seed = z
   .number()
@@ -47,6 +47,28 @@ export const EndpointSpecSchema = z.strictObject({
   weight: z.number().positive().default(1),
 });
 export type EndpointSpec = z.output<typeof EndpointSpecSchema>;
+
+/**
+ * The judge (a model role of the run spec, beside the endpoints of the fixer and the
+ * localizer): its own pool of servers, the rubric, the composite's weights and the threshold
+ * of the `judged` arm. The judge grades every finding the localizer stage hands on, so that the
+ * findings arm has composites for the quality bins and the threshold sweep.
+ */
+export const JudgeSpecSchema = z.strictObject({
+  /** The judge's servers (e.g. a larger model than the fixer's); one model for all. */
+  endpoints: z.array(EndpointSpecSchema.omit({ weight: true })).min(1),
+  /** The `judged` arm injects a finding whose composite is at least this (SHERLOC: 4.0). */
+  threshold: z.number().min(1).max(5).default(4),
+  /** The composite's weights by criterion id; default equal over root cause, location and actionability. */
+  weights: z.record(z.string(), z.number().nonnegative()).optional(),
+  /** A JSON rubric file (`{criteria: [{id, name, question, levels: {"1": …, "5": …}}]}`); default SHERLOC's three criteria. */
+  rubric: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).default(0),
+  maxOutputTokens: PositiveInt.optional(),
+  /** Per request, the whole answer included. */
+  requestTimeoutSeconds: z.number().positive().default(300),
+});
+export type JudgeSpec = z.output<typeof JudgeSpecSchema>;
 
 /** The localizer's settings; every one of them enters the attempt key. */
 export const LocalizerSpecSchema = z.strictObject({

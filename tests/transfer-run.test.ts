@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -19,7 +20,7 @@ import { parseRunSpec, type RunSpecInput } from "@loclab/runner";
 import { readRunFolder, type RunRecord } from "@loclab/schemas";
 import { connectDocker } from "@loclab/docker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loclab } from "./helpers.js";
+import { loclab, loclabBin } from "./helpers.js";
 
 // SHERLOC's transfer end to end on CI's Docker engine: a repair run whose arms are handed the
 // run's own localizer's prediction (one localizer stage per task × seed, shared by the arms),
@@ -337,5 +338,83 @@ describe("SHERLOC's transfer: hand-off arms of a repair run", () => {
       ["plain", 1],
       ["masked:modules", 1],
     ]);
+  });
+
+  it("the CLI: kill -9 while the localizer stage runs, resume: the stage runs again and is stored once, every key evaluated once, its tokens counted once", async () => {
+    // The localizer's answer on task 1 comes after 3 s, so the kill lands while the stage runs.
+    const slow = await startScriptedModelServer({
+      script: (request) => {
+        const turn = policy(request);
+        const localizing = (request.tools ?? []).some((tool) => tool.function.name === "submit_localization");
+        const text = request.messages
+          .map((message) => (typeof message.content === "string" ? message.content : ""))
+          .join("\n");
+        return localizing && calcReportNumber(text) === 1 ? { fault: "delay", ms: 3000, then: turn as never } : turn;
+      },
+    });
+    const localizing = (task: number) =>
+      slow.requests.filter(
+        (request) =>
+          request.body?.tools?.some((tool) => tool.function.name === "submit_localization") &&
+          request.body.messages.some(
+            (message) => typeof message.content === "string" && message.content.includes(`(report ${task})`),
+          ),
+      ).length;
+    try {
+      const dir = join(work, "killed");
+      const specFile = join(work, "killed.json");
+      const judgeBefore = judge.requests.length;
+      writeFileSync(
+        specFile,
+        JSON.stringify({
+          kind: "repair",
+          benchmark: tasks.benchmark,
+          instances: [id(1), id(2)],
+          seeds: [1],
+          endpoints: [{ baseURL: slow.url, model: "scripted" }],
+          judge: { endpoints: [{ baseURL: judge.url, model: "judge" }] },
+          localizer: { maxTurns: 3 },
+          repos: fixture.mirrors,
+          out: dir,
+          cacheDir: join(work, "workspaces"),
+          repair: {
+            arms: ["findings", "judged"],
+            callBudget: 6,
+            evaluation: { specs: tasks.specs, cacheDir: join(work, "evaluations") },
+          },
+        }),
+      );
+      const child = spawn(process.execPath, [loclabBin, "run", specFile], {
+        stdio: "ignore",
+        env: { ...process.env, LOCLAB_QUIET: "1" },
+      });
+      const exited = new Promise<string | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+      while (localizing(1) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill("SIGKILL");
+      expect(await exited).toBe("SIGKILL");
+      const resumed = await loclab("run", "--resume", dir);
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      const { records } = await readRunFolder(dir);
+      const evaluated = finals(records);
+      expect(new Set(records.map((record) => record.key)).size).toBe(4);
+      expect(evaluated).toHaveLength(4);
+      expect(new Set(evaluated.map((record) => record.key)).size).toBe(4);
+      // The killed stage ran again in the resumed session; task 2's ran once.
+      expect([localizing(1), localizing(2)]).toEqual([2, 1]);
+      // Stored once per task, nothing half-written left beside.
+      expect(readdirSync(join(dir, "localizations")).sort()).toHaveLength(4);
+      expect(
+        readdirSync(join(dir, "localizations")).filter((name) => !/^[0-9a-f]{64}\.(json|traj\.jsonl)$/.test(name)),
+      ).toEqual([]);
+      for (const task of [1, 2]) {
+        const sharing = evaluated.filter((record) => record.instanceId === id(task));
+        expect(new Set(sharing.map((record) => record.repair!.handOff!.localization!.key)).size).toBe(1);
+        expect(sharing.filter((record) => record.repair!.handOff!.localization!.ran)).toHaveLength(1);
+      }
+      // One judge call per task, whichever arm asked first; the other arm read it.
+      expect(judge.requests.length - judgeBefore).toBe(2);
+    } finally {
+      await slow.close();
+    }
   });
 });

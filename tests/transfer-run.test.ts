@@ -340,6 +340,55 @@ describe("SHERLOC's transfer: hand-off arms of a repair run", () => {
     ]);
   });
 
+  it("under the shuffled control: the localizer works in the renamed tree, its prediction is mapped back before the hand-off", async () => {
+    // The localizer searches for the definition and submits the path it finds (a renamed one);
+    // the fixer is the main script's.
+    let named: string | undefined;
+    const searching = await startScriptedModelServer({
+      script: (request) => {
+        if (!(request.tools ?? []).some((tool) => tool.function.name === "submit_localization")) return policy(request);
+        const found = request.messages
+          .filter((message) => message.role === "tool")
+          .map((message) => /^([^\s:][^:\n]*\.py):(\d+):.*def average/m.exec(String(message.content ?? "")))
+          .find((match) => match !== null);
+        if (!found) return { toolCalls: [call("search_code", { query: "def average(" })] };
+        const line = Number(found[2]);
+        named = found[1];
+        return {
+          toolCalls: [
+            call("submit_localization", {
+              ...GOOD,
+              locations: [{ path: found[1], startLine: line, endLine: line + 4, role: "edit", symbol: "average" }],
+            }),
+          ],
+        };
+      },
+    });
+    try {
+      const run = spec("shuffled", {
+        instances: [id(1)],
+        seeds: [1],
+        controls: [{ kind: "shuffled", seed: 7 }],
+        endpoints: [{ baseURL: searching.url, model: "scripted" }],
+        repair: { arms: ["baseline", "findings"] },
+      });
+      expect(await startRepairRun(run)).toMatchObject({ keys: 2, done: 2, complete: true });
+      const records = finals((await readRunFolder(run.out)).records);
+      const findings = records.find((record) => record.arm === "findings")!;
+      const stored = await readStageResult(join(run.out, findings.repair!.handOff!.localization!.path));
+      expect(stored.control).toMatchObject({ kind: "shuffled", seed: 7 });
+      // What the localizer saw and named is the renamed file; what was handed on is the real one.
+      expect(named).toBeDefined();
+      expect(named).toMatch(/^[\w/]+\.py$/);
+      expect(named).not.toBe("calc/ops.py");
+      expect(stored.prediction?.files).toEqual(["calc/ops.py"]);
+      expect(findings.repair).toMatchObject({ resolved: true, handOff: { injected: true } });
+      console.log(`shuffled: the localizer named ${named}; handed on as ${stored.prediction?.locations[0]?.path}`);
+    } finally {
+      await searching.close();
+    }
+  });
+
   it("the CLI: kill -9 while the localizer stage runs, resume: the stage runs again and is stored once, every key evaluated once, its tokens counted once", async () => {
     // The localizer's answer on task 1 comes after 3 s, so the kill lands while the stage runs.
     const slow = await startScriptedModelServer({

@@ -154,6 +154,13 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   });
   const supervisor = new AbortController();
   const deadline = setTimeout(() => supervisor.abort(new Error("the attempt's wall budget ran out")), limits.wallMs);
+  // The budget is spent when the supervisor fired, or when the clock says so: a localizer session,
+  // timed against the same deadline, can end a few milliseconds before the supervisor's timer fires.
+  const outOfTime = () => {
+    if (!supervisor.signal.aborted && Date.now() >= started + limits.wallMs)
+      supervisor.abort(new Error("the attempt's wall budget ran out"));
+    return supervisor.signal.aborted;
+  };
   const usage: TrajectoryUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0 };
   const before = { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0, ms: 0 };
   let firstEditAt: number | undefined;
@@ -316,7 +323,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
           firstEditAt = Date.now();
           before.ms = firstEditAt - started;
         }
-        if (supervisor.signal.aborted) {
+        if (outOfTime()) {
           exit = "time_limit";
           record.error = "wall budget: the attempt's time ran out during a tool call, which was cancelled";
           break;
@@ -333,7 +340,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
       }
       record.endedAt = new Date().toISOString();
       await trajectory.appendStep(record);
-      if (supervisor.signal.aborted && exit === undefined) exit = "time_limit";
+      if (exit === undefined && outOfTime()) exit = "time_limit";
     }
   } catch (caught) {
     clearTimeout(deadline);

@@ -74,8 +74,6 @@ export class JudgeRole {
   readonly #clients: JudgeSlot[];
   readonly #waiting: (() => void)[] = [];
   readonly #pending = new Map<string, Promise<Judgement>>();
-  /** Calls made to the judge in this session (its answers, a repair request's included). */
-  calls = 0;
 
   constructor(plan: JudgePlan, options: { out: string; retry: RetrySpec }) {
     this.#plan = plan;
@@ -95,10 +93,6 @@ export class JudgeRole {
       limit: endpoint.maxConcurrency,
       inFlight: 0,
     }));
-  }
-
-  get threshold(): number {
-    return this.#plan.threshold;
   }
 
   /** The judge's verdict on the prediction's finding, stored or asked for, as the ledger records it. */
@@ -170,15 +164,8 @@ export class JudgeRole {
   async #ask(instance: { instance_id: string; problem_statement: string }, prediction: Prediction): Promise<Judgement> {
     const slot = await this.#acquire();
     try {
-      const counting: ModelClient = {
-        ...slot.client,
-        complete: (request) => {
-          this.calls += 1;
-          return slot.client.complete(request);
-        },
-      };
       return await judgeFinding({
-        client: counting,
+        client: slot.client,
         instance,
         prediction,
         rubric: this.#plan.rubric,

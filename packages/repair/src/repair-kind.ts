@@ -38,10 +38,8 @@ export interface LeftoverContainers {
  * recorded), removes the containers a killed earlier session of this folder left (by the run's
  * label), and reads the extra harness specs.
  */
-export function repairRunKind(
-  options: RepairRunKindOptions = {},
-): RunKind & { leftovers?: LeftoverContainers; judge?: JudgeRole | undefined } {
-  const kind: RunKind & { leftovers?: LeftoverContainers; judge?: JudgeRole | undefined } = {
+export function repairRunKind(options: RepairRunKindOptions = {}): RunKind & { leftovers?: LeftoverContainers } {
+  const kind: RunKind & { leftovers?: LeftoverContainers } = {
     name: "repair",
     async openSession(plan): Promise<RunKindSession> {
       const { spec } = plan;
@@ -73,7 +71,6 @@ export function repairRunKind(
         ...(repair.arms.some((arm) => LOCALIZER_ARMS.has(arm)) ? { stage: new LocalizerStage(plan, workspaces) } : {}),
         ...(plan.judge ? { judge: new JudgeRole(plan.judge, { out: spec.out, retry: spec.retry }) } : {}),
       };
-      kind.judge = session.judge;
       if (repair.frameworks.includes("mini-swe-agent")) session.miniPython = miniSweAgentPython();
       return { runAttempt: (request) => runRepairAttempt(plan, request, session) };
     },

@@ -64,7 +64,7 @@ export async function fixWithMiniSweAgent(
     turns: mini.apiCalls,
     usage,
     phases: { beforeFirstEdit: before, afterFirstEdit: after },
-    loops: Array.from({ length: totals?.cutAnswers ?? 0 }, (_, step) => ({ step, completionTokens: undefined, ms: 0 })),
+    loops: (totals?.cutSteps ?? []).map((step) => ({ step, completionTokens: undefined, ms: 0 })),
     recoveries: [],
     compactions: [],
     toolResults: [],

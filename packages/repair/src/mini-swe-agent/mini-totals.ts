@@ -10,8 +10,8 @@ export interface MiniTotals {
   firstEdit: number | null;
   beforeFirstEdit: { promptTokens: number; completionTokens: number; totalTokens: number; apiCalls: number };
   afterFirstEdit: { promptTokens: number; completionTokens: number; totalTokens: number; apiCalls: number };
-  /** Answers cut at the output limit (`finish_reason` length). */
-  cutAnswers: number;
+  /** The steps whose answer was cut at the output limit (`finish_reason` length). */
+  cutSteps: number[];
   /** Harness messages that were not tool results (format errors). */
   formatErrors: number;
 }
@@ -49,7 +49,7 @@ export async function miniTotals(path: string): Promise<MiniTotals> {
   const before = zero();
   const after = zero();
   let firstEdit: number | null = null;
-  let cutAnswers = 0;
+  const cutSteps: number[] = [];
   let formatErrors = 0;
   for (const step of steps) {
     const phase = firstEdit === null ? before : after;
@@ -61,7 +61,7 @@ export async function miniTotals(path: string): Promise<MiniTotals> {
       phase.totalTokens += prompt + completion;
       phase.apiCalls += 1;
     }
-    if (step.finishReason === "length") cutAnswers += 1;
+    if (step.finishReason === "length") cutSteps.push(step.index);
     if (step.error) formatErrors += 1;
     const commands = step.toolCalls.map((call) => String(call.arguments.command ?? ""));
     if (firstEdit === null && commands.some(editsFiles)) firstEdit = step.index;
@@ -74,7 +74,7 @@ export async function miniTotals(path: string): Promise<MiniTotals> {
     firstEdit,
     beforeFirstEdit: before,
     afterFirstEdit: after,
-    cutAnswers,
+    cutSteps,
     formatErrors,
   };
 }

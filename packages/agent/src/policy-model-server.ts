@@ -109,9 +109,11 @@ function policyReply(request: ChatCompletionRequest, options: PolicyModelServerO
   // every cell of an instance, since no control rewrites a symbol, so its slips stay paired.
   for (const ch of fn) seedHash = (Math.imul(seedHash, 31) + ch.charCodeAt(0)) >>> 0;
   const rng = seededRandom(seedHash);
+  // Tool-call ids from the conversation's own turn, not the server's arrival order: an
+  // instance's answers do not depend on what else the server serves at the time.
   const call = (name: string, args: unknown) => ({
     content: null,
-    toolCalls: [{ name, arguments: JSON.stringify(args) }],
+    toolCalls: [{ id: `call_${turn}_0`, name, arguments: JSON.stringify(args) }],
   });
 
   if (toolTexts.length === 0)

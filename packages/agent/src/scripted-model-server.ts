@@ -34,6 +34,8 @@ export interface ScriptedModelServer {
   /** The OpenAI-style base URL, `http://127.0.0.1:<port>/v1`. */
   url: string;
   requests: ReceivedRequest[];
+  /** The most chat-completion requests it was answering at once (a concurrency limit's check, measured by the server). */
+  peakInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   });
 
   let running = 0;
+  let peak = 0;
   let served = 0;
   function handle(record: ReceivedRequest, res: ServerResponse): void {
     if (record.method === "GET" && serveInfo(record, res)) return;
@@ -80,6 +83,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       return;
     }
     running += 1;
+    peak = Math.max(peak, running);
     res.on("close", () => {
       running -= 1;
       served += 1;
@@ -278,6 +282,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    peakInFlight: () => peak,
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const timer of timers) clearTimeout(timer);

@@ -31,3 +31,4 @@ export * from "./localization-breakdown.js";
 export * from "./beside-sherloc.js";
 export * from "./repair-run-folder.js";
 export * from "./localize-spec.js";
+export * from "./scheduler.js";

@@ -1,4 +1,11 @@
-import { appendCellPrediction, appendJsonl, isFinalOutcome, RunRecordSchema, runLayout } from "@loclab/schemas";
+import {
+  appendCellPrediction,
+  appendJsonl,
+  isFinalOutcome,
+  type RunRecord,
+  RunRecordSchema,
+  runLayout,
+} from "@loclab/schemas";
 import type { MendedRun } from "./crash-mending.js";
 import type { EndpointLease, EndpointPool } from "./endpoint-pool.js";
 import { drainOverPool } from "./pool-queue.js";
@@ -29,7 +36,6 @@ export interface ScheduleOptions {
  * are recorded.
  */
 export class Scheduler {
-  private readonly ledgerPath: string;
   private readonly tries = new Map<string, number>();
   private readonly started = Date.now();
   private tokensSpent: number;
@@ -39,7 +45,6 @@ export class Scheduler {
   private stoppedBy: RunStopReason | undefined;
 
   constructor(private readonly options: ScheduleOptions) {
-    this.ledgerPath = runLayout.ledger(options.plan.spec.out);
     this.tokensSpent = options.mended.tokensSpent;
   }
 
@@ -90,9 +95,7 @@ export class Scheduler {
       },
     });
     this.tokensSpent += record.usage.totalTokens ?? 0;
-    await appendJsonl(this.ledgerPath, RunRecordSchema.parse(record));
-    addRecord(mended.histories, record);
-    await appendCellPrediction(plan.spec.out, record);
+    await commitAttemptRecord(plan, mended, record);
     let requeued = false;
     if (!isFinalOutcome(record.outcome)) {
       this.failures += 1;
@@ -122,4 +125,16 @@ export class Scheduler {
       );
     return this.stoppedBy !== undefined;
   }
+}
+
+/**
+ * The commit of one attempt, the same for the local scheduler and the distributed coordinator:
+ * its record appended to the ledger (the commit point: what the ledger holds happened), added
+ * to the key's history, then its prediction to the cell's file (a kill between the two is
+ * mended from the ledger).
+ */
+export async function commitAttemptRecord(plan: RunPlan, mended: MendedRun, record: RunRecord): Promise<void> {
+  await appendJsonl(runLayout.ledger(plan.spec.out), RunRecordSchema.parse(record));
+  addRecord(mended.histories, record);
+  await appendCellPrediction(plan.spec.out, record);
 }

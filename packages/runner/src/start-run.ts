@@ -18,8 +18,10 @@ import { checkRunFolder, RunFolderError, recordSession, type SessionFacts, write
 import type { RunEvent, RunSummary } from "./run-events.js";
 import { environmentFacts } from "./run-identity.js";
 import type { RunKind } from "./run-kind.js";
+import type { EndpointPool } from "./endpoint-pool.js";
+import type { MendedRun } from "./crash-mending.js";
 import { acquireRunLock } from "./run-lock.js";
-import { planRun, type RunPlan } from "./run-plan.js";
+import { type PlannedAttempt, planRun, type RunPlan } from "./run-plan.js";
 import type { RunSpec } from "./run-spec.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -52,6 +54,46 @@ export interface RunOptions {
  * 3. run the open keys over the pool (`Scheduler`), each by the run kind (the localizer).
  */
 export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise<RunSummary> {
+  const session = await openRunSession(spec, options);
+  try {
+    const kind = await session.kind.openSession(session.plan, session.open);
+    const scheduler = new Scheduler({
+      plan: session.plan,
+      pool: session.pool,
+      kind,
+      mended: session.mended,
+      windows: session.windows,
+      emit: session.emit,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return await scheduler.run();
+  } finally {
+    await session.close();
+  }
+}
+
+/** A run folder opened for one session: planned, locked, its endpoints checked, mended. */
+export interface RunSession {
+  plan: RunPlan;
+  /** The run kind that runs its attempts (the localizer, or the repair kind). */
+  kind: RunKind;
+  pool: EndpointPool;
+  /** Per endpoint, its context window, when it says. */
+  windows: readonly (number | undefined)[];
+  mended: MendedRun;
+  /** The keys with no final outcome yet, in plan order. */
+  open: PlannedAttempt[];
+  emit: (event: RunEvent) => void;
+  /** Stops the pool's timers and releases the run's lock. */
+  close(): Promise<void>;
+}
+
+/**
+ * Steps 1 and 2 of `startRun`, shared by the local scheduler and the distributed coordinator
+ * (@loclab/queue): both then run `open` their own way and commit with `commitAttemptRecord`.
+ * Emits the `start` event.
+ */
+export async function openRunSession(spec: RunSpec, options: RunOptions = {}): Promise<RunSession> {
   const emit = options.onEvent ?? (() => undefined);
   const runKind = options.kind ?? (spec.kind === "repair" ? options.repairKind : localizerRunKind);
   if (!runKind)
@@ -88,20 +130,24 @@ export async function startRun(spec: RunSpec, options: RunOptions = {}): Promise
       cells: cellCounts(plan, mended.histories),
       endpoints: pool.snapshot(),
     });
-    const kind = await runKind.openSession(plan, open);
-    const scheduler = new Scheduler({
+    const pooled = pool;
+    return {
       plan,
+      kind: runKind,
       pool,
-      kind,
-      mended,
       windows,
+      mended,
+      open,
       emit,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    return await scheduler.run();
-  } finally {
+      close: async () => {
+        pooled.stop();
+        await lock.release();
+      },
+    };
+  } catch (error) {
     opened?.pool.stop();
     await lock.release();
+    throw error;
   }
 }
 

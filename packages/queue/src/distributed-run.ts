@@ -1,0 +1,353 @@
+import {
+  commitAttemptRecord,
+  openRunSession,
+  type RunOptions,
+  type RunSession,
+  type RunSpec,
+  type RunStopReason,
+  type RunSummary,
+  summarize,
+} from "@loclab/runner";
+import { isFinalOutcome, readRunManifest } from "@loclab/schemas";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { type AttemptJob, type ExecutionResult, ExecutionResultSchema, type QueuedRun } from "./attempt-job.js";
+import { placeFiles } from "./carried-files.js";
+import { DEFAULT_QUEUE_NAME, attemptJobId, queueRunId, runKeys } from "./queue-keys.js";
+import { connectRedis } from "./redis-connection.js";
+import { commitDecision, recordDuplicate } from "./result-commit.js";
+
+export interface DistributedRunOptions extends RunOptions {
+  /** `redis://HOST:PORT`; the password from LOCLAB_REDIS_PASSWORD. */
+  queue: string;
+  queueName?: string;
+  /** How long one blocking read of the results waits before the coordinator looks at its jobs. Default 2 s. */
+  pollMs?: number;
+}
+
+/** What the queue added to the run: counts and the per-job overhead it measured. */
+export interface QueueFacts {
+  runId: string;
+  queueName: string;
+  /** Jobs added in this session, and open keys whose job was already waiting or running. */
+  enqueued: number;
+  alreadyQueued: number;
+  /** Results read: committed, duplicate executions (in duplicates.jsonl), replays of a committed line. */
+  committed: number;
+  duplicates: number;
+  replays: number;
+  /** Jobs BullMQ gave up on (stalled too often, or refused by every worker): their keys stay open. */
+  failedJobs: number;
+  /** Jobs found missing (Redis lost them) and added again. */
+  requeued: number;
+  /** Milliseconds from a job's add to a worker taking it, and from its end on the worker to the commit here (medians and maxima). */
+  enqueueToStartMs: { median: number; max: number };
+  finishToCommitMs: { median: number; max: number };
+}
+
+export interface DistributedRunSummary extends RunSummary {
+  queue: QueueFacts;
+}
+
+/**
+ * Runs a run spec on the workers of a queue (docs/guide/distributed-runs.md): the coordinator
+ * opens the run folder as `startRun` does (plan, lock, endpoints, manifest, session line,
+ * crash mending), stores the spec in Redis for the workers, adds one BullMQ job per open key
+ * (job id: the key), then reads the run's results stream and commits each result into the run
+ * folder: the folder stays single-writer, on the coordinator's disk, and the ledger the commit
+ * point as locally. Delivery is at least once (a stalled job runs again); `commitDecision` makes
+ * the commit exactly once, and counts the rest in `duplicates.jsonl`. Results the workers report
+ * while the coordinator is away wait in Redis and are committed by the next session
+ * (`loclab run --resume DIR --queue …`).
+ */
+export async function startDistributedRun(
+  spec: RunSpec,
+  options: DistributedRunOptions,
+): Promise<DistributedRunSummary> {
+  const session = await openRunSession(spec, options);
+  const emit = session.emit;
+  const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const redis = connectRedis(options.queue, (state, detail) =>
+    emit({ type: "note", message: state === "down" ? `Redis is away (${detail}); waiting` : "Redis is back" }),
+  );
+  const reader = connectRedis(options.queue);
+  const queue = new Queue(queueName, { connection: connectRedis(options.queue) });
+  try {
+    const manifest = await readRunManifest(spec.out);
+    if (!manifest) throw new Error(`${spec.out}: no manifest.json after opening the run`);
+    const runId = queueRunId(spec.out, manifest.startedAt);
+    const coordinator = new Coordinator(session, { ...options, redis, reader, queue, runId, queueName });
+    return await coordinator.run();
+  } finally {
+    await queue.close().catch(() => undefined);
+    reader.disconnect();
+    await redis.quit().catch(() => undefined);
+    await session.close();
+  }
+}
+
+interface CoordinatorOptions extends Omit<DistributedRunOptions, "queue"> {
+  redis: Redis;
+  reader: Redis;
+  queue: Queue;
+  runId: string;
+  queueName: string;
+}
+
+class Coordinator {
+  private readonly keys;
+  private readonly pending = new Set<string>();
+  private readonly suspect = new Set<string>();
+  private readonly started = Date.now();
+  private readonly toStart: number[] = [];
+  private readonly toCommit: number[] = [];
+  private readonly facts: Omit<QueueFacts, "enqueueToStartMs" | "finishToCommitMs">;
+  private lastId = "0-0";
+  private tokensSpent: number;
+  private executions = 0;
+  private failures = 0;
+  private stoppedBy: RunStopReason | undefined;
+  private dequeued = false;
+
+  constructor(
+    private readonly session: RunSession,
+    private readonly options: CoordinatorOptions,
+  ) {
+    this.keys = runKeys(options.runId);
+    this.tokensSpent = session.mended.tokensSpent;
+    this.facts = {
+      runId: options.runId,
+      queueName: options.queueName,
+      enqueued: 0,
+      alreadyQueued: 0,
+      committed: 0,
+      duplicates: 0,
+      replays: 0,
+      failedJobs: 0,
+      requeued: 0,
+    };
+  }
+
+  async run(): Promise<DistributedRunSummary> {
+    const { plan, mended, emit } = this.session;
+    const queued: QueuedRun = { kind: plan.spec.kind ?? "localization", spec: plan.spec as Record<string, unknown> };
+    await this.options.redis.set(this.keys.spec, JSON.stringify(queued));
+    // Results reported while no coordinator was reading (an earlier session's) go in first.
+    await this.readResults(0);
+    await this.enqueueOpen();
+    emit({
+      type: "note",
+      message: `queue ${this.options.queueName} (run ${this.options.runId}): ${this.facts.enqueued} job(s) added, ${this.facts.alreadyQueued} already queued; waiting for workers (loclab worker --queue …)`,
+    });
+    let lastCheck = 0;
+    while (this.pending.size > 0) {
+      if (!this.dequeued && this.budgetSpent()) await this.dequeueWaiting();
+      await this.readResults(this.options.pollMs ?? 2000);
+      if (Date.now() - lastCheck >= (this.options.pollMs ?? 2000)) {
+        lastCheck = Date.now();
+        await this.checkJobs();
+      }
+    }
+    const summary: DistributedRunSummary = {
+      ...summarize(plan, mended.histories, {
+        attemptsThisSession: this.executions,
+        failuresThisSession: this.failures,
+        retriesThisSession: 0,
+        ...(this.stoppedBy ? { stoppedBy: this.stoppedBy } : {}),
+      }),
+      queue: { ...this.facts, enqueueToStartMs: spread(this.toStart), finishToCommitMs: spread(this.toCommit) },
+    };
+    emit({ type: "end", summary });
+    return summary;
+  }
+
+  /** One job per open key; a key whose job waits or runs already is left to it, one that ended is added again. */
+  private async enqueueOpen(): Promise<void> {
+    const { plan, mended } = this.session;
+    const { queue, runId } = this.options;
+    const jobs: { name: string; data: AttemptJob; opts: { jobId: string } }[] = [];
+    for (const attempt of plan.attempts) {
+      if (mended.histories.get(attempt.key)?.final) continue;
+      const jobId = attemptJobId(runId, attempt.key);
+      this.pending.add(attempt.key);
+      const existing = await queue.getJob(jobId);
+      if (existing) {
+        const state = await existing.getState();
+        if (state !== "completed" && state !== "failed") {
+          this.facts.alreadyQueued += 1;
+          continue;
+        }
+        await existing.remove();
+      }
+      const firstAttempt = (mended.lastAttempt.get(attempt.key) ?? 0) + 1;
+      jobs.push({ name: "attempt", data: { runId, key: attempt.key, firstAttempt }, opts: { jobId } });
+    }
+    const { retry } = plan.spec;
+    for (let i = 0; i < jobs.length; i += 500) {
+      await queue.addBulk(
+        jobs.slice(i, i + 500).map((job) => ({
+          ...job,
+          opts: {
+            ...job.opts,
+            // Infrastructure failures are tried again as locally (attemptsPerKey); model outcomes never are.
+            attempts: retry.attemptsPerKey,
+            backoff: { type: "exponential", delay: Math.max(1, retry.backoffSeconds * 1000) },
+            removeOnComplete: true,
+            removeOnFail: false,
+          },
+        })),
+      );
+    }
+    this.facts.enqueued += jobs.length;
+  }
+
+  /** Reads the results stream (blocking up to `blockMs` when it is empty) and commits what it holds. */
+  private async readResults(blockMs: number): Promise<void> {
+    const { reader } = this.options;
+    while (true) {
+      const read = (
+        blockMs > 0
+          ? await reader.xread("COUNT", 100, "BLOCK", blockMs, "STREAMS", this.keys.results, this.lastId)
+          : await reader.xread("COUNT", 100, "STREAMS", this.keys.results, this.lastId)
+      ) as [string, [string, string[]][]][] | null;
+      const entries = read?.[0]?.[1] ?? [];
+      if (entries.length === 0) return;
+      for (const [id, fields] of entries) {
+        await this.commitEntry(id, fields);
+        this.lastId = id;
+      }
+      blockMs = 0;
+    }
+  }
+
+  private async commitEntry(id: string, fields: string[]): Promise<void> {
+    const { plan, mended, emit } = this.session;
+    const text = fields[fields.indexOf("result") + 1];
+    const parsed = ExecutionResultSchema.safeParse(JSON.parse(text ?? "null"));
+    if (!parsed.success) {
+      emit({
+        type: "note",
+        message: `results stream entry ${id} is not a result (${parsed.error.issues[0]?.message}); set aside`,
+      });
+      await this.options.redis.xdel(this.keys.results, id);
+      return;
+    }
+    const result = parsed.data;
+    const history = mended.histories.get(result.key);
+    const decision = commitDecision(history, result);
+    if (decision === "commit") {
+      await placeFiles(plan.spec.out, result.files);
+      await commitAttemptRecord(plan, mended, result.record);
+      mended.lastAttempt.set(result.key, Math.max(mended.lastAttempt.get(result.key) ?? 0, result.attempt));
+      this.facts.committed += 1;
+      this.executions += 1;
+      this.tokensSpent += result.record.usage.totalTokens ?? 0;
+      if (!isFinalOutcome(result.record.outcome)) this.failures += 1;
+      this.toStart.push(result.startedAt - result.enqueuedAt);
+      this.toCommit.push(Date.now() - result.finishedAt);
+      const attempt = plan.attempts.find((planned) => planned.key === result.key);
+      const cell = attempt?.cellLabel ?? "?";
+      const endpoint = result.endpoint ?? 0;
+      emit({
+        type: "attempt-start",
+        key: result.key,
+        cell,
+        instanceId: result.record.instanceId,
+        attempt: result.attempt,
+        endpoint,
+      });
+      emit({ type: "attempt-end", cell, record: result.record, endpoint, requeued: result.willRetry });
+    } else if (decision === "duplicate") {
+      await recordDuplicate(plan.spec.out, result, history);
+      this.facts.duplicates += 1;
+      emit({
+        type: "note",
+        message: `duplicate execution of ${result.record.instanceId} attempt ${result.attempt} on ${result.worker} (${result.record.outcome}): counted in duplicates.jsonl, not committed`,
+      });
+    } else this.facts.replays += 1;
+    if (!result.willRetry) this.pending.delete(result.key);
+    // Deleted only once committed: a coordinator killed before this line reads it again (a replay).
+    await this.options.redis.xdel(this.keys.results, id);
+  }
+
+  /** Jobs of pending keys that BullMQ gave up on, or that Redis lost (added again). */
+  private async checkJobs(): Promise<void> {
+    const { queue, runId } = this.options;
+    for (const key of [...this.pending]) {
+      const job = await queue.getJob(attemptJobId(runId, key));
+      const state = job ? await job.getState() : "unknown";
+      if (state === "failed") {
+        this.pending.delete(key);
+        this.facts.failedJobs += 1;
+        this.session.emit({
+          type: "note",
+          message: `job for key ${key.slice(0, 12)}… failed on the queue (${job?.failedReason ?? "no reason"}); the key stays open: resume to try again`,
+        });
+      } else if (state === "unknown" && !this.dequeued) {
+        // Gone without a result: seen twice in a row (a result read in between would have
+        // cleared it), it is added again (a Redis that lost data; nothing is lost here).
+        if (!this.suspect.has(key)) {
+          this.suspect.add(key);
+          continue;
+        }
+        this.suspect.delete(key);
+        const firstAttempt = (this.session.mended.lastAttempt.get(key) ?? 0) + 1;
+        await queue.add(
+          "attempt",
+          { runId, key, firstAttempt },
+          { jobId: attemptJobId(runId, key), attempts: this.session.plan.spec.retry.attemptsPerKey },
+        );
+        this.facts.requeued += 1;
+      } else if (state === "unknown") this.pending.delete(key);
+      else this.suspect.delete(key);
+    }
+  }
+
+  /** A budget spent or the signal: jobs not yet taken are taken off the queue; those running end and are committed. */
+  private async dequeueWaiting(): Promise<void> {
+    this.dequeued = true;
+    const { queue, runId } = this.options;
+    for (const key of [...this.pending]) {
+      const job = await queue.getJob(attemptJobId(runId, key));
+      if (!job) continue;
+      const state = await job.getState();
+      if (state === "waiting" || state === "delayed" || state === "prioritized" || state === "waiting-children") {
+        await job.remove().catch(() => undefined);
+        this.pending.delete(key);
+      }
+    }
+  }
+
+  private budgetSpent(): boolean {
+    const { run } = this.session.plan.spec.budgets;
+    if (run.wallSeconds !== undefined && Date.now() - this.started >= run.wallSeconds * 1000)
+      this.stop("run-wall-budget", `the run's wall budget of ${run.wallSeconds} s is spent`);
+    if (run.tokens !== undefined && this.tokensSpent >= run.tokens)
+      this.stop("run-token-budget", `the run's token budget of ${run.tokens} is spent (${this.tokensSpent} tokens)`);
+    if (this.options.signal?.aborted)
+      this.stop(
+        "interrupted",
+        "interrupted: jobs not yet taken are off the queue; those running finish and are committed; resume with loclab run --resume DIR --queue …",
+      );
+    return this.stoppedBy !== undefined;
+  }
+
+  private stop(reason: RunStopReason, detail: string): void {
+    if (this.stoppedBy) return;
+    this.stoppedBy = reason;
+    this.session.emit({ type: "stopping", reason, detail });
+  }
+}
+
+function spread(values: readonly number[]): { median: number; max: number } {
+  if (values.length === 0) return { median: 0, max: 0 };
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[middle] as number)
+      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return { median, max: sorted.at(-1) as number };
+}
+
+export type { ExecutionResult };

@@ -42,6 +42,7 @@ export const COMMAND_GROUPS = [
     commands: ["run", "status"],
     load: async () => (await import("./commands/run.js")).registerRunCommands,
   },
+  { commands: ["worker"], load: async () => (await import("./commands/worker.js")).registerWorkerCommand },
   { commands: ["serve"], load: async () => (await import("./commands/serve.js")).registerServeCommand },
   {
     commands: ["vllm"],

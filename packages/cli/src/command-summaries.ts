@@ -25,6 +25,8 @@ export const COMMAND_SUMMARIES = {
   run: "run the localizer over seeds × controls × instances across a pool of model servers (docs/definitions.md §10); kind: repair runs the fixer in each task's container and evaluates every final patch (§9)",
   status:
     "the state of a run, finished or not: per cell done / predicted / outcomes, per endpoint attempts and tokens, the runner holding it",
+  worker:
+    "take attempt jobs of distributed runs (loclab run SPEC --queue) from a BullMQ queue on Redis and run them here; results go back to the coordinator",
   serve: "serve a local GGUF model on CPU over vLLM's OpenAI-compatible API subset",
   vllm: "plan, start, probe and stop vLLM servers on a GPU host (4×L4: one per GPU, or one with TP=4)",
   evaluate:

@@ -56,7 +56,7 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   /** Times a job may stall (its worker killed) and still be run again. Default 5. */
   maxStalledCount?: number;
-  /** Slots of a killed worker free themselves after this long. Default 30 s. */
+  /** Slots of a killed worker free themselves after this long. Default `lockMs`: when its jobs' locks lapse too. */
   slotTtlMs?: number;
   onEvent?: (event: WorkerEvent) => void;
   /** Aborting closes the worker: it takes no new job and waits for those in flight. */
@@ -84,6 +84,8 @@ export interface WorkerSummary {
   executions: number;
   byOutcome: Record<string, number>;
 }
+
+const DEFAULT_LOCK_MS = 120_000;
 
 interface RunContext {
   plan: RunPlan;
@@ -192,7 +194,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const worker = new Worker(queueName, processJob, {
     connection: connectRedis(options.queue),
     concurrency,
-    lockDuration: options.lockMs ?? 120_000,
+    lockDuration: options.lockMs ?? DEFAULT_LOCK_MS,
     stalledInterval: options.stalledIntervalMs ?? 30_000,
     maxStalledCount: options.maxStalledCount ?? 5,
     autorun: false,
@@ -250,7 +252,7 @@ async function openContext(redis: Redis, runId: string, out: string, options: Wo
     redis,
     keyOf: runKeys(runId).slots,
     limits: spec.endpoints.map((endpoint) => endpoint.maxConcurrency),
-    ...(options.slotTtlMs !== undefined ? { ttlMs: options.slotTtlMs } : {}),
+    ttlMs: options.slotTtlMs ?? options.lockMs ?? DEFAULT_LOCK_MS,
   });
   return {
     plan,

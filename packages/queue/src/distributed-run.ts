@@ -1,5 +1,6 @@
 import {
   commitAttemptRecord,
+  lastSessionSpec,
   openRunSession,
   type RunOptions,
   type RunSession,
@@ -351,3 +352,11 @@ function spread(values: readonly number[]): { median: number; max: number } {
 }
 
 export type { ExecutionResult };
+
+/** `resumeRun` on the queue: the run in `dir` with its last session's spec, its open keys enqueued (those still queued left as they are). */
+export async function resumeDistributedRun(
+  dir: string,
+  options: DistributedRunOptions,
+): Promise<DistributedRunSummary> {
+  return startDistributedRun(await lastSessionSpec(dir), options);
+}

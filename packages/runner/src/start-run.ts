@@ -157,13 +157,18 @@ export async function openRunSession(spec: RunSpec, options: RunOptions = {}): P
  * manifest's.
  */
 export async function resumeRun(dir: string, options: RunOptions = {}): Promise<RunSummary> {
+  return startRun(await lastSessionSpec(dir), options);
+}
+
+/** The spec a resumed run continues with: its last session's (`sessions.jsonl`), or the manifest's; `out` is `dir`. */
+export async function lastSessionSpec(dir: string): Promise<RunSpec> {
   const manifest = await readRunManifest(dir);
   if (!manifest)
     throw new RunFolderError(`${dir}: no manifest.json: not a run folder (start one with loclab run SPEC)`);
   const sessions = await readOwnJsonl(runLayout.sessions(dir), RunSessionSchema, { repair: false });
   const last = sessions.records.at(-1)?.spec;
   const source = last ? runLayout.sessions(dir) : runLayout.manifest(dir);
-  return startRun(parseRunSpec({ ...(last ?? manifest.spec), out: dir }, { source }), options);
+  return parseRunSpec({ ...(last ?? manifest.spec), out: dir }, { source });
 }
 
 /** The environment and each endpoint's answers, read once (it runs git): the manifest and the session line say the same. */

@@ -80,30 +80,55 @@ export function registerRunCommands(program: Command): void {
     .argument("[spec]", "run spec, JSON or YAML (see README: Running experiments)")
     .option("--resume <dir>", "continue the run in this folder exactly where it stopped")
     .option("--allow-partial", "exit 0 when some keys are left open but at least one has a prediction")
-    .action(async (specFile: string | undefined, options: { resume?: string; allowPartial?: boolean }) => {
-      if ((specFile === undefined) === (options.resume === undefined))
-        throw new Error("give a run spec (loclab run SPEC) or --resume DIR, not both and not neither");
-      let spec: RunSpec | undefined;
-      if (specFile) spec = await loadRunSpec(specFile);
-      const command = specFile ? `loclab run ${specFile}` : `loclab run --resume ${options.resume}`;
-      let summary: RunSummary;
-      // A repair run's kind (the fixer, containers, evaluation) is loaded only when the folder is one.
-      const { repairRunKind } = await import("@loclab/repair");
-      const repairKind = repairRunKind({ onLog: progress });
-      try {
-        summary = await runWithProgress((observe) =>
-          spec
-            ? startRun(spec, { ...observe, command, repairKind })
-            : resumeRun(options.resume as string, { ...observe, command, repairKind }),
-        );
-      } catch (error) {
-        // A field found bad only against the benchmark (an unknown instance id) is named with its file too.
-        if (error instanceof RunSpecError && error.where.startsWith("$") && specFile)
-          throw new RunSpecError(`${specFile}: ${error.where}`, error.problem);
-        throw error;
-      }
-      reportRunEnd(summary, { allowPartial: options.allowPartial ?? false });
-    });
+    .option(
+      "--queue <url>",
+      "run on BullMQ workers (loclab worker) over this Redis, redis://HOST:PORT (password in LOCLAB_REDIS_PASSWORD): one job per attempt key, results committed here",
+    )
+    .option("--queue-name <name>", "the queue's name (the workers' --queue-name)", "loclab-attempts")
+    .action(
+      async (
+        specFile: string | undefined,
+        options: { resume?: string; allowPartial?: boolean; queue?: string; queueName: string },
+      ) => {
+        if ((specFile === undefined) === (options.resume === undefined))
+          throw new Error("give a run spec (loclab run SPEC) or --resume DIR, not both and not neither");
+        let spec: RunSpec | undefined;
+        if (specFile) spec = await loadRunSpec(specFile);
+        const queued = options.queue ? ` --queue ${options.queue}` : "";
+        const command = specFile ? `loclab run ${specFile}${queued}` : `loclab run --resume ${options.resume}${queued}`;
+        let summary: RunSummary;
+        // A repair run's kind (the fixer, containers, evaluation) is loaded only when the folder is one.
+        const { repairRunKind } = await import("@loclab/repair");
+        const repairKind = repairRunKind({ onLog: progress });
+        try {
+          if (options.queue) {
+            const { resumeDistributedRun, startDistributedRun } = await import("@loclab/queue");
+            const queue = { queue: options.queue, queueName: options.queueName };
+            summary = await runWithProgress(async (observe) => {
+              const distributed = spec
+                ? await startDistributedRun(spec, { ...observe, ...queue, command, repairKind })
+                : await resumeDistributedRun(options.resume as string, { ...observe, ...queue, command, repairKind });
+              const facts = distributed.queue;
+              process.stdout.write(
+                `queue: ${facts.queueName} (run ${facts.runId}): ${facts.enqueued} job(s) added, ${facts.committed} result(s) committed, ${facts.duplicates} duplicate execution(s), ${facts.failedJobs} failed job(s); enqueue to start median ${Math.round(facts.enqueueToStartMs.median)} ms, finish to commit median ${Math.round(facts.finishToCommitMs.median)} ms\n`,
+              );
+              return distributed;
+            });
+          } else
+            summary = await runWithProgress((observe) =>
+              spec
+                ? startRun(spec, { ...observe, command, repairKind })
+                : resumeRun(options.resume as string, { ...observe, command, repairKind }),
+            );
+        } catch (error) {
+          // A field found bad only against the benchmark (an unknown instance id) is named with its file too.
+          if (error instanceof RunSpecError && error.where.startsWith("$") && specFile)
+            throw new RunSpecError(`${specFile}: ${error.where}`, error.problem);
+          throw error;
+        }
+        reportRunEnd(summary, { allowPartial: options.allowPartial ?? false });
+      },
+    );
   run
     .command("score")
     .description(

@@ -7,7 +7,10 @@
 //   2b. a Docker engine of its own (Debian docker.io: no bridge, no iptables, its own socket;
 //      stopped by its PID after the notebooks, which evaluate in containers too), unless
 //      DOCKER_HOST already answers; debootstrap for the evaluation's base image;
-//   2c. the Debian packages the notebooks need, and those whose source trees the tests read
+//   2c. Debian's redis-server, started on 127.0.0.1 with its own port, folder and AOF
+//      (LOCLAB_TEST_REDIS_URL for the queue's tests; tests that restart Redis start their own),
+//      stopped by its PID at the end;
+//   2d. the Debian packages the notebooks need, and those whose source trees the tests read
 //      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
 //      otherwise the exact command;
 //   3. format and lint (Biome, biome.json: a format error or unused code fails), then the
@@ -33,6 +36,7 @@ let failed = 0;
 const failures = [];
 
 let dockerd;
+let redis;
 try {
   ensureNodeDependencies();
   buildPackages();
@@ -56,7 +60,14 @@ try {
   dockerd = await startDockerd({ log: (line) => process.stdout.write(`${line}\n`) });
   Object.assign(env, dockerd.env);
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
+  step("Redis (the queue of distributed runs): Debian's redis-server on 127.0.0.1, its own port and folder, AOF on");
+  ensureDebianPackages(["redis-server"], { reason: "the queue's tests: BullMQ workers over a real Redis" });
+  const { startRedisServer } = await import(pathToFileURL(join(repoRoot, "packages", "queue", "dist", "index.js")).href);
+  redis = await startRedisServer();
+  env.LOCLAB_TEST_REDIS_URL = redis.url;
+  process.stdout.write(`redis-server pid ${redis.pid} on ${redis.url} (data ${redis.dir})\n`);
 } catch (error) {
+  await redis?.stop();
   await dockerd?.stop();
   process.stderr.write(`test: setup failed: ${error.message}\n`);
   process.stdout.write("total: 0 passed, 1 failed\n");
@@ -138,6 +149,9 @@ if (notebooks.status !== 0) {
 
 // The engine served the tests and the notebooks; stopped by its PID (its data root goes with it).
 await dockerd?.stop();
+// Redis likewise, by its PID (SIGTERM: it writes its AOF and exits); its folder is a temporary one.
+await redis?.stop();
+if (redis) rmSync(redis.dir, { recursive: true, force: true });
 
 if (failures.length > 0) process.stderr.write(`\nfailed stages: ${failures.join(", ")}\n`);
 // Read by scripts/readme-timings.mjs for the README's one line.

@@ -13,15 +13,17 @@ import { type RedisServer, runWorker, startDistributedRun, startRedisServer, typ
 // BullMQ workers in this process, the toy benchmark (real git mirrors), the policy model server
 // over real HTTP.
 let toy: ToyBenchmark;
-let redis: RedisServer;
+// The Redis `npm test` started (LOCLAB_TEST_REDIS_URL), or one of this file's own.
+let redis: Pick<RedisServer, "url"> & { stop?: () => Promise<void> };
 const servers: PolicyModelServer[] = [];
 beforeAll(async () => {
   toy = await buildToyBenchmark({ repositories: 2, instancesPerRepository: 3 });
-  redis = await startRedisServer();
+  const given = process.env.LOCLAB_TEST_REDIS_URL;
+  redis = given ? { url: given } : await startRedisServer();
 });
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
-  await redis?.stop();
+  await redis?.stop?.();
   await toy?.dispose();
 });
 

@@ -191,8 +191,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     return { outcome: record.outcome };
   };
 
+  // BullMQ leaves a connection it was given open on close: this one is closed below.
+  const connection = connectRedis(options.queue);
   const worker = new Worker(queueName, processJob, {
-    connection: connectRedis(options.queue),
+    connection,
     concurrency,
     lockDuration: options.lockMs ?? DEFAULT_LOCK_MS,
     stalledInterval: options.stalledIntervalMs ?? 30_000,
@@ -213,6 +215,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   await running;
   for (const context of contexts.values()) await context.then((c) => c.opened.pool.stop()).catch(() => undefined);
   await redis.quit().catch(() => undefined);
+  await connection.quit().catch(() => undefined);
   return summary;
 }
 

@@ -72,7 +72,8 @@ export async function startDistributedRun(
     emit({ type: "note", message: state === "down" ? `Redis is away (${detail}); waiting` : "Redis is back" }),
   );
   const reader = connectRedis(options.queue);
-  const queue = new Queue(queueName, { connection: connectRedis(options.queue) });
+  const queueConnection = connectRedis(options.queue);
+  const queue = new Queue(queueName, { connection: queueConnection });
   try {
     const manifest = await readRunManifest(spec.out);
     if (!manifest) throw new Error(`${spec.out}: no manifest.json after opening the run`);
@@ -81,6 +82,8 @@ export async function startDistributedRun(
     return await coordinator.run();
   } finally {
     await queue.close().catch(() => undefined);
+    // BullMQ leaves a connection it was given open on close.
+    queueConnection.disconnect();
     reader.disconnect();
     await redis.quit().catch(() => undefined);
     await session.close();

@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { buildToyBenchmark } from "@loclab/fixtures";
 import { startDistributedRun, startRedisServer } from "@loclab/queue";
 import { parseRunSpec, startRun } from "@loclab/runner";
-import { machine, round } from "./lib/measure.mjs";
+import { machine, median, round } from "./lib/measure.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, "..", "results", "bench-distributed-queue.json");
@@ -32,7 +32,8 @@ const DELAY_MS = Number(process.env.DELAY_MS ?? 200);
 const TURNS = Number(process.env.TURNS ?? 4);
 const N = Number(process.env.N ?? 64);
 const CHAOS_N = Number(process.env.CHAOS_N ?? 200);
-const only = (process.argv[process.argv.indexOf("--only") + 1] ?? "overhead,throughput,chaos").split(",");
+const onlyAt = process.argv.indexOf("--only");
+const only = (onlyAt === -1 ? "overhead,throughput,chaos" : (process.argv[onlyAt + 1] ?? "")).split(",");
 const work = mkdtempSync(join(tmpdir(), "loclab-bench-queue-"));
 const toy = await buildToyBenchmark({ repositories: 4, instancesPerRepository: 25, dir: join(work, "toy") });
 const redis = await startRedisServer({ dir: join(work, "redis") });
@@ -160,23 +161,38 @@ async function local(label, { urls, limits, n }) {
 }
 
 if (only.includes("overhead")) {
-  // Fast servers: what is left is the harness and, distributed, the queue.
+  // Fast servers: what is left is the harness and, distributed, the queue. Local and
+  // distributed alternate, ROUNDS times each, so that drift in the machine's load hits both.
   const fast = await servers(1, { delayMs: 0, turns: TURNS });
   const n = 40;
-  const a = await local("overhead-local", { urls: fast.urls, limits: [1], n });
-  const b = await distributed("overhead-queue", { workers: 1, concurrency: 1, urls: fast.urls, limits: [1], n });
+  const rounds = Number(process.env.ROUNDS ?? 5);
+  const perAttempt = { local: [], distributed: [] };
+  const commits = [];
+  for (let round = 0; round < rounds; round++) {
+    const a = await local(`overhead-local-${round}`, { urls: fast.urls, limits: [1], n });
+    const b = await distributed(`overhead-queue-${round}`, {
+      workers: 1,
+      concurrency: 1,
+      urls: fast.urls,
+      limits: [1],
+      n,
+    });
+    perAttempt.local.push(a.makespanMs / n);
+    perAttempt.distributed.push(b.makespanMs / n);
+    commits.push(b.summary.queue.finishToCommitMs.median);
+  }
   await fast.close();
+  const [localMs, distributedMs] = [median(perAttempt.local), median(perAttempt.distributed)];
   results.overhead = {
     attempts: n,
-    localMakespanMs: round(a.makespanMs, 0),
-    distributedMakespanMs: round(b.makespanMs, 0),
-    perJobMs: round((b.makespanMs - a.makespanMs) / n, 1),
-    perAttemptLocalMs: round(a.makespanMs / n, 1),
-    enqueueToStartMs: b.summary.queue.enqueueToStartMs,
-    finishToCommitMs: b.summary.queue.finishToCommitMs,
+    rounds,
+    perAttemptLocalMs: perAttempt.local.map((ms) => round(ms, 1)),
+    perAttemptDistributedMs: perAttempt.distributed.map((ms) => round(ms, 1)),
+    perJobMs: round(distributedMs - localMs, 1),
+    finishToCommitMedianMs: round(median(commits), 1),
   };
   console.log(
-    `overhead: ${n} attempts one at a time: local ${round(a.makespanMs / n, 1)} ms per attempt, distributed ${round(b.makespanMs / n, 1)} ms: the queue adds ${results.overhead.perJobMs} ms per job; finish→commit median ${round(b.summary.queue.finishToCommitMs.median, 0)} ms`,
+    `overhead: ${n} attempts one at a time, ${rounds} rounds: median ${round(localMs, 1)} ms per attempt locally, ${round(distributedMs, 1)} ms distributed: the queue adds ${results.overhead.perJobMs} ms per job (rounds: local ${results.overhead.perAttemptLocalMs.join(", ")}; distributed ${results.overhead.perAttemptDistributedMs.join(", ")}); finish→commit median ${results.overhead.finishToCommitMedianMs} ms`,
   );
 }
 

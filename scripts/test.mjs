@@ -62,7 +62,9 @@ try {
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
   step("Redis (the queue of distributed runs): Debian's redis-server on 127.0.0.1, its own port and folder, AOF on");
   ensureDebianPackages(["redis-server"], { reason: "the queue's tests: BullMQ workers over a real Redis" });
-  const { startRedisServer } = await import(pathToFileURL(join(repoRoot, "packages", "queue", "dist", "index.js")).href);
+  const { startRedisServer } = await import(
+    pathToFileURL(join(repoRoot, "packages", "queue", "dist", "index.js")).href
+  );
   redis = await startRedisServer();
   env.LOCLAB_TEST_REDIS_URL = redis.url;
   process.stdout.write(`redis-server pid ${redis.pid} on ${redis.url} (data ${redis.dir})\n`);

@@ -9,7 +9,8 @@
 //      DOCKER_HOST already answers; debootstrap for the evaluation's base image;
 //   2c. Debian's redis-server, started on 127.0.0.1 with its own port, folder and AOF
 //      (LOCLAB_TEST_REDIS_URL for the queue's tests; tests that restart Redis start their own),
-//      stopped by its PID at the end;
+//      stopped by its PID at the end; Debian's slurm-wlm and munge (the Slurm test starts and
+//      stops its own single-node cluster);
 //   2d. the Debian packages the notebooks need, and those whose source trees the tests read
 //      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
 //      otherwise the exact command;
@@ -62,6 +63,8 @@ try {
   ensureDebianPackages(TEST_CORPUS_PACKAGES, { reason: "real codebases and the ripgrep reference that tests read" });
   step("Redis (the queue of distributed runs): Debian's redis-server on 127.0.0.1, its own port and folder, AOF on");
   ensureDebianPackages(["redis-server"], { reason: "the queue's tests: BullMQ workers over a real Redis" });
+  // Slurm: tests/slurm-launcher.test.ts starts its own single-node cluster (tests/slurm/cluster.sh).
+  ensureDebianPackages(["slurm-wlm", "munge"], { reason: "the Slurm launcher's test: a single-node cluster" });
   const { startRedisServer } = await import(
     pathToFileURL(join(repoRoot, "packages", "queue", "dist", "index.js")).href
   );

@@ -116,6 +116,37 @@ export class EndpointPool {
     }));
   }
 
+  /**
+   * An endpoint that joins while the run goes on (a server a cluster scheduler started:
+   * `loclab run --slurm`): checked at once, up when its check passes, otherwise probed later
+   * like any endpoint that is down. Returns its index and its check.
+   */
+  async add(spec: EndpointSpec): Promise<{ index: number; probe: EndpointProbe }> {
+    const index = this.states.length;
+    this.states.push({
+      spec,
+      index,
+      baseURL: urlWithoutCredentials(spec.baseURL),
+      model: spec.model,
+      maxConcurrency: spec.maxConcurrency,
+      weight: spec.weight,
+      health: "down",
+      problem: "not checked yet",
+      inFlight: 0,
+      consecutiveFaults: 0,
+      dispatched: 0,
+      outages: 0,
+      probeDelayMs: this.options.probeMs,
+    });
+    const probe = await this.probe(spec);
+    const state = this.states[index] as State;
+    if (!this.stopped) {
+      this.apply(state, probe);
+      if (probe.ok) this.options.onEvent?.({ type: "endpoint-up", index, baseURL: state.baseURL });
+    }
+    return { index, probe };
+  }
+
   /** Readiness: checks every endpoint now; those that pass are up, the others are probed later. */
   async checkAll(): Promise<EndpointProbe[]> {
     const probes = await Promise.all(this.states.map((state) => this.probe(state.spec)));

@@ -25,11 +25,14 @@ export interface OpenedPool {
  */
 export async function openEndpointPool(
   endpoints: readonly EndpointSpec[],
-  options: EndpointPoolOptions,
+  options: EndpointPoolOptions & {
+    /** Start even with no endpoint ready (more are to join: `EndpointPool.add`); the pool waits, paused. */
+    allowNoneReady?: boolean;
+  },
 ): Promise<OpenedPool> {
   const pool = new EndpointPool(endpoints, options);
   const probes = await pool.checkAll();
-  if (!pool.anyUp) {
+  if (!pool.anyUp && !options.allowNoneReady) {
     pool.stop();
     const problems = probes
       .map((probe, i) => `endpoints[${i}] ${urlWithoutCredentials(endpoints[i]?.baseURL ?? "")}: ${probe.problem}`)

@@ -19,6 +19,8 @@ import type { RunEvent, RunSummary } from "./run-events.js";
 import { environmentFacts } from "./run-identity.js";
 import type { RunKind } from "./run-kind.js";
 import type { EndpointPool } from "./endpoint-pool.js";
+import { serverWindow } from "./context-window.js";
+import type { EndpointSpec } from "./run-spec.js";
 import type { MendedRun } from "./crash-mending.js";
 import { acquireRunLock } from "./run-lock.js";
 import { type PlannedAttempt, planRun, type RunPlan } from "./run-plan.js";
@@ -39,6 +41,13 @@ export interface RunOptions {
    * it builds on the fixer, the evaluation and FGL's renderer); a `kind: repair` spec needs it.
    */
   repairKind?: RunKind;
+  /**
+   * Endpoints that join the pool as they become ready (servers a cluster scheduler starts:
+   * `launchSlurmServers` of @loclab/vllm). Each must serve the run's model. With these, the run
+   * starts even when none of the spec's endpoints is ready: it waits, paused, up to
+   * `retry.pauseSeconds`.
+   */
+  joiningEndpoints?: AsyncIterable<EndpointSpec>;
 }
 
 /**
@@ -114,8 +123,10 @@ export async function openRunSession(spec: RunSpec, options: RunOptions = {}): P
       healthMs: spec.retry.healthSeconds * 1000,
       pauseMs: spec.retry.pauseSeconds * 1000,
       onEvent: emit,
+      allowNoneReady: options.joiningEndpoints !== undefined,
     });
     const { pool, probes, windows } = opened;
+    if (options.joiningEndpoints) void joinEndpoints(options.joiningEndpoints, spec, opened, emit);
     const facts = sessionFacts(spec, probes, options.command);
     if (!existing) await writeNewRun(plan, facts);
     await recordSession(plan, facts, existing !== undefined);
@@ -169,6 +180,38 @@ export async function lastSessionSpec(dir: string): Promise<RunSpec> {
   const last = sessions.records.at(-1)?.spec;
   const source = last ? runLayout.sessions(dir) : runLayout.manifest(dir);
   return parseRunSpec({ ...(last ?? manifest.spec), out: dir }, { source });
+}
+
+/**
+ * Adds each joining endpoint to the pool as it comes (and its window to `windows`); one that
+ * serves another model than the run's is refused with a note, as is a source that fails.
+ */
+async function joinEndpoints(
+  source: AsyncIterable<EndpointSpec>,
+  spec: RunSpec,
+  opened: OpenedPool,
+  emit: (event: RunEvent) => void,
+): Promise<void> {
+  const model = spec.endpoints[0]?.model;
+  try {
+    for await (const endpoint of source) {
+      if (endpoint.model !== model) {
+        emit({
+          type: "note",
+          message: `${urlWithoutCredentials(endpoint.baseURL)} serves ${endpoint.model}, not the run's model ${model}: not added`,
+        });
+        continue;
+      }
+      const { index, probe } = await opened.pool.add(endpoint);
+      (opened.windows as (number | undefined)[])[index] = serverWindow(probe.models, endpoint.model);
+      emit({
+        type: "note",
+        message: `endpoint ${index} joined: ${urlWithoutCredentials(endpoint.baseURL)} (${probe.ok ? "ready" : `not ready yet: ${probe.problem}`})`,
+      });
+    }
+  } catch (error) {
+    emit({ type: "note", message: `joining endpoints: ${error instanceof Error ? error.message : String(error)}` });
+  }
 }
 
 /** The environment and each endpoint's answers, read once (it runs git): the manifest and the session line say the same. */

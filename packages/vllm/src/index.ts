@@ -32,3 +32,20 @@ export {
   DockerUnavailableError,
   type DockerLauncherOptions,
 } from "./docker-launcher.js";
+export { renderSbatchScript, type SlurmJobOptions } from "./slurm-script.js";
+export {
+  cancelSlurmJob,
+  slurmTaskEnded,
+  slurmTasks,
+  submitSbatch,
+  type SlurmCommandOptions,
+  type SlurmTask,
+} from "./slurm-jobs.js";
+export {
+  launchSlurmServers,
+  type SlurmEndpoint,
+  type SlurmServers,
+  type SlurmServersEvent,
+  type SlurmServersOptions,
+} from "./slurm-servers.js";
+export { readSlurmServersFile, SlurmServersFileSchema, type SlurmServersFile } from "./slurm-servers-file.js";

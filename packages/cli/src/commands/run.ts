@@ -85,10 +85,14 @@ export function registerRunCommands(program: Command): void {
       "run on BullMQ workers (loclab worker) over this Redis, redis://HOST:PORT (password in LOCLAB_REDIS_PASSWORD): one job per attempt key, results committed here",
     )
     .option("--queue-name <name>", "the queue's name (the workers' --queue-name)", "loclab-attempts")
+    .option(
+      "--slurm <file>",
+      "start vLLM servers as a Slurm job (loclab vllm slurm submit's servers file); each joins the run's pool once ready; scancel at the end",
+    )
     .action(
       async (
         specFile: string | undefined,
-        options: { resume?: string; allowPartial?: boolean; queue?: string; queueName: string },
+        options: { resume?: string; allowPartial?: boolean; queue?: string; queueName: string; slurm?: string },
       ) => {
         if ((specFile === undefined) === (options.resume === undefined))
           throw new Error("give a run spec (loclab run SPEC) or --resume DIR, not both and not neither");
@@ -100,6 +104,11 @@ export function registerRunCommands(program: Command): void {
         // A repair run's kind (the fixer, containers, evaluation) is loaded only when the folder is one.
         const { repairRunKind } = await import("@loclab/repair");
         const repairKind = repairRunKind({ onLog: progress });
+        if (options.slurm && options.queue)
+          throw new Error(
+            "--slurm joins servers to a local run's pool; for a distributed run, start them with loclab vllm slurm submit --wait and list them in the spec",
+          );
+        const slurm = options.slurm ? await slurmEndpoints(options.slurm) : undefined;
         try {
           if (options.queue) {
             const { resumeDistributedRun, startDistributedRun } = await import("@loclab/queue");
@@ -115,17 +124,20 @@ export function registerRunCommands(program: Command): void {
               return distributed;
             });
           } else
-            summary = await runWithProgress((observe) =>
-              spec
-                ? startRun(spec, { ...observe, command, repairKind })
-                : resumeRun(options.resume as string, { ...observe, command, repairKind }),
-            );
+            summary = await runWithProgress((observe) => {
+              const joining = slurm ? { joiningEndpoints: slurm.endpoints } : {};
+              return spec
+                ? startRun(spec, { ...observe, command, repairKind, ...joining })
+                : resumeRun(options.resume as string, { ...observe, command, repairKind, ...joining });
+            });
         } catch (error) {
+          await slurm?.cancel();
           // A field found bad only against the benchmark (an unknown instance id) is named with its file too.
           if (error instanceof RunSpecError && error.where.startsWith("$") && specFile)
             throw new RunSpecError(`${specFile}: ${error.where}`, error.problem);
           throw error;
         }
+        await slurm?.cancel();
         reportRunEnd(summary, { allowPartial: options.allowPartial ?? false });
       },
     );
@@ -298,4 +310,33 @@ export function printRunScore(dir: string, score: RunScore, pairedMetric: string
   printTable(comparisonRows(score.comparisons));
   write();
   write(`written under ${dir}: ${score.written.join(", ")}`);
+}
+
+/** The servers of a Slurm servers file, submitted now: their endpoints as they become ready, and `cancel` (scancel). */
+async function slurmEndpoints(file: string) {
+  const { launchSlurmServers, readSlurmServersFile } = await import("@loclab/vllm");
+  const { describeSlurmEvent } = await import("./vllm.js");
+  const { dirname, resolve } = await import("node:path");
+  const servers = await readSlurmServersFile(file);
+  const launched = await launchSlurmServers(servers.servers, {
+    dir: dirname(resolve(file)),
+    job: servers.job,
+    onEvent: (event) => progress(`slurm: ${describeSlurmEvent(event)}`),
+  });
+  const controller = new AbortController();
+  async function* endpoints() {
+    for await (const endpoint of launched.ready(controller.signal))
+      yield { baseURL: endpoint.baseURL, model: endpoint.model, maxConcurrency: servers.maxConcurrency, weight: 1 };
+  }
+  let cancelled = false;
+  return {
+    endpoints: endpoints(),
+    cancel: async () => {
+      if (cancelled) return;
+      cancelled = true;
+      controller.abort();
+      progress(`slurm: scancel ${launched.jobId}`);
+      await launched.cancel();
+    },
+  };
 }

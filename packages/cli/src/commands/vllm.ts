@@ -191,6 +191,7 @@ export function registerVllmCommands(program: Command): void {
       });
       process.stdout.write(`stopped ${stopped} server(s)\n`);
     });
+  registerSlurmCommands(vllm);
 }
 
 /** The Docker launcher when some server runs in a container: it checks the engine (DOCKER_HOST) before any work. */
@@ -198,4 +199,74 @@ async function launchersFor(specs: ReadonlyArray<{ launcher: { kind: string } }>
   if (!specs.some((spec) => spec.launcher.kind === "docker")) return {};
   const { dockerLauncher } = await import("@loclab/vllm");
   return { docker: await dockerLauncher() };
+}
+
+/** `loclab vllm slurm submit|status|cancel`: vLLM servers as a Slurm job (docs/guide/distributed-runs.md). */
+function registerSlurmCommands(vllm: Command): void {
+  const slurm = vllm
+    .command("slurm")
+    .description("vLLM servers as a Slurm job: sbatch (a job array for several), squeue, scancel");
+  slurm
+    .command("submit")
+    .description(
+      "render the sbatch script for the servers file (vllm serve from loclab's command builder) and submit it with sbatch --parsable; prints the job id, then with --wait each server's endpoint as it passes the readiness probes",
+    )
+    .requiredOption(
+      "--servers <file>",
+      "JSON: {servers: [vLLM server specs], job: {partition, time, gpusPerServer, …}, maxConcurrency}",
+    )
+    .option("--dir <dir>", "where the script and the logs go (a folder every node sees)", ".")
+    .option("--wait", "wait until every server is ready and print the run spec's endpoints")
+    .option("--print", "print the sbatch script and submit nothing")
+    .action(async (options: { servers: string; dir: string; wait?: boolean; print?: boolean }) => {
+      const { launchSlurmServers, readSlurmServersFile, renderSbatchScript } = await import("@loclab/vllm");
+      const file = await readSlurmServersFile(options.servers);
+      if (options.print) {
+        process.stdout.write(renderSbatchScript(file.servers, file.job));
+        return;
+      }
+      const { resolve } = await import("node:path");
+      const servers = await launchSlurmServers(file.servers, {
+        dir: resolve(options.dir),
+        job: file.job,
+        onEvent: (event) => process.stderr.write(`slurm: ${describeSlurmEvent(event)}\n`),
+      });
+      process.stdout.write(`${servers.jobId}\n`);
+      if (!options.wait) return;
+      const endpoints = [];
+      for await (const endpoint of servers.ready())
+        endpoints.push({ baseURL: endpoint.baseURL, model: endpoint.model, maxConcurrency: file.maxConcurrency });
+      process.stdout.write(`${JSON.stringify(endpoints)}\n`);
+    });
+  slurm
+    .command("status")
+    .description("the job's tasks as squeue (or scontrol, once they left the queue) sees them")
+    .argument("<job>", "the job id sbatch gave")
+    .action(async (job: string) => {
+      const { slurmTasks } = await import("@loclab/vllm");
+      for (const task of await slurmTasks(job))
+        process.stdout.write(`${task.id}\t${task.state}\t${task.node ?? task.reason ?? ""}\n`);
+    });
+  slurm
+    .command("cancel")
+    .description("scancel the job (every server of it)")
+    .argument("<job>", "the job id sbatch gave")
+    .action(async (job: string) => {
+      const { cancelSlurmJob } = await import("@loclab/vllm");
+      await cancelSlurmJob(job);
+    });
+}
+
+/** One line per event of a Slurm launch, for stderr. */
+export function describeSlurmEvent(event: import("@loclab/vllm").SlurmServersEvent): string {
+  switch (event.type) {
+    case "submitted":
+      return `job ${event.jobId} submitted (${event.servers} server(s); script ${event.scriptPath})`;
+    case "task":
+      return `task ${event.id} ${event.state}${event.node ? ` on ${event.node}` : ""}${event.reason ? ` (${event.reason})` : ""}`;
+    case "ready":
+      return `server ${event.index} ready at ${event.baseURL}`;
+    case "not-ready":
+      return `server ${event.index} not ready yet: ${event.readiness.failed?.check}: ${event.readiness.failed?.problem}`;
+  }
 }

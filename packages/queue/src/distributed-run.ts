@@ -169,40 +169,31 @@ class Coordinator {
   private async enqueueOpen(): Promise<void> {
     const { plan, mended } = this.session;
     const { queue, runId } = this.options;
-    const jobs: { name: string; data: AttemptJob; opts: { jobId: string } }[] = [];
-    for (const attempt of plan.attempts) {
-      if (mended.histories.get(attempt.key)?.final) continue;
-      const jobId = attemptJobId(runId, attempt.key);
-      this.pending.add(attempt.key);
-      const existing = await queue.getJob(jobId);
-      if (existing) {
-        const state = await existing.getState();
-        if (state !== "completed" && state !== "failed") {
-          this.facts.alreadyQueued += 1;
-          continue;
-        }
-        await existing.remove();
-      }
-      const firstAttempt = (mended.lastAttempt.get(attempt.key) ?? 0) + 1;
-      jobs.push({ name: "attempt", data: { runId, key: attempt.key, firstAttempt }, opts: { jobId } });
-    }
-    const { retry } = plan.spec;
-    for (let i = 0; i < jobs.length; i += 500) {
-      await queue.addBulk(
-        jobs.slice(i, i + 500).map((job) => ({
-          ...job,
-          opts: {
-            ...job.opts,
-            // Infrastructure failures are tried again as locally (attemptsPerKey); model outcomes never are.
-            attempts: retry.attemptsPerKey,
-            backoff: { type: "exponential", delay: Math.max(1, retry.backoffSeconds * 1000) },
-            removeOnComplete: true,
-            removeOnFail: false,
-          },
-        })),
+    const open = plan.attempts.filter((attempt) => !mended.histories.get(attempt.key)?.final).map((a) => a.key);
+    const toAdd: string[] = [];
+    for (let i = 0; i < open.length; i += 200) {
+      const chunk = open.slice(i, i + 200);
+      const states = await Promise.all(
+        chunk.map(async (key) => {
+          const existing = await queue.getJob(attemptJobId(runId, key));
+          if (!existing) return "absent";
+          const state = await existing.getState();
+          if (state === "completed" || state === "failed") {
+            await existing.remove();
+            return "absent";
+          }
+          return "queued";
+        }),
       );
+      chunk.forEach((key, j) => {
+        this.pending.add(key);
+        if (states[j] === "queued") this.facts.alreadyQueued += 1;
+        else toAdd.push(key);
+      });
     }
-    this.facts.enqueued += jobs.length;
+    for (let i = 0; i < toAdd.length; i += 500)
+      await queue.addBulk(toAdd.slice(i, i + 500).map((key) => this.job(key)));
+    this.facts.enqueued += toAdd.length;
   }
 
   /** Reads the results stream (blocking up to `blockMs` when it is empty) and commits what it holds. */
@@ -274,52 +265,96 @@ class Coordinator {
     await this.options.redis.xdel(this.keys.results, id);
   }
 
-  /** Jobs of pending keys that BullMQ gave up on, or that Redis lost (added again). */
+  /**
+   * Jobs of pending keys that BullMQ gave up on (its failed list), and jobs Redis lost: when the
+   * queue holds nothing waiting or running yet keys still wait for a result, twice in a row with
+   * a read of the results in between, those keys' jobs are added again. A few Redis calls per
+   * poll, whatever the number of keys.
+   */
   private async checkJobs(): Promise<void> {
     const { queue, runId } = this.options;
-    for (const key of [...this.pending]) {
-      const job = await queue.getJob(attemptJobId(runId, key));
-      const state = job ? await job.getState() : "unknown";
-      if (state === "failed") {
+    const counts = await queue.getJobCounts(
+      "waiting",
+      "active",
+      "delayed",
+      "prioritized",
+      "paused",
+      "waiting-children",
+      "failed",
+    );
+    if ((counts.failed ?? 0) > 0) {
+      const prefix = `${runId}.`;
+      for (const job of await queue.getFailed(0, -1)) {
+        const key = job?.id?.startsWith(prefix) ? job.id.slice(prefix.length) : undefined;
+        if (key === undefined || !this.pending.has(key)) continue;
         this.pending.delete(key);
         this.facts.failedJobs += 1;
         this.session.emit({
           type: "note",
-          message: `job for key ${key.slice(0, 12)}… failed on the queue (${job?.failedReason ?? "no reason"}); the key stays open: resume to try again`,
+          message: `job for key ${key.slice(0, 12)}… failed on the queue (${job.failedReason || "no reason"}); the key stays open: resume to try again`,
         });
-      } else if (state === "unknown" && !this.dequeued) {
-        // Gone without a result: seen twice in a row (a result read in between would have
-        // cleared it), it is added again (a Redis that lost data; nothing is lost here).
-        if (!this.suspect.has(key)) {
-          this.suspect.add(key);
-          continue;
-        }
-        this.suspect.delete(key);
-        const firstAttempt = (this.session.mended.lastAttempt.get(key) ?? 0) + 1;
-        await queue.add(
-          "attempt",
-          { runId, key, firstAttempt },
-          { jobId: attemptJobId(runId, key), attempts: this.session.plan.spec.retry.attemptsPerKey },
-        );
-        this.facts.requeued += 1;
-      } else if (state === "unknown") this.pending.delete(key);
-      else this.suspect.delete(key);
+      }
     }
+    const live = Object.entries(counts)
+      .filter(([state]) => state !== "failed")
+      .reduce((sum, [, n]) => sum + (n ?? 0), 0);
+    if (live > 0 || this.pending.size === 0) {
+      this.suspect.clear();
+      return;
+    }
+    const lost = [...this.pending].filter((key) => this.suspect.has(key));
+    for (const key of this.pending) this.suspect.add(key);
+    if (lost.length === 0) return;
+    if (this.dequeued) {
+      for (const key of lost) this.pending.delete(key);
+      return;
+    }
+    await queue.addBulk(lost.map((key) => this.job(key)));
+    for (const key of lost) this.suspect.delete(key);
+    this.facts.requeued += lost.length;
+    this.session.emit({
+      type: "note",
+      message: `${lost.length} job(s) were missing from the queue without a result (Redis lost them?): added again`,
+    });
+  }
+
+  /** The BullMQ job of one key: its id, data, and the retries of infrastructure failures. */
+  private job(key: string) {
+    const { runId } = this.options;
+    const { retry } = this.session.plan.spec;
+    const firstAttempt = (this.session.mended.lastAttempt.get(key) ?? 0) + 1;
+    const data: AttemptJob = { runId, key, firstAttempt };
+    return {
+      name: "attempt",
+      data,
+      opts: {
+        jobId: attemptJobId(runId, key),
+        // Infrastructure failures are tried again as locally (attemptsPerKey); model outcomes never are.
+        attempts: retry.attemptsPerKey,
+        backoff: { type: "exponential", delay: Math.max(1, retry.backoffSeconds * 1000) },
+        removeOnComplete: true,
+        removeOnFail: false,
+      },
+    };
   }
 
   /** A budget spent or the signal: jobs not yet taken are taken off the queue; those running end and are committed. */
   private async dequeueWaiting(): Promise<void> {
     this.dequeued = true;
     const { queue, runId } = this.options;
-    for (const key of [...this.pending]) {
-      const job = await queue.getJob(attemptJobId(runId, key));
-      if (!job) continue;
-      const state = await job.getState();
-      if (state === "waiting" || state === "delayed" || state === "prioritized" || state === "waiting-children") {
-        await job.remove().catch(() => undefined);
-        this.pending.delete(key);
-      }
-    }
+    const keys = [...this.pending];
+    for (let i = 0; i < keys.length; i += 200)
+      await Promise.all(
+        keys.slice(i, i + 200).map(async (key) => {
+          const job = await queue.getJob(attemptJobId(runId, key));
+          if (!job) return;
+          const state = await job.getState();
+          if (["waiting", "delayed", "prioritized", "waiting-children"].includes(state)) {
+            await job.remove().catch(() => undefined);
+            this.pending.delete(key);
+          }
+        }),
+      );
   }
 
   private budgetSpent(): boolean {

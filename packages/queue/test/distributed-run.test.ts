@@ -7,7 +7,15 @@ import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { parseRunSpec, readRunStatus, type RunSpecInput, scoreRun, startRun } from "@loclab/runner";
 import { type RunRecord, RunRecordSchema, runLayout } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisServer, runWorker, startDistributedRun, startRedisServer, type WorkerEvent } from "../src/index.js";
+import { Queue } from "bullmq";
+import {
+  type RedisServer,
+  resumeDistributedRun,
+  runWorker,
+  startDistributedRun,
+  startRedisServer,
+  type WorkerEvent,
+} from "../src/index.js";
 
 // Real runs on a real queue: Debian's redis-server started here (own port and folder, AOF on),
 // BullMQ workers in this process, the toy benchmark (real git mirrors), the policy model server
@@ -164,5 +172,52 @@ describe("a run spec on BullMQ workers over Redis", () => {
     const [scoreA, scoreB] = [await scoreRun(localSpec.out), await scoreRun(spec.out)];
     expect(scoreB.cells).toEqual(scoreA.cells);
     expect(existsSync(join(spec.out, "duplicates.jsonl"))).toBe(false);
+    console.log(`local and distributed run folders: ${a.size} files compared, ${differences.length} differences`);
+  });
+
+  it("adds again the jobs Redis lost (drained from the queue before any worker took them), then runs them", async () => {
+    const server = await startPolicyModelServer();
+    servers.push(server);
+    const spec = await specFor(server, { seeds: [1], controls: [{ kind: "plain" }] });
+    const queueName = "lost-jobs-test";
+    const notes: string[] = [];
+    const run = startDistributedRun(spec, {
+      queue: redis.url,
+      queueName,
+      pollMs: 100,
+      onEvent: (event) => event.type === "note" && notes.push(event.message),
+    });
+    // No worker yet: once the jobs are in, they are drained from the queue (what a Redis that
+    // lost its data would show); the coordinator finds them missing and adds them again.
+    const queue = new Queue(queueName, { connection: { url: redis.url } });
+    while ((await queue.getJobCounts("waiting")).waiting < 6) await new Promise((resolve) => setTimeout(resolve, 20));
+    await queue.drain();
+    while (!notes.some((note) => /missing from the queue/.test(note)))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const workers = startWorkers(1, { concurrency: 2, queueName });
+    const summary = await run;
+    await workers.stop();
+    await queue.close();
+    expect(summary).toMatchObject({ keys: 6, done: 6, complete: true });
+    expect(summary.queue).toMatchObject({ enqueued: 6, requeued: 6, committed: 6, duplicates: 0 });
+  });
+
+  it("stops at the run's token budget: jobs not yet taken leave the queue; resuming runs the rest", async () => {
+    const server = await startPolicyModelServer({ delayMs: 50 });
+    servers.push(server);
+    const spec = await specFor(server, { budgets: { run: { tokens: 1 } } });
+    const queueName = "budget-test";
+    const workers = startWorkers(1, { concurrency: 1, queueName });
+    const first = await startDistributedRun(spec, { queue: redis.url, queueName, pollMs: 100 });
+    expect(first.stoppedBy).toBe("run-token-budget");
+    expect(first.done).toBeGreaterThan(0);
+    expect(first.done).toBeLessThan(36);
+    const queue = new Queue(queueName, { connection: { url: redis.url } });
+    expect(await queue.getJobCounts("waiting", "active", "delayed")).toMatchObject({ waiting: 0, active: 0, delayed: 0 });
+    await queue.close();
+    const rest = await resumeDistributedRun(spec.out, { queue: redis.url, queueName, pollMs: 100 });
+    await workers.stop();
+    // Resumed with the spec's budget again: it stops after the next result; without it, the run finishes.
+    expect(rest.done).toBeGreaterThan(first.done);
   });
 });

@@ -7,6 +7,7 @@ import {
   type RunSpec,
   type RunStopReason,
   type RunSummary,
+  runBudgetSpent,
   summarize,
 } from "@loclab/runner";
 import { isFinalOutcome, readRunManifest } from "@loclab/schemas";
@@ -358,16 +359,14 @@ class Coordinator {
   }
 
   private budgetSpent(): boolean {
-    const { run } = this.session.plan.spec.budgets;
-    if (run.wallSeconds !== undefined && Date.now() - this.started >= run.wallSeconds * 1000)
-      this.stop("run-wall-budget", `the run's wall budget of ${run.wallSeconds} s is spent`);
-    if (run.tokens !== undefined && this.tokensSpent >= run.tokens)
-      this.stop("run-token-budget", `the run's token budget of ${run.tokens} is spent (${this.tokensSpent} tokens)`);
-    if (this.options.signal?.aborted)
-      this.stop(
-        "interrupted",
+    const spent = runBudgetSpent(this.session.plan.spec, {
+      startedMs: this.started,
+      tokensSpent: this.tokensSpent,
+      signal: this.options.signal,
+      interrupted:
         "interrupted: jobs not yet taken are off the queue; those running finish and are committed; resume with loclab run --resume DIR --queue …",
-      );
+    });
+    if (spent) this.stop(spent.reason, spent.detail);
     return this.stoppedBy !== undefined;
   }
 

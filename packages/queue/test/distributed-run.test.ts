@@ -213,7 +213,11 @@ describe("a run spec on BullMQ workers over Redis", () => {
     expect(first.done).toBeGreaterThan(0);
     expect(first.done).toBeLessThan(36);
     const queue = new Queue(queueName, { connection: { url: redis.url } });
-    expect(await queue.getJobCounts("waiting", "active", "delayed")).toMatchObject({ waiting: 0, active: 0, delayed: 0 });
+    expect(await queue.getJobCounts("waiting", "active", "delayed")).toMatchObject({
+      waiting: 0,
+      active: 0,
+      delayed: 0,
+    });
     await queue.close();
     const rest = await resumeDistributedRun(spec.out, { queue: redis.url, queueName, pollMs: 100 });
     await workers.stop();

@@ -99,21 +99,7 @@ export class EndpointPool {
     private readonly options: EndpointPoolOptions,
   ) {
     this.probe = options.probe ?? ((endpoint) => probeEndpoint(endpoint));
-    this.states = endpoints.map((spec, index) => ({
-      spec,
-      index,
-      baseURL: urlWithoutCredentials(spec.baseURL),
-      model: spec.model,
-      maxConcurrency: spec.maxConcurrency,
-      weight: spec.weight,
-      health: "down",
-      problem: "not checked yet",
-      inFlight: 0,
-      consecutiveFaults: 0,
-      dispatched: 0,
-      outages: 0,
-      probeDelayMs: options.probeMs,
-    }));
+    this.states = endpoints.map((spec, index) => this.initialState(spec, index));
   }
 
   /**
@@ -123,7 +109,19 @@ export class EndpointPool {
    */
   async add(spec: EndpointSpec): Promise<{ index: number; probe: EndpointProbe }> {
     const index = this.states.length;
-    this.states.push({
+    this.states.push(this.initialState(spec, index));
+    const probe = await this.probe(spec);
+    const state = this.states[index] as State;
+    if (!this.stopped) {
+      this.apply(state, probe);
+      if (probe.ok) this.options.onEvent?.({ type: "endpoint-up", index, baseURL: state.baseURL });
+    }
+    return { index, probe };
+  }
+
+  /** An endpoint before its first check: down, "not checked yet". */
+  private initialState(spec: EndpointSpec, index: number): State {
+    return {
       spec,
       index,
       baseURL: urlWithoutCredentials(spec.baseURL),
@@ -137,14 +135,7 @@ export class EndpointPool {
       dispatched: 0,
       outages: 0,
       probeDelayMs: this.options.probeMs,
-    });
-    const probe = await this.probe(spec);
-    const state = this.states[index] as State;
-    if (!this.stopped) {
-      this.apply(state, probe);
-      if (probe.ok) this.options.onEvent?.({ type: "endpoint-up", index, baseURL: state.baseURL });
-    }
-    return { index, probe };
+    };
   }
 
   /** Readiness: checks every endpoint now; those that pass are up, the others are probed later. */

@@ -113,16 +113,13 @@ export class Scheduler {
   }
 
   private budgetSpent(): boolean {
-    const { run } = this.options.plan.spec.budgets;
-    if (run.wallSeconds !== undefined && Date.now() - this.started >= run.wallSeconds * 1000)
-      this.stop("run-wall-budget", `the run's wall budget of ${run.wallSeconds} s is spent`);
-    if (run.tokens !== undefined && this.tokensSpent >= run.tokens)
-      this.stop("run-token-budget", `the run's token budget of ${run.tokens} is spent (${this.tokensSpent} tokens)`);
-    if (this.options.signal?.aborted)
-      this.stop(
-        "interrupted",
-        "interrupted: attempts in flight finish and are recorded; resume with loclab run --resume",
-      );
+    const spent = runBudgetSpent(this.options.plan.spec, {
+      startedMs: this.started,
+      tokensSpent: this.tokensSpent,
+      signal: this.options.signal,
+      interrupted: "interrupted: attempts in flight finish and are recorded; resume with loclab run --resume",
+    });
+    if (spent) this.stop(spent.reason, spent.detail);
     return this.stoppedBy !== undefined;
   }
 }
@@ -137,4 +134,25 @@ export async function commitAttemptRecord(plan: RunPlan, mended: MendedRun, reco
   await appendJsonl(runLayout.ledger(plan.spec.out), RunRecordSchema.parse(record));
   addRecord(mended.histories, record);
   await appendCellPrediction(plan.spec.out, record);
+}
+
+/**
+ * Why a run stops taking attempts now, if it does: its wall budget (this session) or token
+ * budget (the whole ledger) spent, or the signal (with `interrupted` as the detail). The local
+ * scheduler and the distributed coordinator ask it before each dispatch.
+ */
+export function runBudgetSpent(
+  spec: RunPlan["spec"],
+  now: { startedMs: number; tokensSpent: number; signal: AbortSignal | undefined; interrupted: string },
+): { reason: RunStopReason; detail: string } | undefined {
+  const { run } = spec.budgets;
+  if (run.wallSeconds !== undefined && Date.now() - now.startedMs >= run.wallSeconds * 1000)
+    return { reason: "run-wall-budget", detail: `the run's wall budget of ${run.wallSeconds} s is spent` };
+  if (run.tokens !== undefined && now.tokensSpent >= run.tokens)
+    return {
+      reason: "run-token-budget",
+      detail: `the run's token budget of ${run.tokens} is spent (${now.tokensSpent} tokens)`,
+    };
+  if (now.signal?.aborted) return { reason: "interrupted", detail: now.interrupted };
+  return undefined;
 }

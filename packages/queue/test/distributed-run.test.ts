@@ -190,7 +190,8 @@ describe("a run spec on BullMQ workers over Redis", () => {
     // No worker yet: once the jobs are in, they are drained from the queue (what a Redis that
     // lost its data would show); the coordinator finds them missing and adds them again.
     const queue = new Queue(queueName, { connection: { url: redis.url } });
-    while ((await queue.getJobCounts("waiting")).waiting < 6) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (((await queue.getJobCounts("waiting")).waiting ?? 0) < 6)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await queue.drain();
     while (!notes.some((note) => /missing from the queue/.test(note)))
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Single-node Slurm 22.05 (Debian 12 packages slurm-wlm + munge) in a private
-# directory, without systemd and without touching /etc/slurm or /etc/munge.
+# directory, without systemd and without touching /etc/slurm or /etc/munge: the
+# cluster of tests/slurm-launcher.test.ts (and of anyone trying `loclab vllm slurm`
+# on one machine). Pitfalls it handles: slurmd stopped while jobs run leaves an
+# orphaned slurmstepd (jobs are cancelled first); munged wants every folder above
+# its socket world-executable; clients need SLURM_CONF (or they try DNS SRV).
 #
 #   cluster.sh start DIR    create DIR from scratch (wipes DIR/state, DIR/spool,
 #                           DIR/run, DIR/log, DIR/munge), start munged,
@@ -16,6 +20,10 @@
 #   LOCLAB_SLURM_AUTH        munge (default) | none  (auth/none + cred/none,
 #                           no munged at all; exists in 22.05, insecure)
 #   LOCLAB_SLURM_TIMEOUT     seconds to wait for node idle / jobs gone (30)
+#   LOCLAB_SLURM_CPUS        declare this many CPUs instead of the real count
+#                           (SlurmdParameters=config_overrides); each job takes
+#                           >= 1 CPU, so with the real 2 CPUs only 2 jobs run
+#                           at once and the rest stay PENDING (Resources)
 #
 # Needs: apt-get install -y --no-install-recommends slurm-wlm munge
 set -euo pipefail
@@ -97,6 +105,13 @@ write_conf() {
   threads="$(sed -n 's/.* ThreadsPerCore=\([0-9]*\).*/\1/p' <<<"$hw")"
   mem="$(sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p' <<<"$hw")"
   realmem=$(( mem * 95 / 100 ))   # a bit below the machine's, else node is drained
+  local overrides=""
+  if [ -n "${LOCLAB_SLURM_CPUS:-}" ] && [ "$LOCLAB_SLURM_CPUS" != "$cpus" ]; then
+    # without config_overrides slurmd registration fails and the node goes
+    # INVAL/DRAIN: "Low socket*core*thread count, Low CPUs"
+    cpus="$LOCLAB_SLURM_CPUS"; sockets=1; cores="$LOCLAB_SLURM_CPUS"; threads=1
+    overrides="SlurmdParameters=config_overrides"
+  fi
 
   local authlines
   if [ "$AUTH" = none ]; then
@@ -136,8 +151,10 @@ SelectTypeParameters=CR_Core
 MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/backfill
+SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
 EnforcePartLimits=ALL
+$overrides
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus Sockets=$sockets CoresPerSocket=$cores ThreadsPerCore=$threads RealMemory=$realmem State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
@@ -151,6 +168,8 @@ start() {
   for f in munge/munged.pid run/slurmctld.pid run/slurmd.pid; do
     if pid="$(alive "$dir/$f")"; then die "$dir/$f: pid $pid still running; run: $0 stop $dir"; fi
   done
+  local left; left="$(leftovers "$dir" | tr '\n' ' ')"
+  [ -z "${left// /}" ] || die "processes of an earlier run still alive ($left); run: $0 stop $dir"
   for p in "$CTLD_PORT" "$SLURMD_PORT"; do
     port_busy "$p" && die "TCP port $p is already in use (set LOCLAB_SLURM_CTLD_PORT/LOCLAB_SLURM_SLURMD_PORT)"
   done

@@ -33,6 +33,8 @@ const REAL_MODEL = [
   "tests/repair-run.test.ts",
   "tests/transfer-run.test.ts",
   "tests/mini-swe-agent-run.test.ts",
+  // A repair run on BullMQ workers, each attempt in containers, against the same run locally.
+  "tests/distributed-repair.test.ts",
   // vLLM servers through Slurm: a single-node cluster (slurm-wlm) running the stand-in `vllm` on the test model.
   "tests/slurm-launcher.test.ts",
 ];

@@ -7,17 +7,42 @@ import type { CarriedFile } from "./attempt-job.js";
 /** The folders of a run whose files are shared between attempts (first written wins: content-keyed caches). */
 const SHARED = ["localizations", "judgements"] as const;
 
-/** The files of attempt `n` of a key (its trajectory, outcome, patch…): they begin `attempt-<n>.` in its trajectory folder. */
+/**
+ * The files of attempt `n` of a key: what begins `attempt-<n>.` in its trajectory folder (its
+ * trajectory, a repair attempt's patch, report and outcome), and every file inside such a
+ * folder (a repair attempt's `attempt-<n>.eval/` and `attempt-<n>.localizer/`).
+ */
 export async function attemptFiles(out: string, cell: string, instanceId: string, n: number): Promise<string[]> {
   const dir = runLayout.trajectoryDir(out, cell, instanceId);
   if (!existsSync(dir)) return [];
-  const names = await readdir(dir);
-  return names.filter((name) => name.startsWith(`attempt-${n}.`)).map((name) => join(dir, name));
+  const entries = (await readdir(dir, { withFileTypes: true })).filter((entry) =>
+    entry.name.startsWith(`attempt-${n}.`),
+  );
+  const files: string[] = [];
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await filesUnder(path)));
+    else if (entry.isFile()) files.push(path);
+  }
+  return files;
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await filesUnder(path)));
+    else if (entry.isFile()) files.push(path);
+  }
+  return files;
 }
 
 /** Removes what an earlier execution of attempt `n` left in this worker's folder (a job run again here). */
 export async function clearAttemptFiles(out: string, cell: string, instanceId: string, n: number): Promise<void> {
-  for (const path of await attemptFiles(out, cell, instanceId, n)) await rm(path, { force: true });
+  const dir = runLayout.trajectoryDir(out, cell, instanceId);
+  if (!existsSync(dir)) return;
+  for (const name of await readdir(dir))
+    if (name.startsWith(`attempt-${n}.`)) await rm(join(dir, name), { recursive: true, force: true });
 }
 
 /** The shared cache files (`localizations/`, `judgements/`) of a run folder not in `shipped`, which it then holds. */
@@ -28,6 +53,10 @@ export async function newSharedFiles(out: string, shipped: Set<string>): Promise
     if (!existsSync(dir)) continue;
     for (const name of (await readdir(dir)).sort()) {
       if (name.endsWith(".tmp") || name.includes(".tmp-")) continue;
+      // A localizer stage's trajectory grows while the stage runs; it is complete once the
+      // stage's result (`<key>.json`, written last and atomically) is there.
+      if (name.endsWith(".traj.jsonl") && !existsSync(join(dir, `${name.slice(0, -".traj.jsonl".length)}.json`)))
+        continue;
       const path = join(dir, name);
       if (shipped.has(path)) continue;
       shipped.add(path);

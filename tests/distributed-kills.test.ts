@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { type PolicyModelServer, startPolicyModelServer } from "@loclab/agent";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { type RedisServer, resumeDistributedRun, startDistributedRun, startRedisServer } from "@loclab/queue";
 import { parseRunSpec, type RunEvent } from "@loclab/runner";
+import { Queue } from "bullmq";
 import { isFinalOutcome, type RunRecord, RunRecordSchema, runLayout } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loclabBin } from "./helpers.js";
@@ -168,9 +169,66 @@ describe("distributed runs survive killed workers, a frozen worker and a Redis r
     const resumed = await resumeDistributedRun(out, { queue: redis.url, queueName, pollMs: 200 });
     expect(resumed.queue).toMatchObject({ enqueued: 0, committed: 0, duplicates: frozenJobs });
     expect(readLines(duplicatesPath)).toHaveLength(duplicatesBefore + frozenJobs);
+    console.log(
+      `48 keys: ${records.length} ledger records; SIGKILLs with ${kills.join(" and ")} attempt(s) in flight; ${duplicatesBefore} duplicate(s) in the first session, ${frozenJobs} from the frozen worker on resume`,
+    );
     expect(readFileSync(runLayout.ledger(out), "utf8")).toBe(ledgerText);
     expect(events.some((event) => event.type === "note" && /Redis is away/.test(event.message))).toBe(true);
     for (const worker of pool) worker.child.kill("SIGTERM");
+  });
+
+  it("a coordinator killed with SIGKILL after enqueuing: resuming finds its jobs still queued and adds none again (enqueuing twice is one job)", async () => {
+    const out = join(await mkdtemp(join(tmpdir(), "loclab-coordinator-")), "run");
+    const specFile = join(out, "..", "spec.json");
+    writeFileSync(
+      specFile,
+      JSON.stringify({
+        benchmark: toy.benchmark,
+        seeds: [1, 2],
+        controls: [{ kind: "plain" }],
+        endpoints: [{ baseURL: server.url, model: "toy-policy", maxConcurrency: 4 }],
+        repos: toy.mirrors,
+        out,
+        retry: { backoffSeconds: 0, probeSeconds: 0.05, healthSeconds: 0.2 },
+      }),
+    );
+    const queueName = "coordinator-test";
+    // The CLI's coordinator, with no worker yet: its jobs wait; it is killed once all 24 are in.
+    const coordinator = spawn(
+      process.execPath,
+      [loclabBin, "run", specFile, "--queue", redis.url, "--queue-name", queueName],
+      {
+        stdio: "ignore",
+      },
+    );
+    const queue = new Queue(queueName, { connection: { url: redis.url } });
+    while (((await queue.getJobCounts("waiting")).waiting ?? 0) < 24) await sleep(20);
+    coordinator.kill("SIGKILL");
+    await new Promise((resolve) => coordinator.once("exit", resolve));
+
+    const notes: string[] = [];
+    let workersStarted = false;
+    const workDir = await mkdtemp(join(tmpdir(), "loclab-coordinator-workers-"));
+    const pool: Worker[] = [];
+    const summary = await resumeDistributedRun(out, {
+      queue: redis.url,
+      queueName,
+      pollMs: 200,
+      onEvent: (event) => {
+        if (event.type !== "note") return;
+        notes.push(event.message);
+        // Workers only once the resumed coordinator has looked at its jobs.
+        if (!workersStarted && /already queued/.test(event.message)) {
+          workersStarted = true;
+          pool.push(startWorker(queueName, workDir), startWorker(queueName, workDir));
+        }
+      },
+    });
+    for (const worker of pool) worker.child.kill("SIGTERM");
+    await queue.close();
+    expect(summary).toMatchObject({ keys: 24, done: 24, complete: true });
+    expect(summary.queue).toMatchObject({ enqueued: 0, alreadyQueued: 24, committed: 24, duplicates: 0 });
+    expect(readFileSync(runLayout.ledger(out), "utf8").split("\n").filter(Boolean)).toHaveLength(24);
   });
 });
 

@@ -92,7 +92,7 @@ function spec(name: string) {
     retry: { requestRetries: 0, attemptsPerKey: 1 },
     localizer: { maxTurns: 3 },
     repair: {
-      arms: ["single", "locations"],
+      arms: ["single", "locations", "findings"],
       callBudget: 6,
       wallSeconds: 300,
       evaluation: { specs: tasks.specs, cacheDir: join(work, "evaluations") },
@@ -125,9 +125,15 @@ const outcomes = (records: readonly RunRecord[]) =>
   );
 
 describe("a repair run on BullMQ workers", () => {
-  it("two workers, two arms × two seeds on two tasks: the same outcomes and the same files as the local run", async () => {
+  it("two workers, three arms × two seeds on two tasks: the same outcomes and the same files as the local run; each localizer stage run once across the workers", async () => {
     const local = spec("local");
-    expect(await startRepairRun(local)).toMatchObject({ keys: 8, done: 8, complete: true });
+    expect(await startRepairRun(local)).toMatchObject({ keys: 12, done: 12, complete: true });
+    const localizerRequests = () =>
+      server.requests.filter((request) =>
+        request.body?.tools?.some((tool) => tool.function.name === "submit_localization"),
+      ).length;
+    const localStages = localizerRequests();
+    expect(localStages).toBe(4);
 
     const distributed = spec("distributed");
     const controller = new AbortController();
@@ -149,16 +155,26 @@ describe("a repair run on BullMQ workers", () => {
     });
     controller.abort();
     const executed = await Promise.all(workers);
-    expect(summary).toMatchObject({ keys: 8, done: 8, resolved: 6, complete: true });
-    expect(summary.queue).toMatchObject({ committed: 8, duplicates: 0 });
-    expect(executed.reduce((sum, worker) => sum + worker.executions, 0)).toBe(8);
+    expect(summary).toMatchObject({ keys: 12, done: 12, resolved: 10, complete: true });
+    expect(summary.queue).toMatchObject({ committed: 12, duplicates: 0 });
+    expect(executed.reduce((sum, worker) => sum + worker.executions, 0)).toBe(12);
+    // One localizer stage per task × seed across both workers (the other arm's worker waited for
+    // it, or found it in Redis), and exactly one attempt per stage says it ran it.
+    expect(localizerRequests() - localStages).toBe(4);
 
     const [a, b] = [await readRunFolder(local.out), await readRunFolder(distributed.out)];
     expect(outcomes(b.records)).toEqual(outcomes(a.records));
     // Task 2 is resolved only when handed the localizer stage's location.
     expect(outcomes(b.records)["1/single/acme__calc-2"]).toMatch(/resolved=false files=README.md/);
     expect(outcomes(b.records)["1/locations/acme__calc-2"]).toMatch(/resolved=true files=calc\/ops.py/);
+    expect(outcomes(b.records)["2/findings/acme__calc-2"]).toMatch(/resolved=true files=calc\/ops.py/);
     expect(files(distributed.out)).toEqual(files(local.out));
+    const ran = new Map<string, number>();
+    for (const record of b.records) {
+      const stage = record.repair?.handOff?.localization;
+      if (stage) ran.set(stage.key, (ran.get(stage.key) ?? 0) + (stage.ran ? 1 : 0));
+    }
+    expect([...ran.values()]).toEqual([1, 1, 1, 1]);
     // The records point at files that are there: the patch, the report.
     for (const record of b.records) {
       expect(readFileSync(join(distributed.out, record.repair?.patch.path as string), "utf8").length).toBeGreaterThan(

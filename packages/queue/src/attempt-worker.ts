@@ -19,6 +19,7 @@ import { AttemptJobSchema, type ExecutionResult, QueuedRunSchema } from "./attem
 import { attemptFiles, carryFiles, clearAttemptFiles, newSharedFiles } from "./carried-files.js";
 import { EndpointSlots } from "./endpoint-slots.js";
 import { acquireGated } from "./gated-lease.js";
+import { SharedStages } from "./shared-stages.js";
 import { DEFAULT_QUEUE_NAME, runKeys } from "./queue-keys.js";
 import { connectRedis } from "./redis-connection.js";
 
@@ -93,6 +94,7 @@ interface RunContext {
   session: RunKindSession;
   opened: OpenedPool;
   slots: EndpointSlots;
+  stages: SharedStages;
   out: string;
   shipped: Set<string>;
 }
@@ -141,7 +143,14 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     const startedAt = Date.now();
     emit({ type: "job-start", runId: data.runId, key: data.key, attempt: n, instanceId, cell: attempt.cellLabel });
     await clearAttemptFiles(context.out, attempt.cellLabel, instanceId, n);
-    const gated = await acquireGated(context.opened.pool, context.slots, workerId, options.signal);
+    // A hand-off arm's localizer stage: placed from another worker's run, or run here under its lock.
+    const stage = await context.stages.prepare(context.plan, attempt, options.signal);
+    const gated = await acquireGated(context.opened.pool, context.slots, workerId, options.signal).catch(
+      async (error: unknown) => {
+        if (stage.kind === "locked") await stage.release();
+        throw error;
+      },
+    );
     let record: ExecutionResult["record"];
     try {
       record = await context.session.runAttempt({
@@ -154,6 +163,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
       });
     } finally {
       await gated.release();
+      if (stage.kind === "locked") await stage.release();
     }
     const paths = [
       ...(await attemptFiles(context.out, attempt.cellLabel, instanceId, n)),
@@ -257,12 +267,21 @@ async function openContext(redis: Redis, runId: string, out: string, options: Wo
     limits: spec.endpoints.map((endpoint) => endpoint.maxConcurrency),
     ttlMs: options.slotTtlMs ?? options.lockMs ?? DEFAULT_LOCK_MS,
   });
+  const stages = new SharedStages({
+    redis,
+    sharedKey: runKeys(runId).shared,
+    lockKey: runKeys(runId).stageLock,
+    out,
+    lockMs: options.lockMs ?? DEFAULT_LOCK_MS,
+    holder: `${hostname()}-${process.pid}`,
+  });
   return {
     plan,
     byKey: new Map(plan.attempts.map((attempt) => [attempt.key, attempt])),
     session,
     opened,
     slots,
+    stages,
     out,
     shipped: new Set(),
   };

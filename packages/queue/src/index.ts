@@ -8,3 +8,4 @@ export * from "./carried-files.js";
 export * from "./result-commit.js";
 export * from "./attempt-worker.js";
 export * from "./distributed-run.js";
+export * from "./shared-stages.js";

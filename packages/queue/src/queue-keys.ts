@@ -32,4 +32,8 @@ export const runKeys = (runId: string) => ({
   results: `loclab:run:${runId}:results`,
   /** Per endpoint, the sorted set of slots held across workers (member: holder, score: expiry). */
   slots: (endpoint: number) => `loclab:run:${runId}:slots:${endpoint}`,
+  /** The files workers share: a repair run's localizer stages (field: the path in the run folder). */
+  shared: `loclab:run:${runId}:shared`,
+  /** A localizer stage's lock, held by the worker that runs it. */
+  stageLock: (stageKey: string) => `loclab:run:${runId}:stage-lock:${stageKey}`,
 });

@@ -19,6 +19,7 @@ import { repairRunKind, startRepairRun } from "@loclab/repair";
 import { parseRunSpec } from "@loclab/runner";
 import { readRunFolder, type RunRecord } from "@loclab/schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIX, LOCATED, README, SUBMIT } from "./calc-fixer-calls.js";
 
 // A repair run on BullMQ workers, on CI's Docker engine: each worker runs the fixer in a
 // container of the task's image and evaluates its patch in another, in a run folder of its
@@ -30,25 +31,6 @@ let fixture: CalcFixture;
 let tasks: CalcRepairTasks;
 let server: ScriptedModelServer;
 let redis: Pick<RedisServer, "url"> & { stop?: () => Promise<void> };
-
-const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify(args) });
-const FIX = call("edit_file", {
-  path: "calc/ops.py",
-  old_text: "return sum(values) / (len(values) - 1)",
-  new_text: "return sum(values) / len(values)",
-});
-const README = call("edit_file", { path: "README.md", old_text: "A tiny calculator.", new_text: "A calculator." });
-const SUBMIT = call("submit_patch", {});
-const LOCATED = call("submit_localization", {
-  locations: [{ path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" }],
-  finding: {
-    locationExplanation: "average is the mean the issue reports.",
-    rootCause: "It divides by len(values) - 1.",
-    solutionIdea: "Divide by len(values).",
-    dependencies: "calc/cli.py prints it.",
-    testingImpact: "tests/test_ops.py.",
-  },
-});
 
 /** Task 1 is fixed; task 2 is fixed when handed the location, and otherwise edits the README. */
 function policy(request: ChatCompletionRequest): ScriptTurn {

@@ -29,6 +29,7 @@ import { parseRunSpec, type RunSpecInput } from "@loclab/runner";
 import { readRunFolder, type RunRecord, runLayout } from "@loclab/schemas";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, FIX, LOCATED, SUBMIT } from "./calc-fixer-calls.js";
 import { loclab, loclabBin } from "./helpers.js";
 
 // Repair runs end to end on CI's Docker engine: the runner's ledger over the scripted model
@@ -41,24 +42,6 @@ let work: string;
 let fixture: CalcFixture;
 let tasks: CalcRepairTasks;
 let server: ScriptedModelServer;
-
-const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify(args) });
-const FIX = call("edit_file", {
-  path: "calc/ops.py",
-  old_text: "return sum(values) / (len(values) - 1)",
-  new_text: "return sum(values) / len(values)",
-});
-const SUBMIT = call("submit_patch", {});
-const LOCATED = call("submit_localization", {
-  locations: [{ path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" }],
-  finding: {
-    locationExplanation: "average is the mean the issue reports.",
-    rootCause: "It divides by len(values) - 1.",
-    solutionIdea: "Divide by len(values).",
-    dependencies: "calc/cli.py prints it.",
-    testingImpact: "tests/test_ops.py.",
-  },
-});
 
 /**
  * What the scripted fixer does on each task (the n-th answer of an attempt is the n-th turn,

@@ -20,6 +20,7 @@ import { parseRunSpec, type RunSpecInput } from "@loclab/runner";
 import { readRunFolder, type RunRecord } from "@loclab/schemas";
 import { connectDocker } from "@loclab/docker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, FIX, GOOD_LOCALIZATION, README, SUBMIT } from "./calc-fixer-calls.js";
 import { loclab, loclabBin } from "./helpers.js";
 
 // SHERLOC's transfer end to end on CI's Docker engine: a repair run whose arms are handed the
@@ -33,24 +34,7 @@ let tasks: CalcRepairTasks;
 let server: ScriptedModelServer;
 let judge: ScriptedModelServer;
 
-const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify(args) });
-const FIX = call("edit_file", {
-  path: "calc/ops.py",
-  old_text: "return sum(values) / (len(values) - 1)",
-  new_text: "return sum(values) / len(values)",
-});
-const README = call("edit_file", { path: "README.md", old_text: "A tiny calculator.", new_text: "A calculator." });
-const SUBMIT = call("submit_patch", {});
-const GOOD = {
-  locations: [{ path: "calc/ops.py", startLine: 8, endLine: 12, role: "edit", symbol: "average" }],
-  finding: {
-    locationExplanation: "average is the mean the issue reports.",
-    rootCause: "It divides by len(values) - 1.",
-    solutionIdea: "Divide by len(values).",
-    dependencies: "calc/cli.py prints it.",
-    testingImpact: "tests/test_ops.py.",
-  },
-};
+const GOOD = GOOD_LOCALIZATION;
 /** Task 4's localizer is wrong, and its finding would mislead a fixer that trusts it. */
 const MISLEADING = {
   locations: [{ path: "README.md", startLine: 1, endLine: 3, role: "edit" }],

@@ -122,7 +122,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const contextFor = (runId: string): Promise<RunContext> => {
     let context = contexts.get(runId);
     if (!context) {
-      context = openContext(redis, runId, join(workDir, runId), options);
+      context = openContext(redis, runId, join(workDir, runId), workerId, options);
       contexts.set(runId, context);
       // A context that failed to open (a missing mirror) is tried again by the next job.
       context.catch(() => contexts.delete(runId));
@@ -145,6 +145,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     await clearAttemptFiles(context.out, attempt.cellLabel, instanceId, n);
     // A hand-off arm's localizer stage: placed from another worker's run, or run here under its lock.
     const stage = await context.stages.prepare(context.plan, attempt, options.signal);
+    // Placed from Redis: the coordinator has it from the worker that ran it, so it is not sent again.
+    if (stage.kind === "placed") for (const path of stage.paths) context.shipped.add(path);
     const gated = await acquireGated(context.opened.pool, context.slots, workerId, options.signal).catch(
       async (error: unknown) => {
         if (stage.kind === "locked") await stage.release();
@@ -230,7 +232,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
 }
 
 /** A run as this worker runs it: its spec (from Redis, this machine's paths), plan, kind session and pool. */
-async function openContext(redis: Redis, runId: string, out: string, options: WorkerOptions): Promise<RunContext> {
+async function openContext(
+  redis: Redis,
+  runId: string,
+  out: string,
+  workerId: string,
+  options: WorkerOptions,
+): Promise<RunContext> {
   const text = await redis.get(runKeys(runId).spec);
   if (text === null)
     throw new UnrecoverableError(
@@ -273,7 +281,7 @@ async function openContext(redis: Redis, runId: string, out: string, options: Wo
     lockKey: runKeys(runId).stageLock,
     out,
     lockMs: options.lockMs ?? DEFAULT_LOCK_MS,
-    holder: `${hostname()}-${process.pid}`,
+    holder: workerId,
   });
   return {
     plan,

@@ -2,6 +2,7 @@ import {
   commitAttemptRecord,
   lastSessionSpec,
   openRunSession,
+  type PlannedAttempt,
   type RunOptions,
   type RunSession,
   type RunSpec,
@@ -55,7 +56,7 @@ export interface DistributedRunSummary extends RunSummary {
  * Runs a run spec on the workers of a queue (docs/guide/distributed-runs.md): the coordinator
  * opens the run folder as `startRun` does (plan, lock, endpoints, manifest, session line,
  * crash mending), stores the spec in Redis for the workers, adds one BullMQ job per open key
- * (job id: the key), then reads the run's results stream and commits each result into the run
+ * (job id `<run id>.<key>`), then reads the run's results stream and commits each result into the run
  * folder: the folder stays single-writer, on the coordinator's disk, and the ledger the commit
  * point as locally. Delivery is at least once (a stalled job runs again); `commitDecision` makes
  * the commit exactly once, and counts the rest in `duplicates.jsonl`. Results the workers report
@@ -101,6 +102,8 @@ interface CoordinatorOptions extends Omit<DistributedRunOptions, "queue"> {
 
 class Coordinator {
   private readonly keys;
+  /** The plan's attempts by key: a result names its key, and a run may have tens of thousands. */
+  private readonly attempts: ReadonlyMap<string, PlannedAttempt>;
   private readonly pending = new Set<string>();
   private readonly suspect = new Set<string>();
   private readonly started = Date.now();
@@ -109,7 +112,6 @@ class Coordinator {
   private readonly facts: Omit<QueueFacts, "enqueueToStartMs" | "finishToCommitMs">;
   private lastId = "0-0";
   private tokensSpent: number;
-  private executions = 0;
   private failures = 0;
   private stoppedBy: RunStopReason | undefined;
   private dequeued = false;
@@ -119,6 +121,7 @@ class Coordinator {
     private readonly options: CoordinatorOptions,
   ) {
     this.keys = runKeys(options.runId);
+    this.attempts = new Map(session.plan.attempts.map((attempt) => [attempt.key, attempt]));
     this.tokensSpent = session.mended.tokensSpent;
     this.facts = {
       runId: options.runId,
@@ -155,7 +158,7 @@ class Coordinator {
     }
     const summary: DistributedRunSummary = {
       ...summarize(plan, mended.histories, {
-        attemptsThisSession: this.executions,
+        attemptsThisSession: this.facts.committed,
         failuresThisSession: this.failures,
         retriesThisSession: 0,
         ...(this.stoppedBy ? { stoppedBy: this.stoppedBy } : {}),
@@ -219,11 +222,17 @@ class Coordinator {
   private async commitEntry(id: string, fields: string[]): Promise<void> {
     const { plan, mended, emit } = this.session;
     const text = fields[fields.indexOf("result") + 1];
-    const parsed = ExecutionResultSchema.safeParse(JSON.parse(text ?? "null"));
+    let value: unknown;
+    try {
+      value = JSON.parse(text ?? "null");
+    } catch {
+      value = undefined;
+    }
+    const parsed = ExecutionResultSchema.safeParse(value);
     if (!parsed.success) {
       emit({
         type: "note",
-        message: `results stream entry ${id} is not a result (${parsed.error.issues[0]?.message}); set aside`,
+        message: `results stream entry ${id} is not a result (${value === undefined ? "not JSON" : parsed.error.issues[0]?.message}); set aside`,
       });
       await this.options.redis.xdel(this.keys.results, id);
       return;
@@ -236,13 +245,11 @@ class Coordinator {
       await commitAttemptRecord(plan, mended, result.record);
       mended.lastAttempt.set(result.key, Math.max(mended.lastAttempt.get(result.key) ?? 0, result.attempt));
       this.facts.committed += 1;
-      this.executions += 1;
       this.tokensSpent += result.record.usage.totalTokens ?? 0;
       if (!isFinalOutcome(result.record.outcome)) this.failures += 1;
       this.toStart.push(result.startedAt - result.enqueuedAt);
       this.toCommit.push(Date.now() - result.finishedAt);
-      const attempt = plan.attempts.find((planned) => planned.key === result.key);
-      const cell = attempt?.cellLabel ?? "?";
+      const cell = this.attempts.get(result.key)?.cellLabel ?? "?";
       const endpoint = result.endpoint ?? 0;
       emit({
         type: "attempt-start",

@@ -40,7 +40,7 @@ export interface DuplicateExecution {
 }
 
 export async function recordDuplicate(dir: string, result: ExecutionResult, history: KeyHistory | undefined) {
-  const committed = history?.records.find((record) => record.attempt === result.attempt) ?? history?.final ?? undefined;
+  const committed = history?.records.find((record) => record.attempt === result.attempt) ?? history?.final;
   const line: DuplicateExecution = {
     key: result.key,
     attempt: result.attempt,

@@ -30,7 +30,7 @@ export interface SharedStagesOptions {
 /** What `prepare` did for an attempt: nothing to share, the stage placed from Redis, or the stage's lock taken. */
 export type StagePreparation =
   | { kind: "none" }
-  | { kind: "placed"; stageKey: string }
+  | { kind: "placed"; stageKey: string /** The stage's files in this worker's folder. */; paths: string[] }
   | { kind: "locked"; stageKey: string; release: () => Promise<void> };
 
 /**
@@ -57,7 +57,12 @@ export class SharedStages {
     if (this.held.has(stageKey)) return { kind: "none" };
     const { redis, lockKey, lockMs, holder, out } = this.options;
     while (!signal?.aborted) {
-      if (await this.place(stageKey)) return { kind: "placed", stageKey };
+      if (await this.place(stageKey))
+        return {
+          kind: "placed",
+          stageKey,
+          paths: [runLayout.localizationStage(out, stageKey), runLayout.localizationTrajectory(out, stageKey)],
+        };
       const token = `${holder}:${stageKey}`;
       const taken = await redis.set(lockKey(stageKey), token, "PX", lockMs, "NX");
       if (taken === "OK") {

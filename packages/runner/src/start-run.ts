@@ -203,7 +203,7 @@ async function joinEndpoints(
         continue;
       }
       const { index, probe } = await opened.pool.add(endpoint);
-      (opened.windows as (number | undefined)[])[index] = serverWindow(probe.models, endpoint.model);
+      opened.windows[index] = serverWindow(probe.models, endpoint.model);
       emit({
         type: "note",
         message: `endpoint ${index} joined: ${urlWithoutCredentials(endpoint.baseURL)} (${probe.ok ? "ready" : `not ready yet: ${probe.problem}`})`,

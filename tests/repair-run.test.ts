@@ -346,7 +346,7 @@ describe("repair runs (kind: repair) through the runner", () => {
       );
       // Its entry point exits before the sandbox's first exec: the start fails, named with the image.
       expect(error("acme__calc-2")).toMatch(
-        /^sandbox from swebench\/sweb\.eval\.x86_64\.acme_1776_calc-2:latest: .*(not running|exited)/,
+        /^sandbox from swebench\/sweb\.eval\.x86_64\.acme_1776_calc-2:latest: the container exited \(code 1\) before its first command/,
       );
       console.log(`exits at once: ${error("acme__calc-2")}`);
       expect(await labelled(repairRunTag(prebuilt.out))).toBe(0);

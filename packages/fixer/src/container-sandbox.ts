@@ -31,6 +31,16 @@ export interface ContainerSandboxOptions {
   memoryMiB?: number;
 }
 
+/** "the container exited (code N) before its first command" when it is no longer running; undefined when it is (or cannot be inspected). */
+async function exitedAtOnce(container: Docker.Container): Promise<string | undefined> {
+  const state = await container
+    .inspect()
+    .then((info) => info.State)
+    .catch(() => undefined);
+  if (!state || state.Running) return undefined;
+  return `the container exited (code ${state.ExitCode}) before its first command`;
+}
+
 /** How long after a command's own limit the host stops waiting and kills its group itself. */
 const HOST_GRACE_MS = 15_000;
 
@@ -71,11 +81,16 @@ export class ContainerSandbox implements Sandbox {
     const sandbox = new ContainerSandbox(container, options.image, workdir);
     try {
       await container.start();
-      const head = await sandbox.exec(["git", "-C", workdir, "rev-parse", "HEAD"]);
+      const head = await sandbox.exec(["git", "-C", workdir, "rev-parse", "HEAD"]).catch(async (error: Error) => {
+        throw new SandboxStartError(options.image, (await exitedAtOnce(container)) ?? error.message);
+      });
       if (head.exitCode !== 0)
         throw new SandboxStartError(
           options.image,
-          `no git repository at ${workdir}: ${(head.stderr || head.stdout).trim() || `exit ${head.exitCode}`}`,
+          // A container whose entry point exits makes the exec fail with whatever the engine
+          // says at that moment ("not running", "deleted state"…): its own state says it plainly.
+          (await exitedAtOnce(container)) ??
+            `no git repository at ${workdir}: ${(head.stderr || head.stdout).trim() || `exit ${head.exitCode}`}`,
         );
     } catch (error) {
       await sandbox.remove();

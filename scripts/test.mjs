@@ -65,6 +65,8 @@ try {
   ensureDebianPackages(["redis-server"], { reason: "the queue's tests: BullMQ workers over a real Redis" });
   // Slurm: tests/slurm-launcher.test.ts starts its own single-node cluster (tests/slurm/cluster.sh).
   ensureDebianPackages(["slurm-wlm", "munge"], { reason: "the Slurm launcher's test: a single-node cluster" });
+  // The viewer's browser tests: Debian's chromium, driven by playwright-core (never a browser download).
+  ensureDebianPackages(["chromium"], { reason: "the viewer's browser tests (tests/viewer-browser.test.ts)" });
   const { startRedisServer } = await import(
     pathToFileURL(join(repoRoot, "packages", "queue", "dist", "index.js")).href
   );

@@ -43,6 +43,10 @@ export const COMMAND_GROUPS = [
     load: async () => (await import("./commands/run.js")).registerRunCommands,
   },
   { commands: ["worker"], load: async () => (await import("./commands/worker.js")).registerWorkerCommand },
+  {
+    commands: ["report", "view"],
+    load: async () => (await import("./commands/report.js")).registerReportCommands,
+  },
   { commands: ["serve"], load: async () => (await import("./commands/serve.js")).registerServeCommand },
   {
     commands: ["vllm"],

@@ -27,6 +27,9 @@ export const COMMAND_SUMMARIES = {
     "the state of a run, finished or not: per cell done / predicted / outcomes, per endpoint attempts and tokens, the runner holding it",
   worker:
     "take attempt jobs of distributed runs (loclab run SPEC --queue) from a BullMQ queue on Redis and run them here; results go back to the coordinator",
+  report:
+    "write a static site of a run folder (or of imported trajectories): overview, instances, pairs, trajectories with the gold overlay; opens from disk",
+  view: "serve the site of a run folder on 127.0.0.1, refreshed while the run goes on",
   serve: "serve a local GGUF model on CPU over vLLM's OpenAI-compatible API subset",
   vllm: "plan, start, probe and stop vLLM servers on a GPU host (4×L4: one per GPU, or one with TP=4)",
   evaluate:

@@ -1,0 +1,142 @@
+import { relative } from "node:path";
+import { listTrajectories, type RunFormat, readTrajectory, summarizeFile } from "@loclab/analysis";
+import type { SiteSource, SiteTrajectory } from "./run-site.js";
+import { siteCharts } from "./site-charts.js";
+import { SITE_SCHEMA_VERSION, type SiteCell, type SiteColumn, type SiteSummary, type SiteValue } from "./site-types.js";
+import { buildTrajectoryView } from "./trajectory-view.js";
+
+export const IMPORTED_COLUMNS: SiteColumn[] = [
+  { name: "instance", type: "string", description: "the task's instance id" },
+  { name: "cell", type: "string", description: "the folder's format (one cell)" },
+  { name: "exit", type: "string", description: "the exit status as the log spells it" },
+  { name: "patch", type: "number", description: "1 when the task ended with a non-empty patch" },
+  { name: "turns", type: "number", description: "steps (model outputs)" },
+  { name: "calls", type: "number", description: "tool calls, the submission left out" },
+  { name: "tokens", type: "number", description: "prompt + completion tokens, when logged" },
+  { name: "cost", type: "number", description: "dollars, when logged" },
+  { name: "seconds", type: "number", description: "wall time, when the log has times" },
+];
+
+/**
+ * A folder of imported trajectories (the formats @loclab/analysis reads: mini-swe-agent 1.x and
+ * 2.x, SWE-agent, AutoCodeRover, SHERLOC, loclab) as a site of one cell: one row per
+ * trajectory, each summarized in one streaming pass (one step in memory), each view made from
+ * the analysis package's model when opened. No gold: an imported folder names no benchmark.
+ */
+export async function importedSite(
+  dir: string,
+  format: RunFormat,
+  options: { revision?: number } = {},
+): Promise<SiteSource> {
+  const entries = await listTrajectories(dir, format);
+  const rows: Record<string, SiteValue[]> = Object.fromEntries([
+    ...IMPORTED_COLUMNS.map((c) => [c.name, []]),
+    ["t", []],
+  ]);
+  const problems: string[] = [];
+  const trajectories: SiteTrajectory[] = [];
+  for (const entry of entries) {
+    let summary: Awaited<ReturnType<typeof summarizeFile>>;
+    try {
+      summary = await summarizeFile({ path: entry.path, format, readOptions: {}, summaryOptions: {} });
+    } catch (error) {
+      problems.push(`${relative(dir, entry.path) || entry.path}: ${(error as Error).message}`);
+      continue;
+    }
+    const id = trajectories.length;
+    const calls = Object.entries(summary.toolCalls)
+      .filter(([name]) => name !== "submit")
+      .reduce((sum, [, count]) => sum + count, 0);
+    const push = (name: string, value: SiteValue) => rows[name]!.push(value);
+    push("instance", summary.instanceId);
+    push("cell", format);
+    push("exit", summary.exitStatus);
+    push("patch", Number(summary.hasPatch));
+    push("turns", summary.steps);
+    push("calls", calls);
+    push(
+      "tokens",
+      summary.promptTokens === null && summary.completionTokens === null
+        ? null
+        : (summary.promptTokens ?? 0) + (summary.completionTokens ?? 0),
+    );
+    push("cost", summary.costUsd);
+    push("seconds", summary.seconds === null ? null : Math.round(summary.seconds * 100) / 100);
+    push("t", id);
+    trajectories.push({
+      id,
+      file: entry.path,
+      view: async () => {
+        const trajectory = await readTrajectory(entry.path, format);
+        return buildTrajectoryView({
+          id,
+          instanceId: trajectory.instanceId,
+          cell: format,
+          format: trajectory.format,
+          source: relative(dir, entry.path) || entry.path,
+          exit: trajectory.outcome.exitStatus,
+          outcome: null,
+          error: null,
+          model: trajectory.model ?? null,
+          steps: trajectory.steps,
+          ...(trajectory.outcome.patch
+            ? {
+                repair: {
+                  resolved: false,
+                  status: "not evaluated",
+                  patch: trajectory.outcome.patch,
+                  goldPatch: null,
+                  tests: [],
+                },
+              }
+            : {}),
+        });
+      },
+    });
+  }
+  const n = rows.instance!.length;
+  const mean = (column: string) => {
+    const values = rows[column]!.filter((value): value is number => typeof value === "number");
+    return values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : null;
+  };
+  const cells: SiteCell[] =
+    n === 0
+      ? []
+      : [
+          {
+            cell: format,
+            seed: null,
+            control: "plain",
+            arm: null,
+            model: null,
+            n,
+            metrics: { patch: mean("patch"), turns: mean("turns"), tokens: mean("tokens"), seconds: mean("seconds") },
+            outcomes: countBy(rows.exit!),
+          },
+        ];
+  const summary: SiteSummary = {
+    kind: "loclab.site-summary",
+    schemaVersion: SITE_SCHEMA_VERSION,
+    title: `${format} trajectories in ${dir}`,
+    source: { kind: "imported", dir, format },
+    generatedAt: new Date().toISOString(),
+    revision: options.revision ?? 0,
+    binary: "patch",
+    columns: IMPORTED_COLUMNS,
+    rows,
+    cells,
+    acrossSeeds: [],
+    comparisons: [],
+    pairs: [],
+    charts: await siteCharts(cells, "patch"),
+    manifest: null,
+    problems,
+  };
+  return { summary, trajectories };
+}
+
+function countBy(values: readonly SiteValue[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1;
+  return counts;
+}

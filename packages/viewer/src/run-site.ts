@@ -1,0 +1,348 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseShuffleMapping, type ShuffleMapping, unmapPath } from "@loclab/controls";
+import { goldFromPatch } from "@loclab/gold";
+import { parseRunSpec, planRun, type RunPlan, type RunSpec, scoreRun } from "@loclab/runner";
+import {
+  cellLabel,
+  controlLabel,
+  type Instance,
+  isFinalOutcome,
+  readRunFolder,
+  type RunRecord,
+  TrajectoryHeaderSchema,
+  TrajectoryStepSchema,
+} from "@loclab/schemas";
+import { workspaceCachePath } from "@loclab/tools";
+import { acrossSeedsOfCells } from "./across-seeds.js";
+import { siteCharts } from "./site-charts.js";
+import { cellPairs } from "./site-pairs.js";
+import {
+  SITE_SCHEMA_VERSION,
+  type SiteCell,
+  type SiteColumn,
+  type SiteSummary,
+  type SiteValue,
+  type TrajectoryView,
+} from "./site-types.js";
+import { buildTrajectoryView, type SourceStep } from "./trajectory-view.js";
+
+/** What a site is made of: the summary, and each trajectory's view made when asked for. */
+export interface SiteSource {
+  summary: SiteSummary;
+  trajectories: SiteTrajectory[];
+}
+
+export interface SiteTrajectory {
+  id: number;
+  /** The file the view is read from (to tell whether a rebuild must write it again). */
+  file: string;
+  view(): Promise<TrajectoryView>;
+}
+
+/** The instance table's columns for a run folder; filter expressions name them. */
+export const RUN_COLUMNS: SiteColumn[] = [
+  { name: "instance", type: "string", description: "the task's instance id" },
+  { name: "repo", type: "string", description: "owner/name of the task's repository" },
+  { name: "cell", type: "string", description: "seed/control[/arm[/framework]]" },
+  { name: "seed", type: "number", description: "the sampling seed (null: none sent)" },
+  { name: "control", type: "string", description: "plain, masked, shuffled, mismatch (with its level)" },
+  { name: "arm", type: "string", description: "a repair run's arm" },
+  { name: "model", type: "string", description: "the endpoint's model" },
+  { name: "outcome", type: "string", description: "the final attempt's outcome (open: none final yet)" },
+  { name: "exit", type: "string", description: "the trajectory's exit" },
+  { name: "acc1", type: "number", description: "file acc@1 (1 when the first predicted file is a gold file)" },
+  { name: "resolved", type: "number", description: "a repair's verdict (1 resolved, 0 not)" },
+  { name: "turns", type: "number", description: "model turns" },
+  { name: "tokens", type: "number", description: "total tokens" },
+  { name: "seconds", type: "number", description: "wall time of the final attempt" },
+  { name: "judge", type: "number", description: "the judge's composite score (1–5) of the finding handed on" },
+  { name: "attempts", type: "number", description: "attempts at the key (retries after infrastructure errors)" },
+];
+
+export interface RunSiteOptions {
+  /** Grows with each rebuild of a live site. */
+  revision?: number;
+}
+
+/**
+ * A run folder as a site: one row per instance × cell (the key's last attempt: its final one,
+ * else the latest), the cells' metrics as `loclab run score` computes them (localization) or
+ * the resolved rate (repair), each control's mean ± SD across seeds, every pair of cells on the
+ * binary metric, the charts, the manifest. Reads the folder only; writes nothing to it.
+ */
+export async function runSite(dir: string, options: RunSiteOptions = {}): Promise<SiteSource> {
+  const folder = await readRunFolder(dir);
+  const problems: string[] = folder.unreadable.map((line) => `${line.file ?? "attempts.jsonl"}: ${line.message}`);
+  let spec: RunSpec | undefined;
+  let plan: RunPlan | undefined;
+  try {
+    spec = parseRunSpec(folder.manifest.spec, { source: join(dir, "manifest.json") });
+    plan = await planRun(spec);
+  } catch (error) {
+    problems.push(`the run's benchmark could not be read, so no gold and no scores: ${(error as Error).message}`);
+  }
+  const repair = spec?.kind === "repair" || folder.records.some((record) => record.repair !== undefined);
+  const instances = new Map<string, Instance>(
+    (plan?.instances ?? []).map((instance) => [instance.instance_id, instance]),
+  );
+
+  const finals = lastRecordPerKey(folder.records);
+  const acc1 = new Map<string, number>();
+  let scoreCells: Awaited<ReturnType<typeof scoreRun>> | undefined;
+  if (!repair && plan) {
+    try {
+      scoreCells = await scoreRun(dir, { write: false, resamples: 1000 });
+      for (const cell of scoreCells.cells) {
+        const values = cell.perInstance["file.acc@1"] ?? [];
+        scoreCells.instanceIds.forEach((id, index) => {
+          const value = values[index];
+          if (typeof value === "number") acc1.set(`${cell.cell}\u0000${id}`, value);
+        });
+      }
+    } catch (error) {
+      problems.push(`the run could not be scored: ${(error as Error).message}`);
+    }
+  }
+
+  const rows: Record<string, SiteValue[]> = Object.fromEntries([...RUN_COLUMNS.map((c) => [c.name, []]), ["t", []]]);
+  const trajectories: SiteTrajectory[] = [];
+  for (const { record, attempts } of finals) {
+    const cell = cellLabel(record);
+    const push = (name: string, value: SiteValue) => rows[name]!.push(value);
+    push("instance", record.instanceId);
+    push("repo", instances.get(record.instanceId)?.repo ?? null);
+    push("cell", cell);
+    push("seed", record.seed);
+    push("control", controlLabel(record.control));
+    push("arm", record.arm ?? null);
+    push("model", record.endpoint?.model ?? null);
+    push("outcome", isFinalOutcome(record.outcome) ? record.outcome : `open (${record.outcome})`);
+    push("exit", record.exit);
+    push("acc1", acc1.get(`${cell}\u0000${record.instanceId}`) ?? null);
+    push("resolved", record.repair ? Number(record.repair.resolved) : null);
+    push("turns", record.turns);
+    push("tokens", record.usage.totalTokens ?? null);
+    push("seconds", Math.round(record.wallMs / 10) / 100);
+    push("judge", record.repair?.handOff?.judgement?.composite ?? null);
+    push("attempts", attempts);
+    if (record.trajectory) {
+      const id = trajectories.length;
+      const file = join(dir, record.trajectory);
+      trajectories.push({
+        id,
+        file,
+        view: () => runTrajectoryView({ dir, id, file, record, spec, instance: instances.get(record.instanceId) }),
+      });
+      push("t", id);
+    } else push("t", -1);
+  }
+
+  const binary = repair ? "resolved" : "acc1";
+  const cells = siteCells(rows, binary, scoreCells?.cells, folder.records);
+  const summary: SiteSummary = {
+    kind: "loclab.site-summary",
+    schemaVersion: SITE_SCHEMA_VERSION,
+    title: `${repair ? "repair" : "localization"} run ${dir}`,
+    source: { kind: "run", dir, format: "loclab" },
+    generatedAt: new Date().toISOString(),
+    revision: options.revision ?? 0,
+    binary,
+    columns: RUN_COLUMNS,
+    rows,
+    cells,
+    acrossSeeds: acrossSeedsOfCells(cells),
+    comparisons: scoreCells?.comparisons ?? [],
+    pairs: cellPairs({ instance: rows.instance!, cell: rows.cell!, binary: rows[binary]! }),
+    charts: await siteCharts(cells, binary),
+    manifest: folder.manifest,
+    problems,
+  };
+  return { summary, trajectories };
+}
+
+/** Each key's last attempt (its final one when it has one) with the number of attempts, in ledger order. */
+function lastRecordPerKey(records: readonly RunRecord[]): { record: RunRecord; attempts: number }[] {
+  const byKey = new Map<string, { record: RunRecord; attempts: number }>();
+  for (const record of records) {
+    const seen = byKey.get(record.key);
+    if (!seen) byKey.set(record.key, { record, attempts: 1 });
+    else {
+      seen.attempts++;
+      if (!isFinalOutcome(seen.record.outcome)) seen.record = record;
+    }
+  }
+  return [...byKey.values()];
+}
+
+function siteCells(
+  rows: Record<string, SiteValue[]>,
+  binary: string,
+  scored: readonly { cell: string; metrics: Record<string, number> }[] | undefined,
+  records: readonly RunRecord[],
+): SiteCell[] {
+  const byCell = new Map<string, SiteCell>();
+  const outcomes = new Map<string, Record<string, number>>();
+  rows.cell!.forEach((value, row) => {
+    const cell = String(value);
+    if (!byCell.has(cell)) {
+      byCell.set(cell, {
+        cell,
+        seed: rows.seed![row] as number | null,
+        control: String(rows.control![row]),
+        arm: rows.arm![row] as string | null,
+        model: rows.model![row] as string | null,
+        n: 0,
+        metrics: {},
+        outcomes: {},
+      });
+      outcomes.set(cell, {});
+    }
+    const counts = outcomes.get(cell)!;
+    const outcome = String(rows.outcome![row]);
+    counts[outcome] = (counts[outcome] ?? 0) + 1;
+  });
+  const mean = (cell: string, column: string): number | null => {
+    let sum = 0;
+    let n = 0;
+    rows.cell!.forEach((value, row) => {
+      const x = rows[column]![row];
+      if (value === cell && typeof x === "number") {
+        sum += x;
+        n++;
+      }
+    });
+    return n > 0 ? sum / n : null;
+  };
+  for (const cell of byCell.values()) {
+    cell.outcomes = outcomes.get(cell.cell)!;
+    cell.n = Object.entries(cell.outcomes)
+      .filter(([name]) => !name.startsWith("open"))
+      .reduce((sum, [, count]) => sum + count, 0);
+    const own = scored?.find((score) => score.cell === cell.cell);
+    cell.metrics = own ? { ...own.metrics } : {};
+    cell.metrics[binary] = mean(cell.cell, binary);
+    for (const column of ["turns", "tokens", "seconds"]) cell.metrics[column] = mean(cell.cell, column);
+  }
+  void records;
+  return [...byCell.values()].sort((a, b) => a.cell.localeCompare(b.cell));
+}
+
+/** The loclab trajectory's steps with what the harness added to each request (step 0's first user message: the issue). */
+export async function readLoclabSteps(file: string): Promise<{ header: unknown; steps: SourceStep[] }> {
+  const text = await readFile(file, "utf8");
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  const parse = (line: string, index: number): unknown => {
+    try {
+      return JSON.parse(line);
+    } catch (error) {
+      throw new Error(`${file}:${index + 1}: not JSON: ${(error as Error).message}`);
+    }
+  };
+  const header = TrajectoryHeaderSchema.safeParse(parse(lines[0] ?? "", 0));
+  if (!header.success) throw new Error(`${file}:1: not a loclab trajectory header`);
+  const steps = lines.slice(1).map((line, index) => {
+    const checked = TrajectoryStepSchema.safeParse(parse(line, index + 1));
+    if (!checked.success)
+      throw new Error(`${file}:${index + 2}: not a trajectory step: ${checked.error.issues[0]?.message}`);
+    const step = checked.data;
+    return {
+      ...step,
+      harnessMessages: (step.request?.add ?? []).flatMap((message) =>
+        message.role === "user" ? [message.content] : [],
+      ),
+    } satisfies SourceStep;
+  });
+  return { header: header.data, steps };
+}
+
+async function runTrajectoryView(input: {
+  dir: string;
+  id: number;
+  file: string;
+  record: RunRecord;
+  spec: RunSpec | undefined;
+  instance: Instance | undefined;
+}): Promise<TrajectoryView> {
+  const { record, instance, spec } = input;
+  const { steps } = await readLoclabSteps(input.file);
+  const gold = instance?.patch ? safeGold(instance) : undefined;
+  let originalPathOf: ((path: string) => string | undefined) | undefined;
+  if (record.control.kind === "shuffled" && instance && spec) {
+    const mapping = await readShuffleMapping(spec.cacheDir, instance, record.control.seed);
+    if (mapping) originalPathOf = (path) => unmapPath(mapping, path);
+  }
+  return buildTrajectoryView({
+    id: input.id,
+    instanceId: record.instanceId,
+    cell: cellLabel(record),
+    format: "loclab",
+    source: record.trajectory ?? input.file,
+    exit: record.exit,
+    outcome: record.outcome,
+    error: record.error ?? null,
+    model: record.endpoint?.model ?? null,
+    steps,
+    originalIssue: instance?.problem_statement,
+    gold,
+    originalPathOf,
+    prediction: record.prediction,
+    judge: record.repair?.handOff?.judgement ?? null,
+    repair: record.repair ? await repairView(input.dir, record, instance) : null,
+  });
+}
+
+function safeGold(instance: Instance) {
+  try {
+    return goldFromPatch(instance.patch, { instanceId: instance.instance_id });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The mapping a shuffled cell's copy was made with, from the workspace cache (absent once the cache is cleared). */
+async function readShuffleMapping(
+  cacheDir: string | undefined,
+  instance: Instance,
+  seed: number,
+): Promise<ShuffleMapping | undefined> {
+  if (!cacheDir) return undefined;
+  const file = join(
+    workspaceCachePath(join(cacheDir, "shuffled", `seed-${seed}`), instance.repo, instance.base_commit),
+    "mapping.json",
+  );
+  if (!existsSync(file)) return undefined;
+  return parseShuffleMapping(JSON.parse(await readFile(file, "utf8")));
+}
+
+async function repairView(
+  dir: string,
+  record: RunRecord,
+  instance: Instance | undefined,
+): Promise<TrajectoryView["repair"]> {
+  const repair = record.repair!;
+  const read = (path: string | null) =>
+    path && existsSync(join(dir, path)) ? readFile(join(dir, path), "utf8") : Promise.resolve(null);
+  const patch = await read(repair.patch.path);
+  const report = await read(repair.evaluation.report);
+  const tests: NonNullable<TrajectoryView["repair"]>["tests"] = [];
+  if (report) {
+    const parsed = JSON.parse(report) as Record<
+      string,
+      { tests_status?: Record<string, { success?: string[]; failure?: string[] }> }
+    >;
+    const status = parsed[record.instanceId]?.tests_status ?? {};
+    for (const expected of ["FAIL_TO_PASS", "PASS_TO_PASS"] as const) {
+      for (const name of status[expected]?.success ?? []) tests.push({ name, expected, passed: true });
+      for (const name of status[expected]?.failure ?? []) tests.push({ name, expected, passed: false });
+    }
+  }
+  return {
+    resolved: repair.resolved,
+    status: repair.evaluation.status,
+    patch,
+    goldPatch: instance?.patch ?? null,
+    tests,
+  };
+}

@@ -467,15 +467,24 @@
       renderRows();
     }
     var timer = null;
+    // Filters and redraws at once; returns the milliseconds it took (the benchmark calls it).
+    function filterNow(text) {
+      var started = performance.now();
+      input.value = text;
+      state.filterText = text;
+      applyFilter();
+      body.scrollTop = 0;
+      update();
+      history.replaceState(null, "", "#/instances?f=" + encodeURIComponent(state.filterText));
+      document.body.setAttribute("data-filtered", String(Date.now()));
+      return performance.now() - started;
+    }
+    state.filterNow = filterNow;
+    // Typing waits for a pause (120 ms) so that each key does not filter the whole table.
     input.addEventListener("input", function () {
       clearTimeout(timer);
       timer = setTimeout(function () {
-        state.filterText = input.value;
-        applyFilter();
-        body.scrollTop = 0;
-        update();
-        history.replaceState(null, "", "#/instances?f=" + encodeURIComponent(state.filterText));
-        document.body.setAttribute("data-filtered", String(Date.now()));
+        filterNow(input.value);
       }, 120);
     });
     body.addEventListener("scroll", function () {

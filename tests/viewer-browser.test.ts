@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type PolicyModelServer, startPolicyModelServer } from "@loclab/agent";
+import { listTrajectories, type RunFormat, readTrajectory } from "@loclab/analysis";
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { goldFromPatch } from "@loclab/gold";
 import { parseRunSpec, type RunScore, scoreRun, startRun } from "@loclab/runner";
@@ -15,6 +16,7 @@ import { execa } from "execa";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardNetwork, launchChromium } from "./browser.js";
+import { dataDir } from "./helpers.js";
 
 // The viewer in a real browser (Debian's chromium through playwright-core): the site of a real
 // localization run (toy benchmark, real git mirrors, the policy model server over HTTP; two
@@ -380,6 +382,43 @@ describe("the viewer in a real browser", () => {
       expect(new Set(styles.map((style) => style.before)).size).toBe(4);
     } finally {
       await context.close();
+    }
+  });
+
+  it("imported trajectories (mini-swe-agent 1.x and 2.x, SWE-agent, AutoCodeRover): every one a row, each opens with the steps the analysis package reads", async () => {
+    const folders: [string, RunFormat][] = [
+      ["mini-swe-agent_deepseek-chat_lite", "mini-swe-agent"],
+      ["mini-swe-agent_gemini-3-pro_verified", "mini-swe-agent"],
+      ["swe-agent_gpt4_lite", "swe-agent"],
+      ["autocoderover_gpt4_lite", "autocoderover"],
+    ];
+    for (const [name, format] of folders) {
+      const dir = join(dataDir, "trajectories", name);
+      const out = join(await mkdtemp(join(tmpdir(), "loclab-viewer-imported-")), "site");
+      const report = await execa("node", [CLI, "report", dir, "--format", format, "--out", out], { reject: false });
+      expect(report.exitCode, report.stderr).toBe(0);
+      const entries = await listTrajectories(dir, format);
+      const { context, page, network, errors } = await openSite(`${pathToFileURL(join(out, "index.html")).href}#/instances`, "file://");
+      try {
+        expect(await page.textContent("#count"), name).toBe(`${entries.length} of ${entries.length} rows`);
+        // The longest trajectory by the table's own sort, opened: its turns are the file's steps.
+        await page.click('.vt-head span[data-column="turns"]');
+        await page.click('.vt-head span[data-column="turns"]');
+        const id = Number(await page.getAttribute(".vt-row", "data-t"));
+        await page.click(".vt-row");
+        await page.waitForSelector("#steps");
+        const source = (await page.textContent(".traj-head"))!;
+        const entry = entries.find((e) => source.includes(e.path.slice(dir.length + 1)))!;
+        expect(entry, `${name}: the trajectory ${id} names its file`).toBeDefined();
+        const trajectory = await readTrajectory(entry.path, format);
+        expect(await page.locator("#steps .step").count()).toBe(trajectory.steps.length);
+        expect(await page.textContent("#step-pos")).toBe(`turn 1 of ${trajectory.steps.length}`);
+        if (name === "swe-agent_gpt4_lite") await shot(page, "imported-swe-agent");
+        expect(errors).toEqual([]);
+        expect(network.foreign).toEqual([]);
+      } finally {
+        await context.close();
+      }
     }
   });
 

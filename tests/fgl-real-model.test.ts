@@ -118,6 +118,19 @@ describe("FGL scoring on the test model", () => {
     expect(viewed.extraReads).toBe(1);
     expect(teacher.meanLogprob).toBeLessThan(0);
     expect(teacher.ctxTokens).toBeGreaterThan(viewed.ctxTokens);
+    // The heat map's tokens: the model's own, spelling each added line of y* (markers included), their mean the score's.
+    const added = task.patch.split("\n").filter((line) => line.startsWith("+") && !line.startsWith("+++"));
+    const spelled = added.map((_, line) =>
+      teacher
+        .tokens!.filter(([l]) => l === line)
+        .map(([, text]) => text)
+        .join(""),
+    );
+    expect(spelled).toEqual(added);
+    expect(teacher.tokens!.reduce((sum, [, , logprob]) => sum + logprob, 0) / teacher.tokens!.length).toBeCloseTo(
+      teacher.meanLogprob,
+      12,
+    );
     // Weighted records: a task's weights sum to 1 and the teacher carries at least the anchor.
     const result = trainingRecords(candidates, records);
     expect(result.records.reduce((s, r) => s + r.weight, 0)).toBeCloseTo(1, 12);

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { createServer, type Server } from "node:http";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,7 +13,10 @@ import {
 } from "@loclab/fgl";
 import { buildCalcFixture, type CalcFixture } from "@loclab/fixtures";
 import { materializeWorkspace } from "@loclab/tools";
+import { fglSite, writeSite } from "@loclab/viewer";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { guardNetwork, launchChromium } from "./browser.js";
 
 // FGL scoring (docs/definitions.md §5) over real HTTP against a scripted completions server (an
 // honest fake: it tokenizes by a fixed rule and gives each token a log-probability that is a
@@ -148,9 +152,58 @@ describe("scoreCandidates against a scripted completions server", () => {
     for (const record of [teacher, cliOnly]) {
       if (!record || !("score" in record)) throw new Error("no score");
       expect(record.meanLogprob).toBeCloseTo(mean, 12);
+      // Each token of y+ with its line and log p (the viewer's heat map): together they spell the added line.
+      expect(record.tokens).toEqual(tokens.map((text) => [0, text, logprobOf(text)]));
+      expect(record.tokens!.map(([, text]) => text).join("")).toBe(added[0]);
       // tok(z): the rendered block's scripted tokens, as /tokenize counted them.
       expect(record.ctxTokens).toBeGreaterThan(10);
       expect(record.score).toBeCloseTo(mean - (0.0097 * record.ctxTokens) / 1000 - 0.017 * record.extraReads, 12);
+    }
+  });
+
+  it("the viewer's FGL page: a row per candidate, y+'s tokens as a heat map shaded by log p, in a real browser", async () => {
+    const scripted = await scriptedServer("ok");
+    const out = join(dir, "scores-heat.jsonl");
+    await scoreCandidates({
+      tasks: [task([candidate("teacher", [FUNCTION], true), candidate("cli-only", [CLI])])],
+      endpoints: [scripted.endpoint],
+      out,
+    });
+    scripted.server.close();
+    const source = await fglSite(out);
+    expect(source.summary.rows.candidate).toEqual(["teacher", "cli-only"]);
+    const added = "+    return sum(values) / len(values)";
+    const view = await source.trajectories[0]!.view();
+    expect(view.fgl!.lines).toEqual([{ text: added, tokens: tokenize(added).map((t) => [t.text, logprobOf(t.text)]) }]);
+    const site = join(dir, "fgl-site");
+    await writeSite(source, site);
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext();
+      const network = await guardNetwork(context, "file://");
+      const page = await context.newPage();
+      await page.goto(`${pathToFileURL(join(site, "index.html")).href}#/t/0`);
+      await page.waitForSelector("#fgl .heat");
+      const shown = await page.$$eval("#fgl .heat span", (spans) =>
+        spans.map((span) => [
+          span.textContent,
+          Number(span.getAttribute("data-logprob")),
+          getComputedStyle(span).backgroundColor,
+        ]),
+      );
+      expect(shown.map(([text]) => text).join("")).toBe(added);
+      expect(shown.map(([, logprob]) => logprob)).toEqual(tokenize(added).map((t) => logprobOf(t.text)));
+      // The less likely token is the darker one: "values" (−0.6) darker than "(" (−0.1).
+      const lightness = (css: string) => {
+        const [r, g, b] = css.match(/\d+/g)!.map(Number) as [number, number, number];
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const of = (text: string) => lightness(shown.find(([t]) => t === text)![2] as string);
+      expect(of("values")).toBeLessThan(of("("));
+      expect(network.foreign).toEqual([]);
+      await context.close();
+    } finally {
+      await browser.close();
     }
   });
 

@@ -27,6 +27,7 @@ import {
 } from "@loclab/repair";
 import { parseRunSpec, type RunSpecInput } from "@loclab/runner";
 import { readRunFolder, type RunRecord, runLayout } from "@loclab/schemas";
+import { runSite } from "@loclab/viewer";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, FIX, LOCATED, SUBMIT } from "./calc-fixer-calls.js";
@@ -259,6 +260,41 @@ describe("repair runs (kind: repair) through the runner", () => {
     expect(rows["seed-1/plain/single"]!.vsBase).toBeNull();
     expect(rows["seed-2/plain/single"]!.vsBase).toMatchObject({ n: 4, baseOnly: 0, runOnly: 1, p: 1 });
     expect(breakdown.everSolved).toBe(3);
+
+    // The viewer's site of the run (loclab report): a row per task × cell with `resolved` as the
+    // pair view's binary; task 1's page has its patch beside the gold patch and the harness's tests.
+    const site = await runSite(run.out);
+    expect(site.summary.problems).toEqual([]);
+    expect(site.summary.binary).toBe("resolved");
+    expect(site.summary.rows.t).toHaveLength(16);
+    const at = site.summary.rows.instance!.findIndex(
+      (id, i) => id === "acme__calc-1" && site.summary.rows.cell![i] === "seed-1/plain/single",
+    );
+    expect(site.summary.rows.resolved![at]).toBe(1);
+    const view = await site.trajectories[site.summary.rows.t![at] as number]!.view();
+    expect(view.repair).toMatchObject({ resolved: true, status: "resolved" });
+    expect(view.repair!.patch).toBe(readFileSync(join(run.out, fixed.repair!.patch.path), "utf8"));
+    const benchmarkRow = readFileSync(run.benchmark, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { instance_id: string; patch: string })
+      .find((row) => row.instance_id === "acme__calc-1")!;
+    expect(view.repair!.goldPatch).toBe(benchmarkRow.patch);
+    const status = report["acme__calc-1"].tests_status as Record<string, { success: string[]; failure: string[] }>;
+    for (const expected of ["FAIL_TO_PASS", "PASS_TO_PASS"] as const) {
+      const shown = view.repair!.tests.filter((test) => test.expected === expected);
+      expect(shown.filter((test) => test.passed).map((test) => test.name)).toEqual(status[expected]!.success);
+      expect(shown.filter((test) => !test.passed).map((test) => test.name)).toEqual(status[expected]!.failure);
+    }
+    expect(view.repair!.tests.length).toBeGreaterThan(0);
+    // The pair view's counts are the breakdown's: seed 2 solves task 2 where seed 1 did not.
+    expect(
+      site.summary.pairs.find((pair) => pair.a === "seed-1/plain/single" && pair.b === "seed-2/plain/single"),
+    ).toMatchObject({
+      n: 4,
+      aOnly: 0,
+      bOnly: 1,
+    });
     // The results a user finds under results/, and the SWE-bench predictions of one cell.
     const written = await writeRepairReport(run.out);
     expect(written.written.map((path) => path.slice(run.out.length + 1))).toEqual([

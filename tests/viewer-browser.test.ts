@@ -398,7 +398,10 @@ describe("the viewer in a real browser", () => {
       const report = await execa("node", [CLI, "report", dir, "--format", format, "--out", out], { reject: false });
       expect(report.exitCode, report.stderr).toBe(0);
       const entries = await listTrajectories(dir, format);
-      const { context, page, network, errors } = await openSite(`${pathToFileURL(join(out, "index.html")).href}#/instances`, "file://");
+      const { context, page, network, errors } = await openSite(
+        `${pathToFileURL(join(out, "index.html")).href}#/instances`,
+        "file://",
+      );
       try {
         expect(await page.textContent("#count"), name).toBe(`${entries.length} of ${entries.length} rows`);
         // The longest trajectory by the table's own sort, opened: its turns are the file's steps.

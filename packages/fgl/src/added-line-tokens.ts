@@ -2,6 +2,8 @@
 export interface AddedLineTokens {
   /** Indices into the echoed tokens. */
   indices: number[];
+  /** For each index, the added line (0-based, in the patch's order) its token starts in. */
+  lines: number[];
   /** Added lines whose first token starts before the line (a token spanning the previous line's end and the `+`). */
   startsBefore: number;
   /** Selected tokens that run past their added line's end into the next line. */
@@ -29,6 +31,7 @@ export function addedLineTokens(
   const shift = options.shift ?? 0;
   const ranges = added.map(([start, end]) => [start + shift, end + shift] as const);
   const indices: number[] = [];
+  const lines: number[] = [];
   let startsBefore = 0;
   let runsPast = 0;
   let r = 0;
@@ -42,6 +45,7 @@ export function addedLineTokens(
     const [lineStart, lineEnd] = ranges[r]!;
     if (start >= lineStart && start < lineEnd) {
       indices.push(i);
+      lines.push(r);
       if (!firstSeen.has(r)) {
         firstSeen.add(r);
         if (start > lineStart) startsBefore += 1;
@@ -51,5 +55,5 @@ export function addedLineTokens(
     }
   }
   startsBefore += ranges.length - firstSeen.size;
-  return { indices, startsBefore, runsPast };
+  return { indices, lines, startsBefore, runsPast };
 }

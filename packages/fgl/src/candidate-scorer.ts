@@ -45,6 +45,8 @@ export interface CandidateScorerOptions {
 interface Likelihood {
   meanLogprob: number;
   addedTokens: number;
+  /** Each of y+'s tokens: its added line, its text (cut at the line's end), its log p. */
+  tokens: [number, string, number][];
   startsBefore: number;
   runsPast: number;
 }
@@ -114,7 +116,7 @@ export class CandidateScorer {
         "overflow",
       );
     const requestStart = performance.now();
-    const { meanLogprob, addedTokens, startsBefore, runsPast } = await this.likelihood(
+    const { meanLogprob, addedTokens, tokens, startsBefore, runsPast } = await this.likelihood(
       lease,
       prompt,
       promptCount,
@@ -131,6 +133,7 @@ export class CandidateScorer {
       score: meanLogprob - (lambdaCtx * context.tokens) / 1000 - lambdaReq * reads.needed,
       meanLogprob,
       addedTokens,
+      tokens,
       ctxTokens: context.tokens,
       extraReads: reads.needed,
       promptTokens: promptCount,
@@ -220,5 +223,18 @@ function likelihoodOfAddedLines(echoed: EchoedPrompt, prompt: FixerPrompt): Like
   if (logprobs.length === 0 || logprobs.some((l) => l === null || l === undefined))
     throw new ModelAnswerError({ message: "no log-probability for some of y+'s tokens", retryable: false });
   const meanLogprob = (logprobs as number[]).reduce((a, b) => a + b, 0) / logprobs.length;
-  return { meanLogprob, addedTokens: logprobs.length, startsBefore: tokens.startsBefore, runsPast: tokens.runsPast };
+  // Each token's text, cut where its added line ends (a token that runs past it shows its own line's part only).
+  const lineEnds = prompt.added.map(([, end]) => end + shift);
+  const detail = tokens.indices.map((index, k): [number, string, number] => {
+    const start = echoed.offsets[index]!;
+    const end = Math.min(echoed.offsets[index + 1] ?? prompt.text.length + shift, lineEnds[tokens.lines[k]!]!);
+    return [tokens.lines[k]!, echoed.text.slice(start, end), logprobs[k] as number];
+  });
+  return {
+    meanLogprob,
+    addedTokens: logprobs.length,
+    tokens: detail,
+    startsBefore: tokens.startsBefore,
+    runsPast: tokens.runsPast,
+  };
 }

@@ -12,6 +12,11 @@ export const ScoreRecordSchema = z.union([
     /** Mean log p over y+'s tokens (nats per token). */
     meanLogprob: z.number(),
     addedTokens: z.number().int(),
+    /**
+     * y+'s tokens as [added line (0-based), text, log p]: the heat map of the viewer's FGL page.
+     * Absent in files scored before loclab wrote it.
+     */
+    tokens: z.array(z.tuple([z.number().int().nonnegative(), z.string(), z.number()])).optional(),
     /** tok(z_k): tokens of ctx(z_k), counted by the server. */
     ctxTokens: z.number().int(),
     /** |a_k|: hunks of y* that ctx(z_k) does not show. */

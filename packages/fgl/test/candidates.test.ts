@@ -107,15 +107,27 @@ describe("the fixer's prompt, y+ and |a_k|", () => {
   it("a token counts for y+ when it starts inside an added line; straddles are counted both ways", () => {
     // Text "ab+cd\nef": added range [2, 6) = "+cd\n". Tokens: "ab" [0,2) "+c" [2,4) "d" [4,5) "\ne" [5,7) "f" [7,8).
     const result = addedLineTokens([0, 2, 4, 5, 7], [[2, 6]], { promptEnd: 8 });
-    expect(result).toEqual({ indices: [1, 2, 3], startsBefore: 0, runsPast: 1 });
+    expect(result).toEqual({ indices: [1, 2, 3], lines: [0, 0, 0], startsBefore: 0, runsPast: 1 });
     // A token "b+" [1,3) starting before the line: the line's first token starts late.
     expect(addedLineTokens([0, 1, 3, 6], [[2, 6]], { promptEnd: 8 })).toEqual({
       indices: [2],
+      lines: [0],
       startsBefore: 1,
       runsPast: 0,
     });
     // An echoed BOS text shifts every offset; generated tokens after the prompt are not y+.
     expect(addedLineTokens([0, 3, 5, 9, 11], [[2, 6]], { shift: 3, promptEnd: 8 }).indices).toEqual([2]);
+    // Two added lines: each selected token names the line it starts in.
+    expect(
+      addedLineTokens(
+        [0, 2, 4, 6, 8, 10],
+        [
+          [2, 4],
+          [6, 10],
+        ],
+        { promptEnd: 12 },
+      ).lines,
+    ).toEqual([0, 1, 1]);
   });
 
   it("|a_k| counts the hunks whose changed lines ctx(z) does not show", () => {

@@ -854,6 +854,7 @@
         ),
       );
     }
+    if (view.fgl) parts.push(heatMap(view.fgl));
     if (view.judge)
       parts.push(
         h("div", { id: "judge" }, h("h3", { text: "Judge" }), h("pre", { text: JSON.stringify(view.judge, null, 1) })),
@@ -890,6 +891,59 @@
       );
     }
     return parts;
+  }
+
+  // FGL: y+'s tokens shaded by the frozen fixer's log p: the less likely, the darker (a lightness
+  // scale, so it reads the same in greyscale); each token's value in its tooltip.
+  function heatMap(fgl) {
+    var floor = -8;
+    function shade(logprob) {
+      var x = Math.max(0, Math.min(1, logprob / floor));
+      return "background:hsl(18,85%," + (97 - 62 * x).toFixed(1) + "%);color:" + (x > 0.6 ? "#fff" : "#000");
+    }
+    return h(
+      "div",
+      { id: "fgl" },
+      h("h3", {
+        text: "FGL: the frozen fixer's log p of y+ (" + fgl.candidate + (fgl.teacher ? ", the teacher" : "") + ")",
+      }),
+      h(
+        "p",
+        null,
+        "score " +
+          fmt(fgl.score, 4) +
+          " · mean log p " +
+          fmt(fgl.meanLogprob, 4) +
+          " nats/token · ctx " +
+          fgl.ctxTokens +
+          " tokens · extra reads " +
+          fgl.extraReads +
+          " · shade: 0 ",
+        h("span", { class: "heat-legend", style: shade(0) }, " "),
+        " → ",
+        h("span", { class: "heat-legend", style: shade(floor) }, " "),
+        " " + floor + " or less",
+      ),
+      fgl.lines.length === 0
+        ? h("p", { class: "muted", text: "No token detail in this scores file (scored before loclab kept it)." })
+        : h(
+            "pre",
+            { class: "heat" },
+            fgl.lines.map(function (line, index) {
+              return h(
+                "div",
+                { "data-line": index },
+                line.tokens.map(function (token) {
+                  return h(
+                    "span",
+                    { style: shade(token[1]), title: token[1].toFixed(4), "data-logprob": token[1] },
+                    token[0],
+                  );
+                }),
+              );
+            }),
+          ),
+    );
   }
 
   function trajectoryView(id) {

@@ -7,6 +7,7 @@ export * from "./across-seeds.js";
 export * from "./site-charts.js";
 export * from "./run-site.js";
 export * from "./imported-site.js";
+export * from "./fgl-site.js";
 export * from "./site-assets.js";
 export * from "./write-site.js";
 export * from "./serve-site.js";

@@ -160,4 +160,14 @@ export interface TrajectoryView {
     goldPatch: string | null;
     tests: { name: string; expected: "FAIL_TO_PASS" | "PASS_TO_PASS"; passed: boolean }[];
   } | null;
+  /** An FGL-scored candidate: y+'s added lines, each token with the frozen fixer's log p (the heat map). */
+  fgl?: {
+    candidate: string;
+    teacher: boolean;
+    score: number;
+    meanLogprob: number;
+    ctxTokens: number;
+    extraReads: number;
+    lines: { text: string; tokens: [string, number][] }[];
+  };
 }

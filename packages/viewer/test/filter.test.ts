@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 // The page's filter language (assets/filter.js), run as the page runs it: a classic script in a
 // fresh global scope.
 const source = readFileSync(fileURLToPath(new URL("../assets/filter.js", import.meta.url)), "utf8");
-const sandbox: { LoclabFilter?: { compile(text: string, columns: Record<string, unknown[]>): (row: number) => boolean } } = {};
+const sandbox: {
+  LoclabFilter?: { compile(text: string, columns: Record<string, unknown[]>): (row: number) => boolean };
+} = {};
 runInNewContext(source, sandbox);
 const { compile } = sandbox.LoclabFilter!;
 

@@ -11,7 +11,11 @@ const gold = {
 
 describe("the gold overlay", () => {
   it("a touch is hit when it showed a gold line, near within 20 lines or with no lines in a gold file, miss otherwise", () => {
-    const view = (path: string, start: number, end: number) => ({ path, lines: [{ start, end }], kind: "view" as const });
+    const view = (path: string, start: number, end: number) => ({
+      path,
+      lines: [{ start, end }],
+      kind: "view" as const,
+    });
     expect(markTouch(view("pkg/a.py", 1, 50), gold)).toBe("hit");
     expect(markTouch(view("pkg/a.py", 52, 52), gold)).toBe("hit");
     expect(markTouch(view("pkg/a.py", 53, 60), gold)).toBe("near");
@@ -24,7 +28,19 @@ describe("the gold overlay", () => {
     expect(markTouch(view("pkg/b.py", 1, 10), gold)).toBe("near");
     expect(markTouch({ path: "pkg/a.py", lines: [], kind: "list" }, gold)).toBe("near");
     // Several ranges (search hits): the best one counts.
-    expect(markTouch({ path: "pkg/a.py", lines: [{ start: 5, end: 5 }, { start: 200, end: 200 }], kind: "search" }, gold)).toBe("hit");
+    expect(
+      markTouch(
+        {
+          path: "pkg/a.py",
+          lines: [
+            { start: 5, end: 5 },
+            { start: 200, end: 200 },
+          ],
+          kind: "search",
+        },
+        gold,
+      ),
+    ).toBe("hit");
   });
 
   it("each gold span with its best mark and the steps that hit or came near it", () => {

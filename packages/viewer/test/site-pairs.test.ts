@@ -58,9 +58,13 @@ describe("pairs of cells and seeds", () => {
   });
 
   it("harness notes: budgets, recoveries and errors as the localizer writes them", () => {
-    expect(noteKind("wall budget: the attempt's wall budget ran out during the model call, which was cancelled")).toBe("budget");
+    expect(noteKind("wall budget: the attempt's wall budget ran out during the model call, which was cancelled")).toBe(
+      "budget",
+    );
     expect(noteKind("forced_final: last turn: only submit_localization offered")).toBe("budget");
-    expect(noteKind("context: the prompt (about 9000 tokens) is over the limit of 8000 with every old observation cut")).toBe("budget");
+    expect(
+      noteKind("context: the prompt (about 9000 tokens) is over the limit of 8000 with every old observation cut"),
+    ).toBe("budget");
     expect(noteKind("context_truncated: 2 oldest observation(s) cut to a stub")).toBe("recovery");
     expect(noteKind('repeated_call: repo_tree {"depth":1}')).toBe("recovery");
     expect(noteKind("malformed_call: the arguments of connected_tree do not fit")).toBe("recovery");

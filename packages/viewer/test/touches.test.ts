@@ -30,7 +30,14 @@ describe("what a tool call looked at", () => {
     const call = { name: "search_code", arguments: { query: "parse_total" } };
     const outcome = await runTool(ws, call);
     expect(touchesOfCall({ ...call, observation: outcome.text })).toEqual([
-      { path: "cli.py", lines: [{ start: 1, end: 1 }, { start: 2, end: 2 }], kind: "search" },
+      {
+        path: "cli.py",
+        lines: [
+          { start: 1, end: 1 },
+          { start: 2, end: 2 },
+        ],
+        kind: "search",
+      },
       { path: "parse.py", lines: [{ start: 120, end: 120 }], kind: "search" },
     ]);
   });
@@ -42,12 +49,12 @@ describe("what a tool call looked at", () => {
     expect(touchesOfCall({ name: "connected_tree", arguments: { path: "./parse.py" } })).toEqual([
       { path: "parse.py", lines: [], kind: "list" },
     ]);
-    expect(touchesOfCall({ name: "edit_file", arguments: { path: "/testbed/calc/ops.py", old_text: "a", new_text: "b" } })).toEqual([
-      { path: "calc/ops.py", lines: [], kind: "edit" },
-    ]);
-    expect(touchesOfCall({ name: "read_file", arguments: { path: "calc/ops.py", start_line: 10 }, observation: "a\nb\nc" })).toEqual([
-      { path: "calc/ops.py", lines: [{ start: 10, end: 12 }], kind: "view" },
-    ]);
+    expect(
+      touchesOfCall({ name: "edit_file", arguments: { path: "/testbed/calc/ops.py", old_text: "a", new_text: "b" } }),
+    ).toEqual([{ path: "calc/ops.py", lines: [], kind: "edit" }]);
+    expect(
+      touchesOfCall({ name: "read_file", arguments: { path: "calc/ops.py", start_line: 10 }, observation: "a\nb\nc" }),
+    ).toEqual([{ path: "calc/ops.py", lines: [{ start: 10, end: 12 }], kind: "view" }]);
     expect(touchesOfCall({ name: "bash", arguments: { command: "cat x.py" } })).toEqual([]);
   });
 });

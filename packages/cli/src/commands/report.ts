@@ -5,7 +5,7 @@ import { summaryOf } from "../command-summaries.js";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 
-const FORMATS = ["run", "loclab", "mini-swe-agent", "swe-agent", "autocoderover", "sherloc"] as const;
+const FORMATS = ["run", "loclab", "mini-swe-agent", "swe-agent", "autocoderover", "sherloc", "fgl-scores"] as const;
 type SiteFormat = (typeof FORMATS)[number];
 
 function checkFormat(value: string): SiteFormat {
@@ -16,7 +16,7 @@ function checkFormat(value: string): SiteFormat {
 
 function checkFolder(dir: string): string {
   const absolute = resolve(dir);
-  if (!existsSync(absolute)) throw new Error(`${dir}: no such folder`);
+  if (!existsSync(absolute)) throw new Error(`${dir}: no such file or folder`);
   return absolute;
 }
 
@@ -29,7 +29,10 @@ export function registerReportCommands(program: Command): void {
   program
     .command("report")
     .description(summaryOf("report"))
-    .argument("<dir>", "a loclab run folder, or a folder of trajectories (with --format)")
+    .argument(
+      "<dir>",
+      "a loclab run folder, a folder of trajectories (with --format), or a scores file (--format fgl-scores)",
+    )
     .requiredOption("--out <site>", "the site's folder (index.html opens from disk)")
     .option("--format <format>", `what DIR holds: ${FORMATS.join(", ")}`, "run")
     .option("--concurrency <n>", "trajectories made at once", "4")

@@ -1,0 +1,126 @@
+import { type ScoreRecord, readScores } from "@loclab/fgl";
+import type { SiteSource, SiteTrajectory } from "./run-site.js";
+import { siteCharts } from "./site-charts.js";
+import {
+  SITE_SCHEMA_VERSION,
+  type SiteCell,
+  type SiteColumn,
+  type SiteSummary,
+  type SiteValue,
+  type TrajectoryView,
+} from "./site-types.js";
+import { buildTrajectoryView } from "./trajectory-view.js";
+
+export const FGL_COLUMNS: SiteColumn[] = [
+  { name: "instance", type: "string", description: "the task" },
+  { name: "candidate", type: "string", description: "the candidate localization's id" },
+  { name: "cell", type: "string", description: "the frozen fixer (model) that scored it" },
+  { name: "teacher", type: "number", description: "1 for the teacher's own localization" },
+  { name: "score", type: "number", description: "s_k = mean log p − λ_ctx·tok/1000 − λ_req·|a_k|" },
+  { name: "logp", type: "number", description: "mean log p over y+'s tokens (nats per token)" },
+  { name: "tokens", type: "number", description: "y+'s tokens" },
+  { name: "ctx", type: "number", description: "tok(z): tokens of ctx(z)" },
+  { name: "reads", type: "number", description: "|a_k|: hunks ctx(z) does not show" },
+  { name: "error", type: "string", description: "why the candidate has no score" },
+];
+
+/**
+ * A scores file of FGL's scoring (`loclab fgl score`, docs/definitions.md §5) as a site: a row
+ * per task × candidate, each candidate's page the heat map of y+'s tokens by the frozen fixer's
+ * log-probability (files scored before the tokens were kept show the numbers only).
+ */
+export async function fglSite(file: string, options: { revision?: number } = {}): Promise<SiteSource> {
+  const records = await readScores(file);
+  const rows: Record<string, SiteValue[]> = Object.fromEntries([...FGL_COLUMNS.map((c) => [c.name, []]), ["t", []]]);
+  const trajectories: SiteTrajectory[] = [];
+  for (const record of records) {
+    const scored = "score" in record ? record : undefined;
+    const push = (name: string, value: SiteValue) => rows[name]!.push(value);
+    push("instance", record.task);
+    push("candidate", record.candidate);
+    push("cell", scored?.model ?? "unscored");
+    push("teacher", Number(record.teacher));
+    push("score", scored?.score ?? null);
+    push("logp", scored?.meanLogprob ?? null);
+    push("tokens", scored?.addedTokens ?? null);
+    push("ctx", scored?.ctxTokens ?? null);
+    push("reads", scored?.extraReads ?? null);
+    push("error", "error" in record ? record.error : null);
+    const id = trajectories.length;
+    push("t", id);
+    trajectories.push({ id, file, view: async () => candidateView(id, file, record) });
+  }
+  const cells: SiteCell[] = [...new Set(rows.cell!.map(String))].map((cell) => {
+    const mine = rows.cell!.flatMap((value, i) => (value === cell ? [i] : []));
+    const mean = (column: string) => {
+      const values = mine.map((i) => rows[column]![i]).filter((v): v is number => typeof v === "number");
+      return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+    };
+    return {
+      cell,
+      seed: null,
+      control: "plain",
+      arm: null,
+      model: cell,
+      n: mine.length,
+      metrics: { teacher: mean("teacher"), score: mean("score"), logp: mean("logp"), ctx: mean("ctx") },
+      outcomes: {
+        scored: mine.filter((i) => rows.error![i] === null).length,
+        failed: mine.filter((i) => rows.error![i] !== null).length,
+      },
+    };
+  });
+  const summary: SiteSummary = {
+    kind: "loclab.site-summary",
+    schemaVersion: SITE_SCHEMA_VERSION,
+    title: `FGL scores ${file}`,
+    source: { kind: "imported", dir: file, format: "fgl-scores" },
+    generatedAt: new Date().toISOString(),
+    revision: options.revision ?? 0,
+    binary: "teacher",
+    columns: FGL_COLUMNS,
+    rows,
+    cells,
+    acrossSeeds: [],
+    comparisons: [],
+    pairs: [],
+    charts: await siteCharts(cells, "teacher"),
+    manifest: null,
+    problems: [],
+  };
+  return { summary, trajectories };
+}
+
+function candidateView(id: number, file: string, record: ScoreRecord): TrajectoryView {
+  const view = buildTrajectoryView({
+    id,
+    instanceId: record.task,
+    cell: "score" in record ? record.model : null,
+    format: "fgl-scores",
+    source: file,
+    exit: "score" in record ? "scored" : record.errorKind,
+    outcome: null,
+    error: "error" in record ? record.error : null,
+    model: "score" in record ? record.model : null,
+    steps: [],
+  });
+  if (!("score" in record)) return view;
+  const lines: { text: string; tokens: [string, number][] }[] = [];
+  for (const [line, text, logprob] of record.tokens ?? []) {
+    while (lines.length <= line) lines.push({ text: "", tokens: [] });
+    lines[line]!.text += text;
+    lines[line]!.tokens.push([text, logprob]);
+  }
+  return {
+    ...view,
+    fgl: {
+      candidate: record.candidate,
+      teacher: record.teacher,
+      score: record.score,
+      meanLogprob: record.meanLogprob,
+      ctxTokens: record.ctxTokens,
+      extraReads: record.extraReads,
+      lines,
+    },
+  };
+}

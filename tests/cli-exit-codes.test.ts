@@ -299,3 +299,26 @@ describe("defects the malformed-input sweep found (issue 12)", () => {
     expect(compare.stderr).toContain(`${csv}:1: not valid UTF-8 (at byte 15 of the line)`);
   });
 });
+
+describe("loclab report and view name what is wrong with their input", () => {
+  it("a missing folder, a folder that is no run, an unknown format: exit 1 and the reason", async () => {
+    const empty = scratch("loclab-report-");
+    const cases: [string[], string][] = [
+      [["report", join(empty, "nope"), "--out", join(empty, "site")], `${join(empty, "nope")}: no such file or folder`],
+      [
+        ["report", empty, "--out", join(empty, "site")],
+        `${empty}: no manifest.json: not a loclab run folder (for imported trajectories, give --format)`,
+      ],
+      [
+        ["report", empty, "--format", "inspect", "--out", join(empty, "site")],
+        "--format inspect: not one of run, loclab, mini-swe-agent, swe-agent, autocoderover, sherloc, fgl-scores",
+      ],
+      [["view", join(empty, "nope")], `${join(empty, "nope")}: no such file or folder`],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await loclab(argv);
+      expect(result.exitCode, argv.join(" ")).toBe(1);
+      expect(result.stderr).toContain(message);
+    }
+  });
+});

@@ -86,6 +86,7 @@ const RUN = new Set([
   "npx loclab mask --benchmark lite --out masked/lite.jsonl",
   "npx loclab tool search --repo /usr/lib/python3/dist-packages/django --query get_FOO_display --json",
   "npx loclab fgl weights --scores fgl/scores.jsonl --ess 2 --top 3 --anchor 0.5",
+  "npx loclab report ../shared/data/trajectories/swe-agent_gpt4_lite --format swe-agent --out site-swe",
 ]);
 
 describe("every loclab command the docs show", () => {

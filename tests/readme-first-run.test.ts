@@ -80,7 +80,7 @@ describe("README: a newcomer's commands, as written", () => {
     }
   });
 
-  it("a first run with the test model: serve, demo, run, score, breakdown", async () => {
+  it("a first run with the test model: serve, demo, run, score, breakdown, report", async () => {
     const lines = blockAfter("## A first run with the test model", "sh").split("\n").map(command).filter(Boolean);
     expect(lines.every((line) => line.startsWith("npx loclab "))).toBe(true);
     const port = await freePort();
@@ -122,6 +122,11 @@ describe("README: a newcomer's commands, as written", () => {
       expect(records.some((record) => record.outcome === "model_error")).toBe(false);
       expect(outputs["npx loclab run score runs/demo"]).toContain("leak audit per cell");
       expect(outputs["npx loclab breakdown runs/demo"]).toContain("|seed-1/shuffled-7|1|");
+      // The site: a trajectory file per attempt, and the summary, made by the report line.
+      expect(outputs["npx loclab report runs/demo --out runs/demo-site"]).toContain("3 trajectory files written");
+      expect(readFileSync(join(dir, "runs", "demo-site", "data", "summary.js"), "utf8")).toMatch(
+        /^loclabData\("summary",/,
+      );
     } finally {
       server?.kill("SIGINT");
       await server?.catch(() => undefined);

@@ -798,6 +798,7 @@
         ),
       );
     }
+    if (view.overlayNote) parts.push(h("div", { class: "note harness", id: "overlay-note", text: view.overlayNote }));
     if (view.pathMap && Object.keys(view.pathMap).length) {
       parts.push(
         h(

@@ -267,11 +267,19 @@ async function runTrajectoryView(input: {
 }): Promise<TrajectoryView> {
   const { record, instance, spec } = input;
   const { steps } = await readLoclabSteps(input.file);
-  const gold = instance?.patch ? safeGold(instance) : undefined;
+  let gold = instance?.patch ? safeGold(instance) : undefined;
   let originalPathOf: ((path: string) => string | undefined) | undefined;
-  if (record.control.kind === "shuffled" && instance && spec) {
-    const mapping = await readShuffleMapping(spec.cacheDir, instance, record.control.seed);
+  let overlayNote: string | null = gold
+    ? null
+    : "the instance's gold patch is not known (the benchmark could not be read)";
+  if (record.control.kind === "shuffled" && instance && gold) {
+    const mapping = spec ? await readShuffleMapping(spec.cacheDir, instance, record.control.seed) : undefined;
     if (mapping) originalPathOf = (path) => unmapPath(mapping, path);
+    else {
+      // Without the mapping every shuffled path would look like a miss: no overlay rather than a wrong one.
+      gold = undefined;
+      overlayNote = `no gold overlay: the shuffle mapping (seed ${record.control.seed}) is no longer in the workspace cache ${spec?.cacheDir ?? ""}`;
+    }
   }
   return buildTrajectoryView({
     id: input.id,
@@ -290,6 +298,7 @@ async function runTrajectoryView(input: {
     prediction: record.prediction,
     judge: record.repair?.handOff?.judgement ?? null,
     repair: record.repair ? await repairView(input.dir, record, instance) : null,
+    overlayNote,
   });
 }
 

@@ -137,6 +137,8 @@ export interface TrajectoryView {
   steps: ViewStep[];
   /** The gold and how close the trajectory came (absent when the instance's gold is unknown). */
   gold: { files: string[]; spans: SpanCoverage[]; nearLines: number } | null;
+  /** Why there is no gold overlay when the trajectory could have had one (a cleared shuffle mapping…). */
+  overlayNote: string | null;
   /** Shuffled cells: each workspace path the trajectory named → its original path. */
   pathMap: Record<string, string> | null;
   /** The final answer: locations (original paths) and the five-field finding. */

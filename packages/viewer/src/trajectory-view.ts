@@ -44,6 +44,8 @@ export interface TrajectoryViewInput {
   prediction?: Prediction | undefined;
   judge?: unknown;
   repair?: TrajectoryView["repair"];
+  /** Why there is no gold overlay, when there could have been one. */
+  overlayNote?: string | null;
   nearLines?: number;
 }
 
@@ -156,6 +158,7 @@ export function buildTrajectoryView(input: TrajectoryViewInput): TrajectoryView 
       : null,
     judge: input.judge ?? null,
     repair: input.repair ?? null,
+    overlayNote: input.overlayNote ?? null,
   };
 }
 

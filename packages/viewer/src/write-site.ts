@@ -102,6 +102,7 @@ export async function viewOrFailure(trajectory: SiteTrajectory): Promise<Traject
       steps: [],
       gold: null,
       pathMap: null,
+      overlayNote: null,
       final: null,
       judge: null,
       repair: null,

@@ -97,6 +97,10 @@ async function shot(page: Page, name: string) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  // The same view as a greyscale print shows it.
+  const grey = await page.addStyleTag({ content: "html { filter: grayscale(1); }" });
+  await page.screenshot({ path: join(SHOTS, `${name}-grey.png`), fullPage: false });
+  await grey.evaluate((node) => node.remove());
 }
 
 describe("the viewer in a real browser", () => {

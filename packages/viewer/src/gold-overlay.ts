@@ -1,7 +1,7 @@
 import type { LineRange, Touch } from "./touches.js";
 
 /**
- * How close a touch came to the gold (docs/definitions.md §2's files and pre-image spans):
+ * How close a touch came to the gold (docs/definitions.md §12; the gold files and spans of §2):
  * `hit` — it showed a line of a gold span; `near` — a gold file, but only lines within
  * `nearLines` of a span, or no lines at all (a tree listing, an edit); `miss` — any other file.
  * Lines farther than `nearLines` from every span of a gold file are `miss` too: reading the

@@ -2,7 +2,7 @@ import { clopperPearsonInterval, exactMcNemar } from "@loclab/statistics";
 import type { SitePair, SiteValue } from "./site-types.js";
 
 /**
- * Every pair of cells on the binary column over the instances both have a value for: the
+ * Every pair of cells on the binary column (docs/definitions.md §12) over the instances both have a value for: the
  * discordant counts, exact McNemar, and θ = aOnly / (aOnly + bOnly) with its exact interval.
  * Pure. Cost: O(cells² · instances) — a run of 40 cells over 500 instances is 0.4 M lookups.
  */

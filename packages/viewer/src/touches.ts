@@ -1,5 +1,5 @@
 /**
- * What a tool call looked at: a file, and the lines when the call says which. Read from the
+ * What a tool call looked at (a touch, docs/definitions.md §12): a file, and the lines when the call says which. Read from the
  * call's arguments and its observation as the tools render it (`view_file`'s header
  * `path: lines A-B of N lines`, `search_code`'s `path:line:text` hits), so that a trajectory
  * of any loclab version, or an imported one, needs nothing but its own text.

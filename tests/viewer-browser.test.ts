@@ -10,7 +10,7 @@ import { listTrajectories, type RunFormat, readTrajectory } from "@loclab/analys
 import { buildToyBenchmark, type ToyBenchmark } from "@loclab/fixtures";
 import { goldFromPatch } from "@loclab/gold";
 import { parseRunSpec, type RunScore, scoreRun, startRun } from "@loclab/runner";
-import { cellLabel, controlLabel, isFinalOutcome, type RunRecord, RunRecordSchema } from "@loclab/schemas";
+import { cellLabel, isFinalOutcome, type RunRecord, RunRecordSchema } from "@loclab/schemas";
 import { exactMcNemar } from "@loclab/statistics";
 import { execa } from "execa";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -100,7 +100,7 @@ async function shot(page: Page, name: string) {
   // The same view as a greyscale print shows it.
   const grey = await page.addStyleTag({ content: "html { filter: grayscale(1); }" });
   await page.screenshot({ path: join(SHOTS, `${name}-grey.png`), fullPage: false });
-  await grey.evaluate((node) => node.remove());
+  await grey.evaluate((node) => (node as HTMLElement).remove());
 }
 
 describe("the viewer in a real browser", () => {
@@ -144,8 +144,10 @@ describe("the viewer in a real browser", () => {
       expect(await page.textContent("#count")).toBe(`${finals.length} of ${finals.length} rows`);
       const expression = 'control == "masked" and acc1 == 0 and turns < 5';
       const expected = finals.filter(
-        (record) => controlLabel(record.control) === "masked" && acc1(record) === 0 && record.turns < 5,
+        (record) => record.control.kind === "masked" && acc1(record) === 0 && record.turns < 5,
       );
+      expect(expected.length, "the expression keeps some rows and drops others").toBeGreaterThan(0);
+      expect(expected.length).toBeLessThan(finals.length);
       const before = await page.getAttribute("body", "data-filtered");
       await page.fill("#filter", expression);
       await page.waitForFunction((b) => document.body.getAttribute("data-filtered") !== b, before);
@@ -156,8 +158,20 @@ describe("the viewer in a real browser", () => {
       expect(shown).toHaveLength(expected.length);
       // Columns: instance, repo, cell, seed, control, …
       expect(shown.map((row) => row[0]).sort()).toEqual(expected.map((record) => record.instanceId).sort());
-      expect(new Set(shown.map((row) => row[4]))).toEqual(new Set(expected.length ? ["masked"] : []));
+      expect(new Set(shown.map((row) => row[4]))).toEqual(new Set(["masked"]));
       await shot(page, "instances");
+      // A second expression: or, not, contains, a bare column.
+      const second = 'instance ~ "ABACUS" and not acc1 or cell == "seed-2/plain"';
+      const kept = finals.filter(
+        (record) =>
+          (record.instanceId.toLowerCase().includes("abacus") && !acc1(record)) || cellLabel(record) === "seed-2/plain",
+      );
+      expect(kept.length).toBeGreaterThan(0);
+      await page.evaluate(
+        (text) => (window as unknown as { loclab: { filterNow(t: string): number } }).loclab.filterNow(text),
+        second,
+      );
+      expect(await page.textContent("#count")).toBe(`${kept.length} of ${finals.length} rows`);
 
       // Sort by turns, descending (two clicks): the first row has the most turns.
       await page.fill("#filter", "");

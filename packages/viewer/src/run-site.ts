@@ -6,7 +6,6 @@ import { goldFromPatch } from "@loclab/gold";
 import { parseRunSpec, planRun, type RunPlan, type RunSpec, scoreRun } from "@loclab/runner";
 import {
   cellLabel,
-  controlLabel,
   type Instance,
   isFinalOutcome,
   readRunFolder,
@@ -47,7 +46,11 @@ export const RUN_COLUMNS: SiteColumn[] = [
   { name: "repo", type: "string", description: "owner/name of the task's repository" },
   { name: "cell", type: "string", description: "seed/control[/arm[/framework]]" },
   { name: "seed", type: "number", description: "the sampling seed (null: none sent)" },
-  { name: "control", type: "string", description: "plain, masked, shuffled, mismatch (with its level)" },
+  {
+    name: "control",
+    type: "string",
+    description: "plain, masked, shuffled or mismatch (the cell names its level or seed)",
+  },
   { name: "arm", type: "string", description: "a repair run's arm" },
   { name: "model", type: "string", description: "the endpoint's model" },
   { name: "outcome", type: "string", description: "the final attempt's outcome (open: none final yet)" },
@@ -115,7 +118,7 @@ export async function runSite(dir: string, options: RunSiteOptions = {}): Promis
     push("repo", instances.get(record.instanceId)?.repo ?? null);
     push("cell", cell);
     push("seed", record.seed);
-    push("control", controlLabel(record.control));
+    push("control", record.control.kind);
     push("arm", record.arm ?? null);
     push("model", record.endpoint?.model ?? null);
     push("outcome", isFinalOutcome(record.outcome) ? record.outcome : `open (${record.outcome})`);
@@ -190,7 +193,8 @@ function siteCells(
       byCell.set(cell, {
         cell,
         seed: rows.seed![row] as number | null,
-        control: String(rows.control![row]),
+        // The cell's own control label (masked:modules, shuffled:7), not just the kind.
+        control: String(rows.cell![row]).split("/")[1] ?? String(rows.control![row]),
         arm: rows.arm![row] as string | null,
         model: rows.model![row] as string | null,
         n: 0,

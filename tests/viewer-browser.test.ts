@@ -156,9 +156,16 @@ describe("the viewer in a real browser", () => {
         rows.map((row) => [...row.querySelectorAll("span")].map((span) => span.textContent)),
       );
       expect(shown).toHaveLength(expected.length);
-      // Columns: instance, repo, cell, seed, control, …
-      expect(shown.map((row) => row[0]).sort()).toEqual(expected.map((record) => record.instanceId).sort());
-      expect(new Set(shown.map((row) => row[4]))).toEqual(new Set(["masked"]));
+      // The columns shown (those with a value in some row: a localization run has no arm, resolved or judge).
+      const header = await page.$$eval(".vt-head span", (spans) =>
+        spans.map((span) => span.getAttribute("data-column")),
+      );
+      expect(header).not.toContain("resolved");
+      const col = (name: string) => header.indexOf(name);
+      expect(shown.map((row) => row[col("instance")]).sort()).toEqual(
+        expected.map((record) => record.instanceId).sort(),
+      );
+      expect(new Set(shown.map((row) => row[col("control")]))).toEqual(new Set(["masked"]));
       await shot(page, "instances");
       // A second expression: or, not, contains, a bare column.
       const second = 'instance ~ "ABACUS" and not acc1 or cell == "seed-2/plain"';
@@ -173,19 +180,20 @@ describe("the viewer in a real browser", () => {
       );
       expect(await page.textContent("#count")).toBe(`${kept.length} of ${finals.length} rows`);
 
-      // Sort by turns, descending (two clicks): the first row has the most turns.
+      // Sort by tokens (they differ from row to row): ascending, then descending on a second click.
       await page.fill("#filter", "");
       await page.waitForFunction(
         (n) => document.querySelector("#count")?.textContent === `${n} of ${n} rows`,
         finals.length,
       );
-      await page.click('.vt-head span[data-column="turns"]');
-      await page.click('.vt-head span[data-column="turns"]');
-      const turnsColumn = 11;
-      const firstTurns = await page.$eval(`.vt-row span:nth-child(${turnsColumn + 1})`, (span) =>
-        Number(span.textContent),
-      );
-      expect(firstTurns).toBe(Math.max(...finals.map((record) => record.turns)));
+      const tokens = finals.map((record) => record.usage.totalTokens!);
+      expect(new Set(tokens).size).toBeGreaterThan(1);
+      const firstTokens = () =>
+        page.$eval(`.vt-row span:nth-child(${col("tokens") + 1})`, (span) => Number(span.textContent));
+      await page.click('.vt-head span[data-column="tokens"]');
+      expect(await firstTokens()).toBe(Math.min(...tokens));
+      await page.click('.vt-head span[data-column="tokens"]');
+      expect(await firstTokens()).toBe(Math.max(...tokens));
 
       await page.fill("#filter", "turns <");
       await page.waitForFunction(() => (document.querySelector("#filter-error")?.textContent ?? "") !== "");

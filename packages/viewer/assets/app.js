@@ -126,7 +126,8 @@
     return found;
   }
   function outcomeClass(column, value) {
-    if (value === null || value === undefined) return "open";
+    // No value is shown as a plain dash; only an outcome still open gets the open badge.
+    if (value === null || value === undefined) return null;
     if (column === "acc1" || column === "resolved" || column === "patch") return value >= 1 ? "good" : "bad";
     if (column === "outcome") {
       if (String(value).indexOf("open") === 0 || value === "infra_error" || value === "failed") return "open";
@@ -381,10 +382,17 @@
     var f = param("f");
     if (f !== null && f !== state.filterText) state.filterText = f;
     applyFilter();
-    var columns = s.columns;
+    // Columns with no value in any row (a localization run's arm, resolved, judge) are not
+    // shown; filter expressions may still name them.
+    var columns = s.columns.filter(function (c) {
+      var values = s.rows[c.name];
+      for (var i = 0; i < values.length; i++) if (values[i] !== null && values[i] !== undefined) return true;
+      return values.length === 0;
+    });
+    var WIDE = { instance: "minmax(140px, 2.6fr)", cell: "minmax(120px, 2fr)", repo: "minmax(90px, 1.4fr)" };
     var template = columns
       .map(function (c) {
-        return c.type === "string" ? "minmax(90px, 1.6fr)" : "minmax(56px, 0.6fr)";
+        return WIDE[c.name] || (c.type === "string" ? "minmax(80px, 1.2fr)" : "minmax(56px, 0.6fr)");
       })
       .join(" ");
     var input = h("input", {

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +12,7 @@ import { goldFromPatch } from "@loclab/gold";
 import { parseRunSpec, type RunScore, scoreRun, startRun } from "@loclab/runner";
 import { cellLabel, isFinalOutcome, type RunRecord, RunRecordSchema } from "@loclab/schemas";
 import { exactMcNemar } from "@loclab/statistics";
+import { runSite } from "@loclab/viewer";
 import { execa } from "execa";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,6 +128,8 @@ describe("the viewer in a real browser", () => {
       expect(await page.locator(".chart svg").count()).toBe(2);
       expect(await page.locator("#manifest pre").textContent()).toContain('"viewer-test"');
       await shot(page, "overview");
+      // A site from disk is not live: no badge, no event stream asked for.
+      expect(await page.isVisible("#live")).toBe(false);
       expect(errors).toEqual([]);
       expect(network.foreign).toEqual([]);
       expect(network.requests.every((url) => url.startsWith("file://"))).toBe(true);
@@ -378,6 +381,28 @@ describe("the viewer in a real browser", () => {
     } finally {
       await context.close();
     }
+  });
+
+  it("the run's own results/score.json is used while it is newer than the ledger, and recomputed once the ledger changes", async () => {
+    const copy = join(await mkdtemp(join(tmpdir(), "loclab-viewer-score-")), "run");
+    cpSync(run, copy, { recursive: true });
+    const written = await scoreRun(copy);
+    expect(written.written).toContain("results/score.json");
+    // Mark the file so that reading it shows: every cell's acc@1 set to 0.123.
+    const file = join(copy, "results", "score.json");
+    const score = JSON.parse(readFileSync(file, "utf8"));
+    for (const cell of score.cells) cell.metrics["file.acc@1"] = 0.123;
+    writeFileSync(file, JSON.stringify(score));
+    const fromFile = await runSite(copy);
+    expect(fromFile.summary.cells.map((cell) => cell.metrics["file.acc@1"])).toEqual(score.cells.map(() => 0.123));
+    // The ledger changes after it (a line appended): the run is scored again, as loclab run score would.
+    appendFileSync(join(copy, "attempts.jsonl"), "");
+    const later = new Date(Date.now() + 2000);
+    utimesSync(join(copy, "attempts.jsonl"), later, later);
+    const rescored = await runSite(copy);
+    expect(rescored.summary.cells.map((cell) => cell.metrics["file.acc@1"]).sort()).toEqual(
+      written.cells.map((cell) => cell.metrics["file.acc@1"]).sort(),
+    );
   });
 
   it("outcome colours differ in greyscale lightness as well as hue, and each outcome also carries a glyph and a word", async () => {

@@ -69,6 +69,8 @@ export async function goldAtBaseCommit(options: {
       if (!(error instanceof WorkspaceError)) throw error;
       for (const instance of group) fail(unreadable, instance, error);
     }
+    // One `git rev-parse` per distinct commit: the instances of a repository often share one.
+    const resolved = new Map<string, Promise<string | undefined>>();
     for (const instance of mirror ? group : []) {
       let paths: string[];
       try {
@@ -84,7 +86,12 @@ export async function goldAtBaseCommit(options: {
         fail(failures, instance, error);
         continue;
       }
-      const commit = await resolveCommitIn(mirror as NonNullable<typeof mirror>, instance.base_commit);
+      let resolving = resolved.get(instance.base_commit);
+      if (!resolving) {
+        resolving = resolveCommitIn(mirror as NonNullable<typeof mirror>, instance.base_commit);
+        resolved.set(instance.base_commit, resolving);
+      }
+      const commit = await resolving;
       if (commit) wanted.push({ instance, commit, paths });
       else
         fail(

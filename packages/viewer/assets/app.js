@@ -10,7 +10,8 @@
   var OVERSCAN = 12;
   var FOLD_CHARS = 800;
   var CACHE_SIZE = 40;
-  var live = location.protocol === "http:" || location.protocol === "https:";
+  // Only `loclab view` marks its summary live; the same site from disk or any static server is not.
+  var live = false;
 
   var state = {
     summary: null,
@@ -1230,6 +1231,7 @@
 
   window.addEventListener("hashchange", route);
   load("summary").then(function (summary) {
+    live = summary.live === true;
     start(summary);
     if (live && window.EventSource) {
       document.getElementById("live").hidden = false;

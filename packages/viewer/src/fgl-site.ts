@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type ScoreRecord, readScores } from "@loclab/fgl";
 import type { SiteSource, SiteTrajectory } from "./run-site.js";
 import { siteCharts } from "./site-charts.js";
@@ -29,7 +30,8 @@ export const FGL_COLUMNS: SiteColumn[] = [
  * per task × candidate, each candidate's page the heat map of y+'s tokens by the frozen fixer's
  * log-probability (files scored before the tokens were kept show the numbers only).
  */
-export async function fglSite(file: string, options: { revision?: number } = {}): Promise<SiteSource> {
+export async function fglSite(path: string, options: { revision?: number } = {}): Promise<SiteSource> {
+  const file = resolve(path);
   const records = await readScores(file);
   const rows: Record<string, SiteValue[]> = Object.fromEntries([...FGL_COLUMNS.map((c) => [c.name, []]), ["t", []]]);
   const trajectories: SiteTrajectory[] = [];

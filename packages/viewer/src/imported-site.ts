@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import { listTrajectories, type RunFormat, readTrajectory, summarizeFile } from "@loclab/analysis";
 import type { SiteSource, SiteTrajectory } from "./run-site.js";
 import { siteCharts } from "./site-charts.js";
@@ -24,10 +24,11 @@ export const IMPORTED_COLUMNS: SiteColumn[] = [
  * the analysis package's model when opened. No gold: an imported folder names no benchmark.
  */
 export async function importedSite(
-  dir: string,
+  folder: string,
   format: RunFormat,
   options: { revision?: number } = {},
 ): Promise<SiteSource> {
+  const dir = resolve(folder);
   const entries = await listTrajectories(dir, format);
   const rows: Record<string, SiteValue[]> = Object.fromEntries([
     ...IMPORTED_COLUMNS.map((c) => [c.name, []]),

@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseShuffleMapping, type ShuffleMapping, unmapPath } from "@loclab/controls";
 import { goldFromPatch } from "@loclab/gold";
 import { parseRunSpec, planRun, type RunPlan, type RunSpec, scoreRun } from "@loclab/runner";
@@ -9,7 +9,10 @@ import {
   type Instance,
   isFinalOutcome,
   readRunFolder,
+  readRunScore,
   type RunRecord,
+  type RunScoreFile,
+  runLayout,
   TrajectoryHeaderSchema,
   TrajectoryStepSchema,
 } from "@loclab/schemas";
@@ -75,7 +78,9 @@ export interface RunSiteOptions {
  * the resolved rate (repair), each control's mean ± SD across seeds, every pair of cells on the
  * binary metric, the charts, the manifest. Reads the folder only; writes nothing to it.
  */
-export async function runSite(dir: string, options: RunSiteOptions = {}): Promise<SiteSource> {
+export async function runSite(path: string, options: RunSiteOptions = {}): Promise<SiteSource> {
+  // Absolute, so that a report keeps its files whichever way the path was spelled (data/sources.json).
+  const dir = resolve(path);
   const folder = await readRunFolder(dir);
   const problems: string[] = folder.unreadable.map((line) => `${line.file ?? "attempts.jsonl"}: ${line.message}`);
   let spec: RunSpec | undefined;
@@ -93,10 +98,12 @@ export async function runSite(dir: string, options: RunSiteOptions = {}): Promis
 
   const finals = lastRecordPerKey(folder.records);
   const acc1 = new Map<string, number>();
-  let scoreCells: Awaited<ReturnType<typeof scoreRun>> | undefined;
+  let scoreCells: Pick<RunScoreFile, "cells" | "instanceIds" | "comparisons"> | undefined;
   if (!repair && plan) {
     try {
-      scoreCells = await scoreRun(dir, { write: false, resamples: 1000 });
+      // The run's own results when `loclab run score` wrote them after the ledger's last line;
+      // scored here otherwise (its gold placed on the mirrors' files: most of the time on a big run).
+      scoreCells = (await freshRunScore(dir)) ?? (await scoreRun(dir, { write: false, resamples: 1000 }));
       for (const cell of scoreCells.cells) {
         const values = cell.perInstance["file.acc@1"] ?? [];
         scoreCells.instanceIds.forEach((id, index) => {
@@ -163,6 +170,14 @@ export async function runSite(dir: string, options: RunSiteOptions = {}): Promis
     problems,
   };
   return { summary, trajectories };
+}
+
+/** `results/score.json` when it was written after the ledger's last change (so it scores every record). */
+async function freshRunScore(dir: string): Promise<RunScoreFile | undefined> {
+  const ledger = statSync(runLayout.ledger(dir), { throwIfNoEntry: false });
+  const score = statSync(runLayout.score(dir), { throwIfNoEntry: false });
+  if (!ledger || !score || score.mtimeMs < ledger.mtimeMs) return undefined;
+  return readRunScore(dir);
 }
 
 /** Each key's last attempt (its final one when it has one) with the number of attempts, in ledger order. */

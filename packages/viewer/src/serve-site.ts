@@ -42,7 +42,7 @@ const TYPES: Record<string, string> = {
 export async function serveSite(options: ServeSiteOptions): Promise<ServedSite> {
   let revision = 0;
   let source = await options.build(revision);
-  let summaryText = dataScript("summary", source.summary);
+  let summaryText = dataScript("summary", { ...source.summary, live: true });
   const listeners = new Set<ServerResponse>();
   const assets = new Map<string, string>();
   for (const asset of SITE_ASSETS) assets.set(`/${asset}`, await readFile(join(siteAssetsDir(), asset), "utf8"));
@@ -113,7 +113,7 @@ export async function serveSite(options: ServeSiteOptions): Promise<ServedSite> 
         seen = now;
         source = next;
         revision++;
-        summaryText = dataScript("summary", source.summary);
+        summaryText = dataScript("summary", { ...source.summary, live: true });
         for (const listener of listeners) listener.write(`event: revision\ndata: ${revision}\n\n`);
         options.onRebuild?.({ revision, rows: source.trajectories.length, ms: performance.now() - started });
       })

@@ -79,6 +79,8 @@ export interface SiteSummary {
   generatedAt: string;
   /** Grows with every rebuild of a live site (`loclab view`), so the page knows to reload. */
   revision: number;
+  /** Set by `loclab view`: the page listens on `/events` for new revisions (a static site served by any server does not). */
+  live?: boolean;
   /** The run's binary success per row (`acc1` for localization, `resolved` for repair): the pair view's. */
   binary: string;
   columns: SiteColumn[];

@@ -10,7 +10,8 @@
 //   2c. Debian's redis-server, started on 127.0.0.1 with its own port, folder and AOF
 //      (LOCLAB_TEST_REDIS_URL for the queue's tests; tests that restart Redis start their own),
 //      stopped by its PID at the end; Debian's slurm-wlm and munge (the Slurm test starts and
-//      stops its own single-node cluster);
+//      stops its own single-node cluster); Debian's chromium (the viewer's browser tests drive it
+//      with playwright-core, which never downloads a browser);
 //   2d. the Debian packages the notebooks need, and those whose source trees the tests read
 //      (python3-requests, python3-django, python3-sympy, ripgrep): apt-get when root,
 //      otherwise the exact command;

@@ -1438,7 +1438,8 @@ try {
     await browser.close().catch(() => {});
   }
 } finally {
-  if (!flag("--keep")) rmSync(WORK, { recursive: true, force: true });
+  // Only a folder this benchmark made (its mark inside) is removed, never one it refused.
+  if (!flag("--keep") && existsSync(MARK)) rmSync(WORK, { recursive: true, force: true });
 }
 
 const revisionAtEnd = revisionOf(ROOT);

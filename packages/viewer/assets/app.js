@@ -1220,6 +1220,8 @@
     var first = !state.summary;
     state.summary = summary;
     state.order = null;
+    // A new revision may number the trajectories differently: nothing loaded before is kept.
+    if (!first) cache.clear();
     document.getElementById("title").textContent = summary.title + " · " + summary.rows.t.length + " rows";
     document.title = "loclab · " + summary.title;
     var view = document.body.getAttribute("data-view");

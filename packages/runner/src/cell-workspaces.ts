@@ -38,6 +38,14 @@ export interface PreparedAttempt {
 }
 
 /**
+ * Where the shuffled copy of a repository × commit for a shuffle seed lives in the workspace
+ * cache: `tree/` and, beside it (out of the model's reach), `mapping.json`.
+ */
+export function shuffledCopyFolder(cacheDir: string, repo: string, commit: string, seed: number): string {
+  return workspaceCachePath(join(cacheDir, "shuffled", `seed-${seed}`), repo, commit);
+}
+
+/**
  * The workspaces of a run's cells (docs/definitions.md §4), cached so that every cell of a
  * repository × commit shares one materialized tree, and every shuffled cell one shuffled copy:
  *
@@ -171,7 +179,7 @@ export class CellWorkspaces {
   ): Promise<{ workspace: Workspace; mapping: ShuffleMapping }> {
     const original = await this.tree(repo, commitInput);
     const commit = original.commit ?? commitInput;
-    const folder = workspaceCachePath(join(this.options.cacheDir, "shuffled", `seed-${seed}`), repo, commit);
+    const folder = shuffledCopyFolder(this.options.cacheDir, repo, commit, seed);
     if (!existsSync(join(folder, "mapping.json"))) {
       const temporary = `${folder}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
       await mkdir(temporary, { recursive: true });

@@ -20,7 +20,6 @@
     order: null, // Int32Array of row indices, filtered and sorted
     sort: { column: null, descending: false },
     scrollTop: 0,
-    lastFilterMs: null,
   };
   window.loclab = state; // for the browser tests and the console
 
@@ -152,22 +151,24 @@
   // ---------- the table's order ----------
   function applyFilter() {
     var s = state.summary;
-    var n = s.rows[s.columns[0].name].length;
-    var started = performance.now();
-    var keep;
+    var n = s.rows.t.length;
+    var order;
     try {
-      keep = window.LoclabFilter.compile(state.filterText, s.rows);
+      var keep = window.LoclabFilter.compile(state.filterText, s.rows);
       state.filterError = null;
+      var out = new Int32Array(n);
+      var count = 0;
+      for (var i = 0; i < n; i++) if (keep(i)) out[count++] = i;
+      order = out.slice(0, count);
     } catch (error) {
+      // A wrong expression leaves the rows as they were (every row the first time); sorting still applies.
       state.filterError = error;
-      keep = function () {
-        return true;
-      };
+      order = state.order
+        ? state.order.slice()
+        : Int32Array.from({ length: n }, function (_, i) {
+            return i;
+          });
     }
-    var out = new Int32Array(n);
-    var count = 0;
-    for (var i = 0; i < n; i++) if (keep(i)) out[count++] = i;
-    var order = out.slice(0, count);
     var column = state.sort.column;
     if (column && s.rows[column]) {
       var values = s.rows[column];
@@ -182,7 +183,6 @@
       });
     }
     state.order = order;
-    state.lastFilterMs = performance.now() - started;
   }
 
   // ---------- views ----------

@@ -4,12 +4,12 @@ import type { SiteSource, SiteTrajectory } from "./run-site.js";
 import { siteCharts } from "./site-charts.js";
 import {
   SITE_SCHEMA_VERSION,
-  type SiteCell,
   type SiteColumn,
   type SiteSummary,
   type SiteValue,
   type TrajectoryView,
 } from "./site-types.js";
+import { emptyRows, tableCells } from "./site-table.js";
 import { buildTrajectoryView } from "./trajectory-view.js";
 
 export const FGL_COLUMNS: SiteColumn[] = [
@@ -33,7 +33,7 @@ export const FGL_COLUMNS: SiteColumn[] = [
 export async function fglSite(path: string, options: { revision?: number } = {}): Promise<SiteSource> {
   const file = resolve(path);
   const records = await readScores(file);
-  const rows: Record<string, SiteValue[]> = Object.fromEntries([...FGL_COLUMNS.map((c) => [c.name, []]), ["t", []]]);
+  const rows = emptyRows(FGL_COLUMNS);
   const trajectories: SiteTrajectory[] = [];
   for (const record of records) {
     const scored = "score" in record ? record : undefined;
@@ -52,25 +52,10 @@ export async function fglSite(path: string, options: { revision?: number } = {})
     push("t", id);
     trajectories.push({ id, file, view: async () => candidateView(id, file, record) });
   }
-  const cells: SiteCell[] = [...new Set(rows.cell!.map(String))].map((cell) => {
-    const mine = rows.cell!.flatMap((value, i) => (value === cell ? [i] : []));
-    const mean = (column: string) => {
-      const values = mine.map((i) => rows[column]![i]).filter((v): v is number => typeof v === "number");
-      return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
-    };
-    return {
-      cell,
-      seed: null,
-      control: "plain",
-      arm: null,
-      model: cell,
-      n: mine.length,
-      metrics: { teacher: mean("teacher"), score: mean("score"), logp: mean("logp"), ctx: mean("ctx") },
-      outcomes: {
-        scored: mine.filter((i) => rows.error![i] === null).length,
-        failed: mine.filter((i) => rows.error![i] !== null).length,
-      },
-    };
+  const cells = tableCells(rows, {
+    averaged: ["teacher", "score", "logp", "ctx"],
+    outcomeOf: (row) => (rows.error![row] === null ? "scored" : "failed"),
+    partsOf: (cell) => ({ seed: null, control: "plain", arm: null, model: cell }),
   });
   const summary: SiteSummary = {
     kind: "loclab.site-summary",

@@ -2,7 +2,8 @@ import { relative, resolve } from "node:path";
 import { listTrajectories, type RunFormat, readTrajectory, summarizeFile } from "@loclab/analysis";
 import type { SiteSource, SiteTrajectory } from "./run-site.js";
 import { siteCharts } from "./site-charts.js";
-import { SITE_SCHEMA_VERSION, type SiteCell, type SiteColumn, type SiteSummary, type SiteValue } from "./site-types.js";
+import { SITE_SCHEMA_VERSION, type SiteColumn, type SiteSummary, type SiteValue } from "./site-types.js";
+import { emptyRows, tableCells } from "./site-table.js";
 import { buildTrajectoryView } from "./trajectory-view.js";
 
 export const IMPORTED_COLUMNS: SiteColumn[] = [
@@ -30,10 +31,7 @@ export async function importedSite(
 ): Promise<SiteSource> {
   const dir = resolve(folder);
   const entries = await listTrajectories(dir, format);
-  const rows: Record<string, SiteValue[]> = Object.fromEntries([
-    ...IMPORTED_COLUMNS.map((c) => [c.name, []]),
-    ["t", []],
-  ]);
+  const rows = emptyRows(IMPORTED_COLUMNS);
   const problems: string[] = [];
   const trajectories: SiteTrajectory[] = [];
   for (const entry of entries) {
@@ -95,26 +93,11 @@ export async function importedSite(
       },
     });
   }
-  const n = rows.instance!.length;
-  const mean = (column: string) => {
-    const values = rows[column]!.filter((value): value is number => typeof value === "number");
-    return values.length > 0 ? values.reduce((sum, value) => sum + value, 0) / values.length : null;
-  };
-  const cells: SiteCell[] =
-    n === 0
-      ? []
-      : [
-          {
-            cell: format,
-            seed: null,
-            control: "plain",
-            arm: null,
-            model: null,
-            n,
-            metrics: { patch: mean("patch"), turns: mean("turns"), tokens: mean("tokens"), seconds: mean("seconds") },
-            outcomes: countBy(rows.exit!),
-          },
-        ];
+  const cells = tableCells(rows, {
+    averaged: ["patch", "turns", "tokens", "seconds"],
+    outcomeOf: (row) => String(rows.exit![row]),
+    partsOf: () => ({ seed: null, control: "plain", arm: null, model: null }),
+  });
   const summary: SiteSummary = {
     kind: "loclab.site-summary",
     schemaVersion: SITE_SCHEMA_VERSION,
@@ -134,10 +117,4 @@ export async function importedSite(
     problems,
   };
   return { summary, trajectories };
-}
-
-function countBy(values: readonly SiteValue[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1;
-  return counts;
 }

@@ -3,6 +3,7 @@ export * from "./touches.js";
 export * from "./gold-overlay.js";
 export * from "./trajectory-view.js";
 export * from "./site-pairs.js";
+export * from "./site-table.js";
 export * from "./across-seeds.js";
 export * from "./site-charts.js";
 export * from "./run-site.js";

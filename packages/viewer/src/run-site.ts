@@ -3,11 +3,13 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseShuffleMapping, type ShuffleMapping, unmapPath } from "@loclab/controls";
 import { goldFromPatch } from "@loclab/gold";
-import { parseRunSpec, planRun, type RunPlan, type RunSpec, scoreRun } from "@loclab/runner";
+import type { InstanceReport } from "@loclab/grading";
+import { parseRunSpec, planRun, type RunPlan, type RunSpec, scoreRun, shuffledCopyFolder } from "@loclab/runner";
 import {
   cellLabel,
   type Instance,
   isFinalOutcome,
+  readJsonl,
   readRunFolder,
   readRunScore,
   type RunRecord,
@@ -16,13 +18,12 @@ import {
   TrajectoryHeaderSchema,
   TrajectoryStepSchema,
 } from "@loclab/schemas";
-import { workspaceCachePath } from "@loclab/tools";
 import { acrossSeedsOfCells } from "./across-seeds.js";
 import { siteCharts } from "./site-charts.js";
 import { cellPairs } from "./site-pairs.js";
+import { emptyRows, tableCells } from "./site-table.js";
 import {
   SITE_SCHEMA_VERSION,
-  type SiteCell,
   type SiteColumn,
   type SiteSummary,
   type SiteValue,
@@ -116,7 +117,7 @@ export async function runSite(path: string, options: RunSiteOptions = {}): Promi
     }
   }
 
-  const rows: Record<string, SiteValue[]> = Object.fromEntries([...RUN_COLUMNS.map((c) => [c.name, []]), ["t", []]]);
+  const rows = emptyRows(RUN_COLUMNS);
   const trajectories: SiteTrajectory[] = [];
   for (const { record, attempts } of finals) {
     const cell = cellLabel(record);
@@ -150,7 +151,19 @@ export async function runSite(path: string, options: RunSiteOptions = {}): Promi
   }
 
   const binary = repair ? "resolved" : "acc1";
-  const cells = siteCells(rows, binary, scoreCells?.cells, folder.records);
+  const cells = tableCells(rows, {
+    averaged: [binary, "turns", "tokens", "seconds"],
+    outcomeOf: (row) => String(rows.outcome![row]),
+    counts: (outcome) => !outcome.startsWith("open"),
+    partsOf: (cell, row) => ({
+      seed: rows.seed![row] as number | null,
+      // The cell's own control label (masked:modules, shuffled:7), not just the kind.
+      control: cell.split("/")[1] ?? String(rows.control![row]),
+      arm: rows.arm![row] as string | null,
+      model: rows.model![row] as string | null,
+    }),
+    metricsOf: (cell) => scoreCells?.cells.find((score) => score.cell === cell)?.metrics,
+  });
   const summary: SiteSummary = {
     kind: "loclab.site-summary",
     schemaVersion: SITE_SCHEMA_VERSION,
@@ -194,77 +207,18 @@ function lastRecordPerKey(records: readonly RunRecord[]): { record: RunRecord; a
   return [...byKey.values()];
 }
 
-function siteCells(
-  rows: Record<string, SiteValue[]>,
-  binary: string,
-  scored: readonly { cell: string; metrics: Record<string, number> }[] | undefined,
-  records: readonly RunRecord[],
-): SiteCell[] {
-  const byCell = new Map<string, SiteCell>();
-  const outcomes = new Map<string, Record<string, number>>();
-  rows.cell!.forEach((value, row) => {
-    const cell = String(value);
-    if (!byCell.has(cell)) {
-      byCell.set(cell, {
-        cell,
-        seed: rows.seed![row] as number | null,
-        // The cell's own control label (masked:modules, shuffled:7), not just the kind.
-        control: String(rows.cell![row]).split("/")[1] ?? String(rows.control![row]),
-        arm: rows.arm![row] as string | null,
-        model: rows.model![row] as string | null,
-        n: 0,
-        metrics: {},
-        outcomes: {},
-      });
-      outcomes.set(cell, {});
-    }
-    const counts = outcomes.get(cell)!;
-    const outcome = String(rows.outcome![row]);
-    counts[outcome] = (counts[outcome] ?? 0) + 1;
-  });
-  const mean = (cell: string, column: string): number | null => {
-    let sum = 0;
-    let n = 0;
-    rows.cell!.forEach((value, row) => {
-      const x = rows[column]![row];
-      if (value === cell && typeof x === "number") {
-        sum += x;
-        n++;
-      }
-    });
-    return n > 0 ? sum / n : null;
-  };
-  for (const cell of byCell.values()) {
-    cell.outcomes = outcomes.get(cell.cell)!;
-    cell.n = Object.entries(cell.outcomes)
-      .filter(([name]) => !name.startsWith("open"))
-      .reduce((sum, [, count]) => sum + count, 0);
-    const own = scored?.find((score) => score.cell === cell.cell);
-    cell.metrics = own ? { ...own.metrics } : {};
-    cell.metrics[binary] = mean(cell.cell, binary);
-    for (const column of ["turns", "tokens", "seconds"]) cell.metrics[column] = mean(cell.cell, column);
-  }
-  void records;
-  return [...byCell.values()].sort((a, b) => a.cell.localeCompare(b.cell));
-}
-
-/** The loclab trajectory's steps with what the harness added to each request (step 0's first user message: the issue). */
-export async function readLoclabSteps(file: string): Promise<{ header: unknown; steps: SourceStep[] }> {
-  const text = await readFile(file, "utf8");
-  const lines = text.split("\n").filter((line) => line.trim() !== "");
-  const parse = (line: string, index: number): unknown => {
-    try {
-      return JSON.parse(line);
-    } catch (error) {
-      throw new Error(`${file}:${index + 1}: not JSON: ${(error as Error).message}`);
-    }
-  };
-  const header = TrajectoryHeaderSchema.safeParse(parse(lines[0] ?? "", 0));
-  if (!header.success) throw new Error(`${file}:1: not a loclab trajectory header`);
-  const steps = lines.slice(1).map((line, index) => {
-    const checked = TrajectoryStepSchema.safeParse(parse(line, index + 1));
+/**
+ * A loclab trajectory's steps with what the harness added to each request (step 0's first user
+ * message: the issue), which the analysis package's model leaves out. Errors name the file and line.
+ */
+export async function readLoclabSteps(file: string): Promise<SourceStep[]> {
+  const [header, ...lines] = (await readJsonl(file)).records;
+  if (!header || !TrajectoryHeaderSchema.safeParse(header.value).success)
+    throw new Error(`${file}:1: not a loclab trajectory header`);
+  return lines.map(({ line, value }) => {
+    const checked = TrajectoryStepSchema.safeParse(value);
     if (!checked.success)
-      throw new Error(`${file}:${index + 2}: not a trajectory step: ${checked.error.issues[0]?.message}`);
+      throw new Error(`${file}:${line}: not a trajectory step: ${checked.error.issues[0]?.message}`);
     const step = checked.data;
     return {
       ...step,
@@ -273,7 +227,6 @@ export async function readLoclabSteps(file: string): Promise<{ header: unknown; 
       ),
     } satisfies SourceStep;
   });
-  return { header: header.data, steps };
 }
 
 async function runTrajectoryView(input: {
@@ -285,12 +238,18 @@ async function runTrajectoryView(input: {
   instance: Instance | undefined;
 }): Promise<TrajectoryView> {
   const { record, instance, spec } = input;
-  const { steps } = await readLoclabSteps(input.file);
-  let gold = instance?.patch ? safeGold(instance) : undefined;
+  const steps = await readLoclabSteps(input.file);
+  let gold: ReturnType<typeof goldFromPatch> | undefined;
+  let overlayNote: string | null = null;
+  if (!instance)
+    overlayNote = "no gold overlay: the instance's gold patch is not known (the benchmark could not be read)";
+  else
+    try {
+      gold = goldFromPatch(instance.patch, { instanceId: instance.instance_id });
+    } catch (error) {
+      overlayNote = `no gold overlay: ${(error as Error).message}`;
+    }
   let originalPathOf: ((path: string) => string | undefined) | undefined;
-  let overlayNote: string | null = gold
-    ? null
-    : "the instance's gold patch is not known (the benchmark could not be read)";
   if (record.control.kind === "shuffled" && instance && gold) {
     const mapping = spec ? await readShuffleMapping(spec.cacheDir, instance, record.control.seed) : undefined;
     if (mapping) originalPathOf = (path) => unmapPath(mapping, path);
@@ -321,14 +280,6 @@ async function runTrajectoryView(input: {
   });
 }
 
-function safeGold(instance: Instance) {
-  try {
-    return goldFromPatch(instance.patch, { instanceId: instance.instance_id });
-  } catch {
-    return undefined;
-  }
-}
-
 /** The mapping a shuffled cell's copy was made with, from the workspace cache (absent once the cache is cleared). */
 async function readShuffleMapping(
   cacheDir: string | undefined,
@@ -336,10 +287,7 @@ async function readShuffleMapping(
   seed: number,
 ): Promise<ShuffleMapping | undefined> {
   if (!cacheDir) return undefined;
-  const file = join(
-    workspaceCachePath(join(cacheDir, "shuffled", `seed-${seed}`), instance.repo, instance.base_commit),
-    "mapping.json",
-  );
+  const file = join(shuffledCopyFolder(cacheDir, instance.repo, instance.base_commit, seed), "mapping.json");
   if (!existsSync(file)) return undefined;
   return parseShuffleMapping(JSON.parse(await readFile(file, "utf8")));
 }
@@ -356,14 +304,11 @@ async function repairView(
   const report = await read(repair.evaluation.report);
   const tests: NonNullable<TrajectoryView["repair"]>["tests"] = [];
   if (report) {
-    const parsed = JSON.parse(report) as Record<
-      string,
-      { tests_status?: Record<string, { success?: string[]; failure?: string[] }> }
-    >;
-    const status = parsed[record.instanceId]?.tests_status ?? {};
+    const parsed = JSON.parse(report) as Record<string, InstanceReport>;
+    const status = parsed[record.instanceId]?.tests_status;
     for (const expected of ["FAIL_TO_PASS", "PASS_TO_PASS"] as const) {
-      for (const name of status[expected]?.success ?? []) tests.push({ name, expected, passed: true });
-      for (const name of status[expected]?.failure ?? []) tests.push({ name, expected, passed: false });
+      for (const name of status?.[expected].success ?? []) tests.push({ name, expected, passed: true });
+      for (const name of status?.[expected].failure ?? []) tests.push({ name, expected, passed: false });
     }
   }
   return {

@@ -49,7 +49,6 @@ export async function serveSite(options: ServeSiteOptions): Promise<ServedSite> 
   assets.set("/", assets.get("/index.html")!);
 
   const server = createServer((request, response) => {
-    const path = decodeURIComponent((request.url ?? "/").split("?")[0]!);
     const send = (status: number, type: string, body: string) => {
       response.writeHead(status, {
         "content-type": type,
@@ -59,6 +58,12 @@ export async function serveSite(options: ServeSiteOptions): Promise<ServedSite> 
       response.end(body);
     };
     if (request.method !== "GET") return send(405, "text/plain", "GET only\n");
+    let path: string;
+    try {
+      path = decodeURIComponent((request.url ?? "/").split("?")[0]!);
+    } catch {
+      return send(400, "text/plain", "not a path\n");
+    }
     const asset = assets.get(path);
     if (asset !== undefined)
       return send(200, TYPES[path === "/" ? ".html" : path.slice(path.lastIndexOf("."))] ?? "text/plain", asset);
@@ -78,7 +83,7 @@ export async function serveSite(options: ServeSiteOptions): Promise<ServedSite> 
     if (trajectory) {
       const found = source.trajectories[Number(trajectory[1])];
       if (!found) return send(404, "text/plain", "no such trajectory\n");
-      void viewOrFailure(found).then((view) => send(200, TYPES[".js"]!, dataScript(`t/${found.id}`, view)));
+      void viewOrFailure(found).then(({ view }) => send(200, TYPES[".js"]!, dataScript(`t/${found.id}`, view)));
       return;
     }
     send(404, "text/plain", "not found\n");

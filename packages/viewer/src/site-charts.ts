@@ -9,28 +9,19 @@ import type { SiteCell, SiteChart } from "./site-types.js";
 export async function siteCharts(cells: readonly SiteCell[], binary: string): Promise<SiteChart[]> {
   if (cells.length === 0) return [];
   const charts: SiteChart[] = [];
-  const specs = [
-    {
-      title: `${binary} per cell`,
-      spec: barChart({
-        data: cells.map((cell) => ({ cell: cell.cell, [binary]: cell.metrics[binary] ?? 0 })),
-        x: { field: "cell", title: "cell" },
-        y: { field: binary, title: `${binary} (share of instances)` },
-        horizontal: true,
-        title: `${binary} per cell`,
-      }),
-    },
-    {
-      title: "mean turns per cell",
-      spec: barChart({
-        data: cells.map((cell) => ({ cell: cell.cell, turns: cell.metrics.turns ?? 0 })),
-        x: { field: "cell", title: "cell" },
-        y: { field: "turns", title: "mean turns" },
-        horizontal: true,
-        title: "mean turns per cell",
-      }),
-    },
-  ];
-  for (const { title, spec } of specs) charts.push({ title, spec, svg: await renderSvg(spec) });
+  for (const [metric, axis] of [
+    [binary, `${binary} (share of instances)`],
+    ["turns", "mean turns"],
+  ] as const) {
+    const title = `${metric === "turns" ? "mean turns" : metric} per cell`;
+    const spec = barChart({
+      data: cells.map((cell) => ({ cell: cell.cell, [metric]: cell.metrics[metric] ?? 0 })),
+      x: { field: "cell", title: "cell" },
+      y: { field: metric, title: axis },
+      horizontal: true,
+      title,
+    });
+    charts.push({ title, spec, svg: await renderSvg(spec) });
+  }
   return charts;
 }

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { RunFormat } from "@loclab/analysis";
 import { runLayout } from "@loclab/schemas";
 import { fglSite } from "./fgl-site.js";
@@ -8,7 +7,8 @@ import { runSite, type SiteSource } from "./run-site.js";
 
 /**
  * The site of a folder: a loclab run folder (it has a manifest.json) unless `format` names one
- * of the imported formats, or `fgl-scores` (then `dir` is a scores file of `loclab fgl score`). Also what `loclab view` watches to know when to make it again.
+ * of the imported formats, or `fgl-scores` (then `dir` is a scores file of `loclab fgl score`).
+ * Also what `loclab view` watches to know when to make it again.
  */
 export function siteOfFolder(
   dir: string,
@@ -21,7 +21,7 @@ export function siteOfFolder(
       throw new Error(`${dir}: no manifest.json: not a loclab run folder (for imported trajectories, give --format)`);
     return {
       build: (revision) => runSite(dir, { revision }),
-      watch: [runLayout.ledger(dir), join(dir, "manifest.json")],
+      watch: [runLayout.ledger(dir), runLayout.manifest(dir)],
     };
   }
   return { build: (revision) => importedSite(dir, format, { revision }), watch: [dir] };

@@ -51,13 +51,13 @@ export interface TrajectoryViewInput {
 
 /**
  * A harness note's kind, from the words loclab's localizer and fixer start them with
- * (take-turn.ts, dispatch-call.ts): budgets (`wall budget`, `context:` over the limit, the
+ * (take-turn.ts, dispatch-call.ts, fix-instance.ts): budgets (`wall budget`, `context:` over the limit, the
  * forced final turn of the step budget) apart from the self-recovery branches (a malformed or
  * repeated call, an unknown tool, a repeated line, no tool call, a repaired final answer, cut
- * observations) and plain errors (a refused model request…).
+ * observations, the fixer's nudge and compaction) and plain errors (a refused model request…).
  */
 export function noteKind(text: string): ViewNote["kind"] {
-  if (/^(wall budget|context:|forced_final|step[_ ]limit|calls? budget|time limit)/i.test(text)) return "budget";
+  if (/^(wall budget|context:|forced_final)/i.test(text)) return "budget";
   if (
     /^(malformed_call|unknown_tool|repeated_call|repeated_line|no_tool_call|context_truncated|final_repair|recovery|compaction)\b/i.test(
       text,
@@ -77,7 +77,7 @@ export function buildTrajectoryView(input: TrajectoryViewInput): TrajectoryView 
     if (mapped !== undefined && mapped !== path) pathMap.set(path, mapped);
     return mapped ?? path;
   };
-  const gold = input.gold ? { files: [...input.gold.files], spans: input.gold.spans } : undefined;
+  const gold = input.gold;
   const located: { step: number; touch: Touch }[] = [];
   let issueShown: string | null = null;
   const steps: ViewStep[] = input.steps.map((step, index) => {
@@ -124,20 +124,9 @@ export function buildTrajectoryView(input: TrajectoryViewInput): TrajectoryView 
     outcome: input.outcome,
     error: input.error,
     model: input.model,
-    issue:
-      issueShown === null
-        ? input.originalIssue !== undefined
-          ? { shown: input.originalIssue, original: null }
-          : null
-        : {
-            shown: issueShown,
-            original:
-              input.originalIssue !== undefined && !sameIssue(issueShown, input.originalIssue)
-                ? input.originalIssue
-                : null,
-          },
+    issue: issueOf(issueShown, input.originalIssue),
     steps,
-    gold: gold ? { files: gold.files, spans: spanCoverage(gold.spans, located, { nearLines }), nearLines } : null,
+    gold: gold ? { files: [...gold.files], spans: spanCoverage(gold.spans, located, { nearLines }), nearLines } : null,
     pathMap: input.originalPathOf ? Object.fromEntries(pathMap) : null,
     final: prediction
       ? {
@@ -168,7 +157,12 @@ function sumTokens(usage: SourceStep["usage"]): number | null {
   return sum > 0 ? sum : null;
 }
 
-/** The first user message holds the issue inside the prompt's template: the same issue when it contains it as written. */
-function sameIssue(shown: string, original: string): boolean {
-  return shown.includes(original.trim());
+/**
+ * The issue as the model was shown it (the first user message: the issue inside the prompt's
+ * template), with the issue as written beside it only when a control changed it (the shown
+ * text no longer contains it).
+ */
+function issueOf(shown: string | null, original: string | undefined): TrajectoryView["issue"] {
+  if (shown === null) return original === undefined ? null : { shown: original, original: null };
+  return { shown, original: original !== undefined && !shown.includes(original.trim()) ? original : null };
 }

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "@loclab/schemas";
 import type { SiteSource, SiteTrajectory } from "./run-site.js";
 import { SITE_ASSETS, dataScript, siteAssetsDir } from "./site-assets.js";
 import { SITE_SCHEMA_VERSION, type TrajectoryView } from "./site-types.js";
@@ -52,7 +53,7 @@ export async function writeSite(
   for (const trajectory of source.trajectories)
     if (previous[trajectory.id] !== undefined && previous[trajectory.id] !== trajectory.file)
       await rm(join(out, "data", "t", `${trajectory.id}.js`), { force: true });
-  await writeAtomic(sourcesFile, JSON.stringify(source.trajectories.map((trajectory) => trajectory.file)));
+  await writeFileAtomic(sourcesFile, JSON.stringify(source.trajectories.map((trajectory) => trajectory.file)));
   const queue = [...source.trajectories];
   const total = queue.length;
   let done = 0;
@@ -64,12 +65,12 @@ export async function writeSite(
       const file = join(out, "data", "t", `${next.id}.js`);
       if (isNewer(file, next.file)) kept++;
       else {
-        const view = await viewOrFailure(next);
-        if (view.error?.startsWith("cannot read")) {
+        const { view, problem } = await viewOrFailure(next);
+        if (problem) {
           failed++;
-          source.summary.problems.push(`${next.file}: ${view.error}`);
+          source.summary.problems.push(problem);
         }
-        await writeAtomic(file, dataScript(`t/${next.id}`, view));
+        await writeFileAtomic(file, dataScript(`t/${next.id}`, view));
         written++;
       }
       options.onProgress?.(++done, total);
@@ -77,16 +78,22 @@ export async function writeSite(
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
   const summaryText = dataScript("summary", source.summary);
-  await writeAtomic(join(out, "data", "summary.js"), summaryText);
+  await writeFileAtomic(join(out, "data", "summary.js"), summaryText);
   return { out, written, kept, failed, summaryBytes: Buffer.byteLength(summaryText), ms: performance.now() - started };
 }
 
-/** A trajectory's view, or a page that says why it could not be read (the site is made all the same). */
-export async function viewOrFailure(trajectory: SiteTrajectory): Promise<TrajectoryView> {
+/**
+ * A trajectory's view, or a page that says why it could not be read (the site is made all the
+ * same); `problem` names the file and what went wrong, for the summary's list.
+ */
+export async function viewOrFailure(
+  trajectory: SiteTrajectory,
+): Promise<{ view: TrajectoryView; problem: string | null }> {
   try {
-    return await trajectory.view();
+    return { view: await trajectory.view(), problem: null };
   } catch (error) {
-    return {
+    const problem = `cannot read ${trajectory.file}: ${(error as Error).message}`;
+    const view: TrajectoryView = {
       kind: "loclab.site-trajectory",
       schemaVersion: SITE_SCHEMA_VERSION,
       id: trajectory.id,
@@ -96,7 +103,7 @@ export async function viewOrFailure(trajectory: SiteTrajectory): Promise<Traject
       source: trajectory.file,
       exit: null,
       outcome: null,
-      error: `cannot read ${trajectory.file}: ${(error as Error).message}`,
+      error: problem,
       model: null,
       issue: null,
       steps: [],
@@ -107,6 +114,7 @@ export async function viewOrFailure(trajectory: SiteTrajectory): Promise<Traject
       judge: null,
       repair: null,
     };
+    return { view, problem };
   }
 }
 
@@ -117,10 +125,4 @@ function isNewer(file: string, than: string): boolean {
   } catch {
     return false;
   }
-}
-
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const temporary = `${file}.tmp-${process.pid}`;
-  await writeFile(temporary, text);
-  await rename(temporary, file);
 }

@@ -2,6 +2,7 @@ import { clopperPearsonInterval, exactMcNemar } from "@loclab/statistics";
 import { describe, expect, it } from "vitest";
 import { acrossSeedsOfCells } from "../src/across-seeds.js";
 import { cellPairs } from "../src/site-pairs.js";
+import { tableCells } from "../src/site-table.js";
 import { noteKind } from "../src/trajectory-view.js";
 
 describe("pairs of cells and seeds", () => {
@@ -70,5 +71,44 @@ describe("pairs of cells and seeds", () => {
     expect(noteKind("malformed_call: the arguments of connected_tree do not fit")).toBe("recovery");
     expect(noteKind("recovery: no tool call; nudged")).toBe("recovery");
     expect(noteKind("model error: model request rejected (HTTP 400)")).toBe("error");
+  });
+});
+
+describe("the cells of a table", () => {
+  it("one pass: each cell's parts from its first row, its outcomes, n over the counted ones, the means of the averaged columns", () => {
+    const rows = {
+      cell: ["seed-1/plain", "seed-1/plain", "seed-2/plain", "seed-1/plain"],
+      turns: [2, 4, 7, null],
+      outcome: ["finished", "finished", "open (infra_error)", "forced_final"],
+    };
+    const cells = tableCells(rows, {
+      averaged: ["turns"],
+      outcomeOf: (row) => rows.outcome[row]!,
+      counts: (outcome) => !outcome.startsWith("open"),
+      partsOf: (cell, row) => ({ seed: row, control: cell.split("/")[1]!, arm: null, model: null }),
+      metricsOf: (cell) => (cell === "seed-1/plain" ? { "file.acc@1": 0.5 } : undefined),
+    });
+    expect(cells).toEqual([
+      {
+        cell: "seed-1/plain",
+        seed: 0,
+        control: "plain",
+        arm: null,
+        model: null,
+        n: 3,
+        metrics: { "file.acc@1": 0.5, turns: 3 },
+        outcomes: { finished: 2, forced_final: 1 },
+      },
+      {
+        cell: "seed-2/plain",
+        seed: 2,
+        control: "plain",
+        arm: null,
+        model: null,
+        n: 0,
+        metrics: { turns: 7 },
+        outcomes: { "open (infra_error)": 1 },
+      },
+    ]);
   });
 });

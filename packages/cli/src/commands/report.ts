@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { RUN_FORMATS } from "@loclab/analysis";
 import type { Command } from "commander";
 import { summaryOf } from "../command-summaries.js";
 import { numericOption } from "../numeric-option.js";
 import { progress } from "../progress.js";
 
-const FORMATS = ["run", "loclab", "mini-swe-agent", "swe-agent", "autocoderover", "sherloc", "fgl-scores"] as const;
+/** What a site is made from: a run folder, the formats the analysis package reads, or FGL scores. */
+const FORMATS = ["run", ...RUN_FORMATS, "fgl-scores"] as const;
 type SiteFormat = (typeof FORMATS)[number];
 
 function checkFormat(value: string): SiteFormat {

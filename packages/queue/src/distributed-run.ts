@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import {
   commitAttemptRecord,
   lastSessionSpec,
@@ -18,6 +20,7 @@ import { type AttemptJob, type ExecutionResult, ExecutionResultSchema, type Queu
 import { placeFiles } from "./carried-files.js";
 import { DEFAULT_QUEUE_NAME, attemptJobId, queueRunId, runKeys } from "./queue-keys.js";
 import { connectRedis } from "./redis-connection.js";
+import { placeSharedFromRedis } from "./shared-stages.js";
 import { commitDecision, recordDuplicate } from "./result-commit.js";
 
 export interface DistributedRunOptions extends RunOptions {
@@ -242,6 +245,14 @@ class Coordinator {
     const decision = commitDecision(history, result);
     if (decision === "commit") {
       await placeFiles(plan.spec.out, result.files);
+      // The localizer stage the attempt used, when no result has brought it yet (its worker was
+      // killed after publishing it, or has not sent its own attempt yet): from the run's hash.
+      const stage = result.record.repair?.handOff?.localization;
+      if (stage && !existsSync(join(plan.spec.out, stage.path)))
+        await placeSharedFromRedis(this.options.redis, this.keys.shared, plan.spec.out, [
+          stage.path,
+          ...(stage.trajectory ? [stage.trajectory] : []),
+        ]);
       await commitAttemptRecord(plan, mended, result.record);
       mended.lastAttempt.set(result.key, Math.max(mended.lastAttempt.get(result.key) ?? 0, result.attempt));
       this.facts.committed += 1;

@@ -57,7 +57,12 @@ export class SharedStages {
     if (this.held.has(stageKey)) return { kind: "none" };
     const { redis, lockKey, lockMs, holder, out } = this.options;
     while (!signal?.aborted) {
-      if (await this.place(stageKey))
+      const found = await this.place(stageKey);
+      // Already in this folder: placed from Redis before (then shipped), or run here, in which
+      // case it goes to the coordinator with the next attempt that finds it unshipped — it is not
+      // marked shipped here, or nothing would send it.
+      if (found === "here") return { kind: "none" };
+      if (found === "placed")
         return {
           kind: "placed",
           stageKey,
@@ -107,21 +112,43 @@ export class SharedStages {
     await pipeline.exec();
   }
 
-  /** The stage's result (and trajectory) from Redis into this worker's folder; false when Redis has no result yet. */
-  private async place(stageKey: string): Promise<boolean> {
+  /**
+   * The stage's result (and trajectory) from Redis into this worker's folder: `placed` when it
+   * came from Redis now, `here` when this folder has it already, `missing` when Redis has no
+   * result yet.
+   */
+  private async place(stageKey: string): Promise<"placed" | "here" | "missing"> {
     const { out, redis, sharedKey } = this.options;
     const result = runLayout.localizationStage(out, stageKey);
-    if (existsSync(result)) return true;
-    const paths = [result, runLayout.localizationTrajectory(out, stageKey)].map((path) =>
-      relative(out, path).split("\\").join("/"),
+    if (existsSync(result)) return "here";
+    const placed = await placeSharedFromRedis(
+      redis,
+      sharedKey,
+      out,
+      [result, runLayout.localizationTrajectory(out, stageKey)].map((path) =>
+        relative(out, path).split("\\").join("/"),
+      ),
     );
-    const values = await redis.hmget(sharedKey, ...paths);
-    if (values[0] === null || values[0] === undefined) return false;
-    const files: CarriedFile[] = values
-      .filter((value): value is string => typeof value === "string")
-      .map((value) => CarriedFileSchema.parse(JSON.parse(value)));
-    // The trajectory first: the result is what LocalizerStage looks for.
-    await placeFiles(out, files.slice().reverse());
-    return true;
+    return placed ? "placed" : "missing";
   }
+}
+
+/**
+ * Places shared files from the run's hash in Redis into the run folder `out`, `paths` relative
+ * and the first one the one that must be there (a stage's result): false, placing nothing, when
+ * Redis does not hold it. The others are placed first: the first is what readers look for.
+ */
+export async function placeSharedFromRedis(
+  redis: Redis,
+  sharedKey: string,
+  out: string,
+  paths: readonly string[],
+): Promise<boolean> {
+  const values = await redis.hmget(sharedKey, ...paths);
+  if (values[0] === null || values[0] === undefined) return false;
+  const files: CarriedFile[] = values
+    .filter((value): value is string => typeof value === "string")
+    .map((value) => CarriedFileSchema.parse(JSON.parse(value)));
+  await placeFiles(out, files.slice().reverse());
+  return true;
 }

@@ -63,6 +63,7 @@ import { basename, dirname, extname, join, relative, resolve, sep } from "node:p
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { cellLabel } from "@loclab/schemas";
 import { seededRandom } from "@loclab/statistics";
+import { chromiumExecutable, HEADLESS_CHROMIUM_ARGS } from "@loclab/viewer";
 import { DJANGO, machine, median, round } from "./lib/measure.mjs";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -125,18 +126,9 @@ const FILTERS = [
   "",
 ];
 const GOALS = { firstPaintMs: 1000, filterMs: 100 };
-/** The tests' launch (tests/browser.ts): Debian's chromium, headless, no sandbox, no name but 127.0.0.1 resolves. */
-const CHROMIUM = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((path) => existsSync(path));
-const LAUNCH_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-];
+/** The tests' launch (@loclab/viewer's headless-chromium.ts): Debian's chromium, headless, no sandbox, no name but 127.0.0.1 resolves. */
+const CHROMIUM = chromiumExecutable();
+const LAUNCH_ARGS = [...HEADLESS_CHROMIUM_ARGS];
 const log = (line) => console.error(`viewer-scale: ${line}`);
 const mb = (bytes) => round(bytes / 1e6, 1);
 const sleep = (ms) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));

@@ -1,28 +1,13 @@
-import { existsSync } from "node:fs";
+import { chromiumExecutable, HEADLESS_CHROMIUM_ARGS } from "@loclab/viewer";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 
-/**
- * Debian's chromium driven by playwright-core (never a browser download): headless, no
- * sandbox (tests run as root), and a browser-level backstop so that no name but 127.0.0.1
- * resolves. The test's own guard (`guardNetwork`) is what checks the page's requests.
- */
-export const CHROMIUM = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((path) => existsSync(path));
+/** Debian's chromium, or undefined (the browser tests are then skipped with a reason). */
+export const CHROMIUM = chromiumExecutable();
 
+/** Debian's chromium driven by playwright-core as `@loclab/viewer`'s HEADLESS_CHROMIUM_ARGS say. */
 export async function launchChromium(): Promise<Browser> {
   if (!CHROMIUM) throw new Error("no chromium: npm test installs Debian's chromium (apt-get install chromium)");
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...HEADLESS_CHROMIUM_ARGS] });
 }
 
 /**

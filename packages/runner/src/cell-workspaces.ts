@@ -45,6 +45,13 @@ export function shuffledCopyFolder(cacheDir: string, repo: string, commit: strin
   return workspaceCachePath(join(cacheDir, "shuffled", `seed-${seed}`), repo, commit);
 }
 
+/** The mapping a shuffled copy was made with (`mapping.json` beside its tree); undefined while the copy is not there. */
+export async function readShuffledCopyMapping(folder: string): Promise<ShuffleMapping | undefined> {
+  const file = join(folder, "mapping.json");
+  if (!existsSync(file)) return undefined;
+  return parseShuffleMapping(JSON.parse(await readFile(file, "utf8")));
+}
+
 /**
  * The workspaces of a run's cells (docs/definitions.md §4), cached so that every cell of a
  * repository × commit shares one materialized tree, and every shuffled cell one shuffled copy:
@@ -198,7 +205,8 @@ export class CellWorkspaces {
         await rm(temporary, { recursive: true, force: true });
       }
     }
-    const mapping = parseShuffleMapping(JSON.parse(await readFile(join(folder, "mapping.json"), "utf8")));
+    const mapping = await readShuffledCopyMapping(folder);
+    if (!mapping) throw new Error(`${folder}: the shuffled copy has no mapping.json`);
     const root = await realpath(join(folder, "tree"));
     const walk = await walkCheckout(root, { skipDirectories: new Set() });
     const files = [

@@ -1,15 +1,9 @@
 import { resolve } from "node:path";
 import { type ScoreRecord, readScores } from "@loclab/fgl";
 import type { SiteSource, SiteTrajectory } from "./run-site.js";
-import { siteCharts } from "./site-charts.js";
-import {
-  SITE_SCHEMA_VERSION,
-  type SiteColumn,
-  type SiteSummary,
-  type SiteValue,
-  type TrajectoryView,
-} from "./site-types.js";
-import { emptyRows, tableCells } from "./site-table.js";
+import { siteSummary } from "./site-summary.js";
+import { appendRow, emptyRows, tableCells } from "./site-table.js";
+import type { SiteColumn, TrajectoryView } from "./site-types.js";
 import { buildTrajectoryView } from "./trajectory-view.js";
 
 export const FGL_COLUMNS: SiteColumn[] = [
@@ -37,19 +31,20 @@ export async function fglSite(path: string, options: { revision?: number } = {})
   const trajectories: SiteTrajectory[] = [];
   for (const record of records) {
     const scored = "score" in record ? record : undefined;
-    const push = (name: string, value: SiteValue) => rows[name]!.push(value);
-    push("instance", record.task);
-    push("candidate", record.candidate);
-    push("cell", scored?.model ?? "unscored");
-    push("teacher", Number(record.teacher));
-    push("score", scored?.score ?? null);
-    push("logp", scored?.meanLogprob ?? null);
-    push("tokens", scored?.addedTokens ?? null);
-    push("ctx", scored?.ctxTokens ?? null);
-    push("reads", scored?.extraReads ?? null);
-    push("error", "error" in record ? record.error : null);
     const id = trajectories.length;
-    push("t", id);
+    appendRow(rows, {
+      instance: record.task,
+      candidate: record.candidate,
+      cell: scored?.model ?? "unscored",
+      teacher: Number(record.teacher),
+      score: scored?.score ?? null,
+      logp: scored?.meanLogprob ?? null,
+      tokens: scored?.addedTokens ?? null,
+      ctx: scored?.ctxTokens ?? null,
+      reads: scored?.extraReads ?? null,
+      error: "error" in record ? record.error : null,
+      t: id,
+    });
     trajectories.push({ id, file, view: async () => candidateView(id, file, record) });
   }
   const cells = tableCells(rows, {
@@ -57,24 +52,15 @@ export async function fglSite(path: string, options: { revision?: number } = {})
     outcomeOf: (row) => (rows.error![row] === null ? "scored" : "failed"),
     partsOf: (cell) => ({ seed: null, control: "plain", arm: null, model: cell }),
   });
-  const summary: SiteSummary = {
-    kind: "loclab.site-summary",
-    schemaVersion: SITE_SCHEMA_VERSION,
+  const summary = await siteSummary({
     title: `FGL scores ${file}`,
     source: { kind: "imported", dir: file, format: "fgl-scores" },
-    generatedAt: new Date().toISOString(),
-    revision: options.revision ?? 0,
+    revision: options.revision,
     binary: "teacher",
     columns: FGL_COLUMNS,
     rows,
     cells,
-    acrossSeeds: [],
-    comparisons: [],
-    pairs: [],
-    charts: await siteCharts(cells, "teacher"),
-    manifest: null,
-    problems: [],
-  };
+  });
   return { summary, trajectories };
 }
 

@@ -35,8 +35,9 @@ export function markTouch(
   let best: OverlayMark = "miss";
   for (const range of touch.lines)
     for (const span of spans) {
-      if (overlaps(range, { start: span.startLine, end: span.endLine })) return "hit";
-      if (overlaps(range, { start: span.startLine - near, end: span.endLine + near })) best = "near";
+      const mark = rangeMark(range, span, near);
+      if (mark === "hit") return mark;
+      if (mark === "near") best = mark;
     }
   return best;
 }
@@ -68,8 +69,9 @@ export function spanCoverage(
         continue;
       }
       for (const range of touch.lines) {
-        if (overlaps(range, { start: span.startLine, end: span.endLine })) hitSteps.add(step);
-        else if (overlaps(range, { start: span.startLine - near, end: span.endLine + near })) nearSteps.add(step);
+        const mark = rangeMark(range, span, near);
+        if (mark === "hit") hitSteps.add(step);
+        else if (mark === "near") nearSteps.add(step);
       }
     }
     const mark: OverlayMark = hitSteps.size > 0 ? "hit" : nearSteps.size > 0 ? "near" : "miss";
@@ -80,6 +82,13 @@ export function spanCoverage(
       nearSteps: [...nearSteps].sort((a, b) => a - b),
     };
   });
+}
+
+/** Lines of a gold file against one of its spans: `hit` when they share a line, `near` within `near` lines. */
+function rangeMark(range: LineRange, span: GoldSpanRef, near: number): OverlayMark {
+  if (overlaps(range, { start: span.startLine, end: span.endLine })) return "hit";
+  if (overlaps(range, { start: span.startLine - near, end: span.endLine + near })) return "near";
+  return "miss";
 }
 
 function overlaps(a: LineRange, b: LineRange): boolean {

@@ -1,9 +1,9 @@
 import { relative, resolve } from "node:path";
 import { listTrajectories, type RunFormat, readTrajectory, summarizeFile } from "@loclab/analysis";
 import type { SiteSource, SiteTrajectory } from "./run-site.js";
-import { siteCharts } from "./site-charts.js";
-import { SITE_SCHEMA_VERSION, type SiteColumn, type SiteSummary, type SiteValue } from "./site-types.js";
-import { emptyRows, tableCells } from "./site-table.js";
+import { siteSummary } from "./site-summary.js";
+import { appendRow, emptyRows, tableCells } from "./site-table.js";
+import type { SiteColumn } from "./site-types.js";
 import { buildTrajectoryView } from "./trajectory-view.js";
 
 export const IMPORTED_COLUMNS: SiteColumn[] = [
@@ -46,22 +46,21 @@ export async function importedSite(
     const calls = Object.entries(summary.toolCalls)
       .filter(([name]) => name !== "submit")
       .reduce((sum, [, count]) => sum + count, 0);
-    const push = (name: string, value: SiteValue) => rows[name]!.push(value);
-    push("instance", summary.instanceId);
-    push("cell", format);
-    push("exit", summary.exitStatus);
-    push("patch", Number(summary.hasPatch));
-    push("turns", summary.steps);
-    push("calls", calls);
-    push(
-      "tokens",
-      summary.promptTokens === null && summary.completionTokens === null
-        ? null
-        : (summary.promptTokens ?? 0) + (summary.completionTokens ?? 0),
-    );
-    push("cost", summary.costUsd);
-    push("seconds", summary.seconds === null ? null : Math.round(summary.seconds * 100) / 100);
-    push("t", id);
+    appendRow(rows, {
+      instance: summary.instanceId,
+      cell: format,
+      exit: summary.exitStatus,
+      patch: Number(summary.hasPatch),
+      turns: summary.steps,
+      calls,
+      tokens:
+        summary.promptTokens === null && summary.completionTokens === null
+          ? null
+          : (summary.promptTokens ?? 0) + (summary.completionTokens ?? 0),
+      cost: summary.costUsd,
+      seconds: summary.seconds === null ? null : Math.round(summary.seconds * 100) / 100,
+      t: id,
+    });
     trajectories.push({
       id,
       file: entry.path,
@@ -98,23 +97,15 @@ export async function importedSite(
     outcomeOf: (row) => String(rows.exit![row]),
     partsOf: () => ({ seed: null, control: "plain", arm: null, model: null }),
   });
-  const summary: SiteSummary = {
-    kind: "loclab.site-summary",
-    schemaVersion: SITE_SCHEMA_VERSION,
+  const summary = await siteSummary({
     title: `${format} trajectories in ${dir}`,
     source: { kind: "imported", dir, format },
-    generatedAt: new Date().toISOString(),
-    revision: options.revision ?? 0,
+    revision: options.revision,
     binary: "patch",
     columns: IMPORTED_COLUMNS,
     rows,
     cells,
-    acrossSeeds: [],
-    comparisons: [],
-    pairs: [],
-    charts: await siteCharts(cells, "patch"),
-    manifest: null,
     problems,
-  };
+  });
   return { summary, trajectories };
 }

@@ -1,10 +1,18 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { parseShuffleMapping, type ShuffleMapping, unmapPath } from "@loclab/controls";
+import { type ShuffleMapping, unmapPath } from "@loclab/controls";
 import { goldFromPatch } from "@loclab/gold";
 import type { InstanceReport } from "@loclab/grading";
-import { parseRunSpec, planRun, type RunPlan, type RunSpec, scoreRun, shuffledCopyFolder } from "@loclab/runner";
+import {
+  parseRunSpec,
+  planRun,
+  type RunPlan,
+  type RunSpec,
+  readShuffledCopyMapping,
+  scoreRun,
+  shuffledCopyFolder,
+} from "@loclab/runner";
 import {
   cellLabel,
   type Instance,
@@ -19,16 +27,10 @@ import {
   TrajectoryStepSchema,
 } from "@loclab/schemas";
 import { acrossSeedsOfCells } from "./across-seeds.js";
-import { siteCharts } from "./site-charts.js";
 import { cellPairs } from "./site-pairs.js";
-import { emptyRows, tableCells } from "./site-table.js";
-import {
-  SITE_SCHEMA_VERSION,
-  type SiteColumn,
-  type SiteSummary,
-  type SiteValue,
-  type TrajectoryView,
-} from "./site-types.js";
+import { siteSummary } from "./site-summary.js";
+import { appendRow, emptyRows, tableCells } from "./site-table.js";
+import type { SiteColumn, SiteSummary, TrajectoryView } from "./site-types.js";
 import { buildTrajectoryView, type SourceStep } from "./trajectory-view.js";
 
 /** What a site is made of: the summary, and each trajectory's view made when asked for. */
@@ -121,33 +123,35 @@ export async function runSite(path: string, options: RunSiteOptions = {}): Promi
   const trajectories: SiteTrajectory[] = [];
   for (const { record, attempts } of finals) {
     const cell = cellLabel(record);
-    const push = (name: string, value: SiteValue) => rows[name]!.push(value);
-    push("instance", record.instanceId);
-    push("repo", instances.get(record.instanceId)?.repo ?? null);
-    push("cell", cell);
-    push("seed", record.seed);
-    push("control", record.control.kind);
-    push("arm", record.arm ?? null);
-    push("model", record.endpoint?.model ?? null);
-    push("outcome", isFinalOutcome(record.outcome) ? record.outcome : `open (${record.outcome})`);
-    push("exit", record.exit);
-    push("acc1", acc1.get(`${cell}\u0000${record.instanceId}`) ?? null);
-    push("resolved", record.repair ? Number(record.repair.resolved) : null);
-    push("turns", record.turns);
-    push("tokens", record.usage.totalTokens ?? null);
-    push("seconds", Math.round(record.wallMs / 10) / 100);
-    push("judge", record.repair?.handOff?.judgement?.composite ?? null);
-    push("attempts", attempts);
+    let t = -1;
     if (record.trajectory) {
-      const id = trajectories.length;
+      const id = (t = trajectories.length);
       const file = join(dir, record.trajectory);
       trajectories.push({
         id,
         file,
         view: () => runTrajectoryView({ dir, id, file, record, spec, instance: instances.get(record.instanceId) }),
       });
-      push("t", id);
-    } else push("t", -1);
+    }
+    appendRow(rows, {
+      instance: record.instanceId,
+      repo: instances.get(record.instanceId)?.repo ?? null,
+      cell,
+      seed: record.seed,
+      control: record.control.kind,
+      arm: record.arm ?? null,
+      model: record.endpoint?.model ?? null,
+      outcome: isFinalOutcome(record.outcome) ? record.outcome : `open (${record.outcome})`,
+      exit: record.exit,
+      acc1: acc1.get(`${cell}\u0000${record.instanceId}`) ?? null,
+      resolved: record.repair ? Number(record.repair.resolved) : null,
+      turns: record.turns,
+      tokens: record.usage.totalTokens ?? null,
+      seconds: Math.round(record.wallMs / 10) / 100,
+      judge: record.repair?.handOff?.judgement?.composite ?? null,
+      attempts,
+      t,
+    });
   }
 
   const binary = repair ? "resolved" : "acc1";
@@ -164,13 +168,10 @@ export async function runSite(path: string, options: RunSiteOptions = {}): Promi
     }),
     metricsOf: (cell) => scoreCells?.cells.find((score) => score.cell === cell)?.metrics,
   });
-  const summary: SiteSummary = {
-    kind: "loclab.site-summary",
-    schemaVersion: SITE_SCHEMA_VERSION,
+  const summary = await siteSummary({
     title: `${repair ? "repair" : "localization"} run ${dir}`,
     source: { kind: "run", dir, format: "loclab" },
-    generatedAt: new Date().toISOString(),
-    revision: options.revision ?? 0,
+    revision: options.revision,
     binary,
     columns: RUN_COLUMNS,
     rows,
@@ -178,10 +179,9 @@ export async function runSite(path: string, options: RunSiteOptions = {}): Promi
     acrossSeeds: acrossSeedsOfCells(cells),
     comparisons: scoreCells?.comparisons ?? [],
     pairs: cellPairs({ instance: rows.instance!, cell: rows.cell!, binary: rows[binary]! }),
-    charts: await siteCharts(cells, binary),
     manifest: folder.manifest,
     problems,
-  };
+  });
   return { summary, trajectories };
 }
 
@@ -287,9 +287,7 @@ async function readShuffleMapping(
   seed: number,
 ): Promise<ShuffleMapping | undefined> {
   if (!cacheDir) return undefined;
-  const file = join(shuffledCopyFolder(cacheDir, instance.repo, instance.base_commit, seed), "mapping.json");
-  if (!existsSync(file)) return undefined;
-  return parseShuffleMapping(JSON.parse(await readFile(file, "utf8")));
+  return readShuffledCopyMapping(shuffledCopyFolder(cacheDir, instance.repo, instance.base_commit, seed));
 }
 
 async function repairView(

@@ -5,6 +5,17 @@ export function emptyRows(columns: readonly SiteColumn[]): Record<string, SiteVa
   return Object.fromEntries([...columns.map((column) => [column.name, [] as SiteValue[]]), ["t", []]]);
 }
 
+/**
+ * Appends one row to a column-major table: a value (null for none) for every column, `t`
+ * included. A column left out would shift against the others, so it is an error.
+ */
+export function appendRow(rows: Record<string, SiteValue[]>, values: Readonly<Record<string, SiteValue>>): void {
+  const columns = Object.entries(rows);
+  for (const [name, column] of columns)
+    if (values[name] === undefined) throw new Error(`row ${column.length}: no value for column ${name}`);
+  for (const [name, column] of columns) column.push(values[name]!);
+}
+
 export interface TableCellsOptions {
   /** Columns whose mean over the cell's rows becomes a metric of the cell (rows without a number left out). */
   averaged: readonly string[];

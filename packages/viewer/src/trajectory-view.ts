@@ -24,16 +24,12 @@ export interface SourceStep {
   harnessMessages?: string[];
 }
 
-export interface TrajectoryViewInput {
-  id: number;
-  instanceId: string;
-  cell: string | null;
-  format: string;
-  source: string;
-  exit: string | null;
-  outcome: string | null;
-  error: string | null;
-  model: string | null;
+/** The view's own fields as given, then what it is made from. */
+export interface TrajectoryViewInput
+  extends Pick<
+    TrajectoryView,
+    "id" | "instanceId" | "cell" | "format" | "source" | "exit" | "outcome" | "error" | "model"
+  > {
   steps: readonly SourceStep[];
   /** The instance's issue as written (to show beside a masked or mapped one). */
   originalIssue?: string | undefined;

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { writeFileAtomic } from "@loclab/schemas";
 import type { SiteSource, SiteTrajectory } from "./run-site.js";
 import { SITE_ASSETS, dataScript, siteAssetsDir } from "./site-assets.js";
-import { SITE_SCHEMA_VERSION, type TrajectoryView } from "./site-types.js";
+import type { TrajectoryView } from "./site-types.js";
+import { buildTrajectoryView } from "./trajectory-view.js";
 
 export interface WriteSiteOptions {
   /** Trajectories made and written at once; default 4. */
@@ -93,9 +94,7 @@ export async function viewOrFailure(
     return { view: await trajectory.view(), problem: null };
   } catch (error) {
     const problem = `cannot read ${trajectory.file}: ${(error as Error).message}`;
-    const view: TrajectoryView = {
-      kind: "loclab.site-trajectory",
-      schemaVersion: SITE_SCHEMA_VERSION,
+    const view = buildTrajectoryView({
       id: trajectory.id,
       instanceId: "(unreadable)",
       cell: null,
@@ -105,15 +104,8 @@ export async function viewOrFailure(
       outcome: null,
       error: problem,
       model: null,
-      issue: null,
       steps: [],
-      gold: null,
-      pathMap: null,
-      overlayNote: null,
-      final: null,
-      judge: null,
-      repair: null,
-    };
+    });
     return { view, problem };
   }
 }

@@ -2,7 +2,7 @@ import { clopperPearsonInterval, exactMcNemar } from "@loclab/statistics";
 import { describe, expect, it } from "vitest";
 import { acrossSeedsOfCells } from "../src/across-seeds.js";
 import { cellPairs } from "../src/site-pairs.js";
-import { tableCells } from "../src/site-table.js";
+import { appendRow, emptyRows, tableCells } from "../src/site-table.js";
 import { noteKind } from "../src/trajectory-view.js";
 
 describe("pairs of cells and seeds", () => {
@@ -110,5 +110,16 @@ describe("the cells of a table", () => {
         outcomes: { "open (infra_error)": 1 },
       },
     ]);
+  });
+
+  it("appendRow fills every column, t included, and refuses a row that leaves one out (it would shift against the others)", () => {
+    const rows = emptyRows([
+      { name: "instance", type: "string", description: "" },
+      { name: "turns", type: "number", description: "" },
+    ]);
+    appendRow(rows, { instance: "a-1", turns: null, t: 0 });
+    expect(rows).toEqual({ instance: ["a-1"], turns: [null], t: [0] });
+    expect(() => appendRow(rows, { instance: "a-2", t: 1 })).toThrow("row 1: no value for column turns");
+    expect(rows.instance).toEqual(["a-1"]);
   });
 });

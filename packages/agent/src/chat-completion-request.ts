@@ -41,6 +41,27 @@ export const chatCompletionRequestSchema = z.looseObject({
   top_p: z.number().gt(0).max(1).optional(),
   seed: z.number().int().optional(),
   max_tokens: z.number().int().positive().optional(),
+  tool_choice: z
+    .union([
+      z.enum(["auto", "required", "none"]),
+      z.object({ type: z.literal("function"), function: z.object({ name: z.string().min(1) }) }),
+    ])
+    .optional(),
+  /** Structured outputs (vLLM, `loclab serve`): the answer decoded by a JSON Schema. */
+  response_format: z
+    .discriminatedUnion("type", [
+      z.object({ type: z.literal("text") }),
+      z.object({ type: z.literal("json_object") }),
+      z.object({
+        type: z.literal("json_schema"),
+        json_schema: z.looseObject({
+          name: z.string().min(1),
+          schema: z.record(z.string(), z.unknown()),
+          strict: z.boolean().optional(),
+        }),
+      }),
+    ])
+    .optional(),
   stream: z.literal(false, { message: "streaming is not supported; send stream: false or omit it" }).optional(),
 });
 

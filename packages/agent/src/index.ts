@@ -14,6 +14,7 @@ export * from "./context-truncation.js";
 export * from "./trajectory-writer.js";
 export * from "./text-tool-call.js";
 export * from "./tool-protocol.js";
+export * from "./tool-call-decoding.js";
 export * from "./budget-exit.js";
 export * from "./dispatch-call.js";
 export * from "./take-turn.js";

@@ -121,3 +121,25 @@ export function renderRubric(rubric: JudgeRubric): string {
 export function answerShape(rubric: JudgeRubric): string {
   return `{${rubric.criteria.map((c) => `"${c.id}": {"feedback": "…", "score": 1}`).join(", ")}}`;
 }
+
+/**
+ * The answer's shape as a JSON Schema, for a judge whose answer is decoded by it (`constrained`):
+ * per criterion, the feedback first, then an integer score 1–5. Pure.
+ */
+export function judgeAnswerSchema(rubric: JudgeRubric): { name: string; schema: Record<string, unknown> } {
+  const grade = {
+    type: "object",
+    properties: { feedback: { type: "string" }, score: { enum: [1, 2, 3, 4, 5] } },
+    required: ["feedback", "score"],
+    additionalProperties: false,
+  };
+  return {
+    name: "judgement",
+    schema: {
+      type: "object",
+      properties: Object.fromEntries(rubric.criteria.map((criterion) => [criterion.id, grade])),
+      required: rubric.criteria.map((criterion) => criterion.id),
+      additionalProperties: false,
+    },
+  };
+}

@@ -7,6 +7,7 @@ import { findingLines, locationLines, renderHandOff } from "./hand-off.js";
 import {
   answerShape,
   compositeOf,
+  judgeAnswerSchema,
   DEFAULT_JUDGE_RUBRIC,
   DEFAULT_JUDGE_WEIGHTS,
   type JudgeRubric,
@@ -64,6 +65,12 @@ export interface JudgeFindingOptions {
   weights?: Readonly<Record<string, number>>;
   /** Default 4.0. */
   threshold?: number;
+  /**
+   * Decode the answer by the rubric's JSON Schema (`judgeAnswerSchema`; vLLM's structured
+   * outputs, `loclab serve`'s grammar), so a small judge cannot answer out of shape. Default
+   * false (SHERLOC's judge decodes freely; a bad answer gets one repair request).
+   */
+  constrained?: boolean;
 }
 
 const FINDING_FIELDS = ["locationExplanation", "rootCause", "solutionIdea", "dependencies", "testingImpact"] as const;
@@ -125,7 +132,10 @@ export async function judgeFinding(options: JudgeFindingOptions): Promise<Judgem
   for (let attempt = 1; ; attempt++) {
     let content: string | null;
     try {
-      const completion = await client.complete({ messages });
+      const completion = await client.complete({
+        messages,
+        ...(options.constrained ? { responseSchema: judgeAnswerSchema(rubric) } : {}),
+      });
       content = completion.message.content;
       answers.push(content ?? "");
       if (completion.usage) {

@@ -9,6 +9,7 @@ import { fillTemplate, type PromptName, readPromptTemplate as shippedPrompt } fr
 import { submitLocalizationTool } from "./submit-localization.js";
 import { type LoopState, type Recovery, takeTurn, type TurnEnd, type TurnSetup } from "./take-turn.js";
 import { toolProtocol, type ToolMode } from "./tool-protocol.js";
+import type { ToolCallDecoding } from "./tool-call-decoding.js";
 import { PromptEstimator } from "./context-truncation.js";
 import type { ChatMessage } from "./chat-message.js";
 import { createHash } from "node:crypto";
@@ -57,6 +58,13 @@ export interface LocalizeInstanceOptions {
    * observations come back as user messages.
    */
   toolMode?: ToolMode;
+  /**
+   * `free` (default, as SHERLOC's and FGL's harnesses decode) or `constrained`: every answer is
+   * decoded by the JSON Schema of one valid call (tool-call-decoding.ts), on any server that
+   * enforces `response_format` (vLLM's structured outputs, `loclab serve`'s grammar). Recorded
+   * in the trajectory header. Not for the `sherloc` profile (its protocol is free text).
+   */
+  toolCalls?: ToolCallDecoding;
   /** Epoch milliseconds; injectable for tests. Default `Date.now`. */
   now?: () => number;
   /**
@@ -131,7 +139,9 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
   const maxLocations = options.maxLocations ?? 8;
   const sherloc =
     options.profile === "sherloc" ? new SherlocToolbox(options.workspace, options.sherlocTools ?? {}) : undefined;
-  const protocol = sherloc ? SHERLOC_PROTOCOL : toolProtocol(options.toolMode ?? "native");
+  if (sherloc && options.toolCalls === "constrained")
+    throw new RangeError('toolCalls "constrained" does not apply to the sherloc profile (its answers are free text)');
+  const protocol = sherloc ? SHERLOC_PROTOCOL : toolProtocol(options.toolMode ?? "native", options.toolCalls ?? "free");
   if (!Number.isInteger(limits.maxTurns) || limits.maxTurns < 1)
     throw new RangeError("maxTurns must be a positive integer");
   if (!Number.isInteger(maxLocations) || maxLocations < 1)
@@ -181,6 +191,7 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     limits: { steps: limits.maxTurns, ...(limits.maxWallMs !== undefined ? { seconds: limits.maxWallMs / 1000 } : {}) },
     startedAt: new Date(startedMs).toISOString(),
     ...(options.provenance ? { provenance: options.provenance } : {}),
+    decoding: { toolCalls: protocol.decoding },
   });
   const setup: TurnSetup = {
     protocol,

@@ -2,6 +2,7 @@ import { createOpenAIHttpClient, type HttpProgress, type RetryRecord } from "@lo
 import type { ChatCompletionRequest } from "./chat-completion-request.js";
 import { chatCompletionResponseSchema } from "./chat-completion-response.js";
 import type { AssistantMessage, ChatMessage, FinishReason, TokenUsage, ToolDefinition } from "./chat-message.js";
+import { readConstrainedCall, type ResponseSchema, toolCallSchema } from "./tool-call-decoding.js";
 import { fromWireCompletion, toWireMessages, toWireTools } from "./wire-format.js";
 
 export interface ModelClientOptions {
@@ -41,6 +42,15 @@ export type ModelProgress = HttpProgress;
 export interface CompleteRequest {
   messages: readonly ChatMessage[];
   tools?: readonly ToolDefinition[];
+  /**
+   * Constrained tool-call decoding (tool-call-decoding.ts): the server decodes only a call of
+   * one of `tools` (`response_format` with {@link toolCallSchema}; `tool_choice: "none"`, so no
+   * server-side parser is involved and the tools still reach the chat template), and the
+   * answer's JSON comes back as a tool call. The model's text is kept as the message's content.
+   */
+  constrainToolCall?: boolean;
+  /** The JSON Schema the whole answer is decoded by (`response_format`), for answers that are not tool calls (the judge's). */
+  responseSchema?: ResponseSchema;
   /**
    * Cancels the call (the attempt's wall budget): the HTTP request in flight is aborted, so the
    * server sees its client go and can stop generating, and a retry wait is cut short. The call
@@ -95,10 +105,22 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   });
 
   async function complete(request: CompleteRequest): Promise<Completion> {
+    const tools = request.tools ?? [];
+    const constrained = request.constrainToolCall === true && tools.length > 0;
+    const schema = constrained ? toolCallSchema(tools) : request.responseSchema;
     const body: ChatCompletionRequest = {
       model: options.model,
       messages: toWireMessages(request.messages),
-      ...(request.tools && request.tools.length > 0 ? { tools: toWireTools(request.tools) } : {}),
+      ...(tools.length > 0 ? { tools: toWireTools(tools) } : {}),
+      ...(constrained ? { tool_choice: "none" } : {}),
+      ...(schema
+        ? {
+            response_format: {
+              type: "json_schema",
+              json_schema: { name: schema.name, schema: schema.schema, strict: true },
+            },
+          }
+        : {}),
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       ...(options.topP !== undefined ? { top_p: options.topP } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
@@ -109,14 +131,31 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       (raw) => fromWireCompletion(chatCompletionResponseSchema.parse(raw)),
       request.signal ? { signal: request.signal } : {},
     );
+    const value = constrained ? withConstrainedCall(answered.value, tools, request.messages.length) : answered.value;
     return {
-      ...redactCompletion(answered.value, http.redact),
+      ...redactCompletion(value, http.redact),
       retries: answered.retries,
       latencyMs: answered.latencyMs,
     };
   }
 
   return { model: options.model, baseURL: http.baseURL, complete };
+}
+
+/** A constrained answer's JSON as the message's tool call (none when it is not one: cut short, or the schema was ignored). */
+function withConstrainedCall<T extends { message: AssistantMessage; finishReason: string }>(
+  completion: T,
+  tools: readonly ToolDefinition[],
+  turn: number,
+): T {
+  if (completion.message.toolCalls.length > 0) return completion;
+  const call = readConstrainedCall(completion.message.content, tools, turn);
+  if (!call) return completion;
+  return {
+    ...completion,
+    message: { content: completion.message.content, toolCalls: [call] },
+    finishReason: completion.finishReason === "length" ? "length" : "tool_calls",
+  };
 }
 
 /** The answer with every secret removed from its text and its tool calls' arguments. */

@@ -101,6 +101,7 @@ const observations = new WeakSet<ChatMessage>();
  */
 export const SHERLOC_PROTOCOL: ToolProtocol = {
   mode: "sherloc",
+  decoding: "free",
   systemTemplate: "system-sherloc",
   describeTools: (tools) => tools.map((tool) => `- \`${tool.name}\``).join("\n"),
   request: (messages) => ({ messages: [...messages] }),

@@ -19,6 +19,10 @@ const fencedJson = /```json[ \t]*\r?\n([\s\S]*?)```/gi;
  */
 export function parseTextToolCall(content: string | null): ParsedTextToolCall {
   const blocks = [...(content ?? "").matchAll(fencedJson)].map((match) => match[1] ?? "");
+  // A whole answer that is one JSON object is the call itself: what a schema-constrained
+  // answer is (tool-call-decoding.ts), and what a model sometimes writes without the fence.
+  const bare = (content ?? "").trim();
+  if (blocks.length === 0 && bare.startsWith("{") && bare.endsWith("}")) blocks.push(bare);
   if (blocks.length === 0) {
     const unclosed = /```json/i.test(content ?? "");
     return {

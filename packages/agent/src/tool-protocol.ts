@@ -1,6 +1,7 @@
 import type { AssistantMessage, ChatMessage, ChatToolCall, ToolDefinition } from "./chat-message.js";
 import type { CompleteRequest } from "./model-client.js";
 import { parseTextToolCall } from "./text-tool-call.js";
+import { textToolCallSchema, type ToolCallDecoding } from "./tool-call-decoding.js";
 
 /** How tool calls travel between the loop and the model. */
 export type ToolMode = "native" | "text";
@@ -15,6 +16,8 @@ export type CallProblem = { kind: "missing" | "malformed"; problem: string };
 export interface ToolProtocol {
   /** `sherloc`: SHERLOC's text protocol (sherloc-protocol.ts), the `sherloc` profile's. */
   mode: ToolMode | "sherloc";
+  /** How the answer is decoded (tool-call-decoding.ts); `free` for SHERLOC's protocol. */
+  decoding: ToolCallDecoding;
   /** The system prompt template (prompts/<name>.md). */
   systemTemplate: "system" | "system-text" | "system-sherloc";
   /** How the tools are listed in the system prompt. */
@@ -38,6 +41,7 @@ const EVERY_TURN = "Every turn must call a tool";
 /** Native tool calling: tools in the request's `tools` field, calls and results as tool messages. */
 export const NATIVE_PROTOCOL: ToolProtocol = {
   mode: "native",
+  decoding: "free",
   systemTemplate: "system",
   describeTools: (tools) => tools.map((tool) => `- \`${tool.name}\`: ${tool.description ?? ""}`).join("\n"),
   request: (messages, offered) => ({ messages: [...messages], tools: [...offered] }),
@@ -65,6 +69,7 @@ export const NATIVE_PROTOCOL: ToolProtocol = {
 const TEXT_RESULT_PREFIX = "Result of ";
 export const TEXT_PROTOCOL: ToolProtocol = {
   mode: "text",
+  decoding: "free",
   systemTemplate: "system-text",
   describeTools: (tools) =>
     tools
@@ -94,9 +99,31 @@ export const TEXT_PROTOCOL: ToolProtocol = {
       : `Error: ${problem.problem}. ${EVERY_TURN}: write exactly one \`\`\`json block holding {"tool": "<name>", "arguments": {...}}; hand in the answer with the tool submit_localization.`,
 };
 
-/** The protocol of a tool mode; anything else is refused with the choices. */
-export function toolProtocol(mode: ToolMode): ToolProtocol {
-  if (mode === "native") return NATIVE_PROTOCOL;
-  if (mode === "text") return TEXT_PROTOCOL;
+/**
+ * Native calls decoded by the schema of one call: the same conversation as native mode, the
+ * request asking the server for a call (`constrainToolCall`), so every answer calls a tool.
+ */
+export const CONSTRAINED_NATIVE_PROTOCOL: ToolProtocol = {
+  ...NATIVE_PROTOCOL,
+  decoding: "constrained",
+  request: (messages, offered) => ({ messages: [...messages], tools: [...offered], constrainToolCall: true }),
+};
+
+/**
+ * Text calls decoded by the schema of `{"tool", "arguments"}`: the answer is that object
+ * itself (no fence), which the text protocol's reader accepts as the turn's one call.
+ */
+export const CONSTRAINED_TEXT_PROTOCOL: ToolProtocol = {
+  ...TEXT_PROTOCOL,
+  decoding: "constrained",
+  request: (messages, offered) => ({ messages: [...messages], responseSchema: textToolCallSchema(offered) }),
+};
+
+/** The protocol of a tool mode and decoding; anything else is refused with the choices. */
+export function toolProtocol(mode: ToolMode, decoding: ToolCallDecoding = "free"): ToolProtocol {
+  if (decoding !== "free" && decoding !== "constrained")
+    throw new RangeError(`toolCalls must be "free" or "constrained", not ${JSON.stringify(decoding)}`);
+  if (mode === "native") return decoding === "constrained" ? CONSTRAINED_NATIVE_PROTOCOL : NATIVE_PROTOCOL;
+  if (mode === "text") return decoding === "constrained" ? CONSTRAINED_TEXT_PROTOCOL : TEXT_PROTOCOL;
   throw new RangeError(`toolMode must be "native" or "text", not ${JSON.stringify(mode)}`);
 }

@@ -26,6 +26,8 @@ export interface TrajectoryHeader {
   startedAt: string;
   /** How the run was made (tool, version, git revision, model config, seed); never the API key. */
   provenance?: Provenance;
+  /** How the answers were decoded (`free` or `constrained` tool calls). */
+  decoding?: { toolCalls: "free" | "constrained" };
 }
 
 /** One step as the loop hands it over: the step line without its number, which the writer assigns. */
@@ -60,6 +62,7 @@ export async function openTrajectory(path: string, header: TrajectoryHeader): Pr
       startedAt: header.startedAt,
       endedAt: extra.endedAt,
       provenance: header.provenance,
+      decoding: header.decoding,
     });
   const lines: string[] = [];
   await mkdir(dirname(path), { recursive: true });

@@ -5,6 +5,7 @@ import {
   fillTemplate,
   isContextOverflow,
   type ModelClient,
+  type ToolCallDecoding,
   openTrajectory,
   type TrajectoryStep,
   type TrajectoryUsage,
@@ -62,6 +63,12 @@ export interface FixInstanceOptions {
   limits?: FixerLimits;
   /** Model turns at most; default twice the call budget (turns without a counted call cost nothing else). */
   maxTurns?: number;
+  /**
+   * `free` (default, as FGL's harness decodes) or `constrained`: each answer decoded by the JSON
+   * Schema of one valid call of the fixer's tools (`@loclab/agent`'s tool-call decoding, on any
+   * server that enforces `response_format`). Recorded in the trajectory header.
+   */
+  toolCalls?: ToolCallDecoding;
   /** Templates to use instead of the shipped ones, by name; same placeholders. */
   prompts?: Partial<Record<FixerPromptName, string>>;
   provenance?: Provenance;
@@ -151,6 +158,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     limits: { calls: limits.callBudget, seconds: limits.wallMs / 1000, steps: maxTurns },
     startedAt: new Date(started).toISOString(),
     ...(options.provenance ? { provenance: options.provenance } : {}),
+    decoding: { toolCalls: options.toolCalls ?? "free" },
   });
   const supervisor = new AbortController();
   const deadline = setTimeout(() => supervisor.abort(new Error("the attempt's wall budget ran out")), limits.wallMs);
@@ -261,7 +269,12 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
       lastRequest = [...messages];
       let completion: Awaited<ReturnType<ModelClient["complete"]>>;
       try {
-        completion = await options.client.complete({ messages, tools, signal: supervisor.signal });
+        completion = await options.client.complete({
+          messages,
+          tools,
+          signal: supervisor.signal,
+          ...(options.toolCalls === "constrained" ? { constrainToolCall: true } : {}),
+        });
       } catch (caught) {
         exit = failedCall(caught, record);
         record.endedAt = new Date().toISOString();

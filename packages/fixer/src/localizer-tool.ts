@@ -21,6 +21,8 @@ export interface LocalizerToolOptions {
   maxCalls?: number;
   /** Most locations returned; FGL: 8. */
   maxLocations?: number;
+  /** How the localizer's answers are decoded; the fixer's own setting (`free` by default). */
+  toolCalls?: "free" | "constrained";
   provenance?: Provenance;
 }
 
@@ -73,6 +75,7 @@ export function localizerTool(options: LocalizerToolOptions): LocalizerRunner {
       trajectoryPath,
       maxTurns: turns,
       maxLocations,
+      ...(options.toolCalls ? { toolCalls: options.toolCalls } : {}),
       ...(wallMs !== undefined ? { maxWallMs: Math.max(1, wallMs) } : {}),
       ...(options.provenance ? { provenance: options.provenance } : {}),
     });

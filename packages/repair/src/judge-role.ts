@@ -50,13 +50,19 @@ export function judgementDigest(
   prediction: Pick<Prediction, "files" | "locations" | "finding">,
   model: string,
   rubricDigest: string,
+  decoding: "free" | "constrained" = "free",
 ): string {
   const handed = { files: prediction.files, locations: prediction.locations, finding: prediction.finding ?? null };
   const task = {
     id: instance.instance_id,
     issue: createHash("sha256").update(instance.problem_statement).digest("hex"),
   };
-  return createHash("sha256").update(canonicalJson({ task, handed, model, rubricDigest })).digest("hex");
+  // A constrained judge answers differently: its judgements are stored apart. A free judge's
+  // digest is the one written before decoding existed.
+  const extra = decoding === "constrained" ? { decoding } : {};
+  return createHash("sha256")
+    .update(canonicalJson({ task, handed, model, rubricDigest, ...extra }))
+    .digest("hex");
 }
 
 /**
@@ -101,7 +107,7 @@ export class JudgeRole {
     prediction: Prediction,
   ): Promise<JudgementRef> {
     const { model, rubricDigest, threshold } = this.#plan;
-    const digest = judgementDigest(instance, prediction, model, rubricDigest);
+    const digest = judgementDigest(instance, prediction, model, rubricDigest, this.#plan.spec.decoding ?? "free");
     const path = runLayout.judgement(this.#out, digest);
     const pending = this.#pending.get(digest);
     if (pending) {
@@ -171,6 +177,7 @@ export class JudgeRole {
         rubric: this.#plan.rubric,
         weights: this.#plan.weights,
         threshold: this.#plan.threshold,
+        constrained: this.#plan.spec.decoding === "constrained",
       });
     } finally {
       slot.inFlight -= 1;

@@ -167,6 +167,7 @@ export async function runRepairAttempt(
         trajectoryDir: files.localizer,
         maxCalls: repair.localizer.maxCalls,
         maxLocations: repair.localizer.maxLocations,
+        ...(repair.decoding ? { toolCalls: repair.decoding } : {}),
         // ctx(z) as FGL renders it, counted by the server's own tokenizer.
         render: (locations) =>
           renderContext(locations, checkoutCode(prepared.workspace), {
@@ -219,6 +220,7 @@ export async function runRepairAttempt(
           ...(localizer ? { localizer } : {}),
           ...(repair.compaction ? { compaction: repair.compaction } : {}),
           ...(handOff?.text ? { handOff: handOff.text } : {}),
+          ...(repair.decoding ? { toolCalls: repair.decoding } : {}),
           provenance,
         });
     ms.fixer = performance.now() - fixerStarted;

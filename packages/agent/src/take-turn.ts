@@ -5,7 +5,7 @@ import type { ChatMessage, ChatToolCall, ToolDefinition } from "./chat-message.j
 import { PromptEstimator, messageChars, truncateOldObservations } from "./context-truncation.js";
 import type { LoopBudget } from "./budget-exit.js";
 import { argumentsRecord, dispatchCall } from "./dispatch-call.js";
-import type { Completion, ModelClient } from "./model-client.js";
+import { type Completion, type ModelClient, shortenedNote } from "./model-client.js";
 import { callKey, repeatedLine } from "./repetition.js";
 import type { ToolProtocol } from "./tool-protocol.js";
 import type { TrajectoryStep, TrajectoryUsage, TrajectoryWriter } from "./trajectory-writer.js";
@@ -142,6 +142,7 @@ export async function takeTurn(setup: TurnSetup, state: LoopState): Promise<Turn
     }
     retries = completion.retries;
     state.modelMs += completion.latencyMs;
+    if (completion.shortened) notes.push(shortenedNote(completion.shortened));
     if (completion.usage)
       state.estimator.calibrate(messageChars(request.messages) + schemaChars, completion.usage.promptTokens);
     state.turns += 1;

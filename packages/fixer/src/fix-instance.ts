@@ -7,6 +7,7 @@ import {
   type ModelClient,
   type ToolCallDecoding,
   openTrajectory,
+  shortenedNote,
   type TrajectoryStep,
   type TrajectoryUsage,
 } from "@loclab/agent";
@@ -290,7 +291,9 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
       record.finishReason = completion.finishReason;
       if (spent) record.usage = { ...spent };
       if (completion.retries.length > 0) record.retries = completion.retries.map((retry) => ({ ...retry }));
-      if (completion.finishReason === "length")
+      // An answer the server cut short of max_tokens is the window's doing, not a loop.
+      if (completion.shortened) record.error = shortenedNote(completion.shortened);
+      else if (completion.finishReason === "length")
         loops.push({ step, completionTokens: spent?.completionTokens, ms: completion.latencyMs });
       const calls = completion.message.toolCalls;
       turnStarts.push(messages.length);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
-import { execa } from "execa";
+import { spawn } from "node:child_process";
 import type { LaunchedServer } from "./launched-server.js";
 import { vllmServeArgs, vllmServeEnv } from "./serve-args.js";
 import type { VllmServerSpec } from "./server-spec.js";
@@ -19,25 +19,28 @@ export interface ProcessLaunchOptions {
  */
 export async function launchProcess(spec: VllmServerSpec, options: ProcessLaunchOptions): Promise<LaunchedServer> {
   if (spec.launcher.kind !== "process") throw new Error('launchProcess needs a spec with launcher.kind "process"');
-  // Created first, so that a server that fails at once still leaves a log to read.
-  await (await open(options.logFile, "a")).close();
   const executable = spec.launcher.executable;
-  const child = execa(executable, vllmServeArgs(spec), {
-    env: { ...(options.env ?? process.env), ...vllmServeEnv(spec) },
-    extendEnv: false,
-    stdin: "ignore",
-    stdout: { file: options.logFile, append: true },
-    stderr: { file: options.logFile, append: true },
-    detached: true,
-    cleanup: false,
-    reject: false,
-  });
-  const pid = await new Promise<number>((resolve, reject) => {
-    child.once("spawn", () => resolve(child.pid!));
-    child.once("error", (error) => reject(new Error(`cannot start ${executable}: ${error.message}`)));
-  });
-  child.unref();
-  return processServer(spec, pid, options.logFile);
+  // The log is opened here and handed to the child as its stdout and stderr (a file
+  // descriptor, no pipe through this process), then closed: nothing of the child stays open
+  // in this process, so `loclab vllm up` exits once the fleet is ready (execa's file
+  // redirection kept a handle, and `up` never returned). Created first, so that a server that
+  // fails at once still leaves a log to read.
+  const log = await open(options.logFile, "a");
+  try {
+    const child = spawn(executable, vllmServeArgs(spec), {
+      env: { ...(options.env ?? process.env), ...vllmServeEnv(spec) },
+      stdio: ["ignore", log.fd, log.fd],
+      detached: true,
+    });
+    const pid = await new Promise<number>((resolve, reject) => {
+      child.once("spawn", () => resolve(child.pid!));
+      child.once("error", (error) => reject(new Error(`cannot start ${executable}: ${error.message}`)));
+    });
+    child.unref();
+    return processServer(spec, pid, options.logFile);
+  } finally {
+    await log.close();
+  }
 }
 
 /** A handle on a server process by its PID (also one started by another loclab process). */

@@ -177,6 +177,49 @@ describe("loclab serve: chat completions", () => {
     expect(typeof completion.choices[0]!.message.content).toBe("string");
   });
 
+  it("response_format json_schema decodes the answer by the schema (optional fields left out, not null); with tools it needs tool_choice none", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        name: { const: "search_code" },
+        arguments: {
+          type: "object",
+          properties: { query: { type: "string" }, glob: { type: "string" } },
+          required: ["query"],
+        },
+      },
+      required: ["name", "arguments"],
+    };
+    const completion = await client.chat.completions.create({
+      model: "smol",
+      messages: [{ role: "user", content: "Find where dates are parsed." }],
+      tools: TOOLS,
+      tool_choice: "none",
+      response_format: { type: "json_schema", json_schema: { name: "tool_call", schema, strict: true } },
+      temperature: 0,
+      max_tokens: 96,
+    });
+    const choice = completion.choices[0]!;
+    expect(choice.finish_reason).toBe("stop");
+    expect(choice.message.tool_calls ?? []).toEqual([]);
+    const answer = JSON.parse(choice.message.content!) as { name: string; arguments: Record<string, unknown> };
+    expect(answer.name).toBe("search_code");
+    expect(typeof answer.arguments.query).toBe("string");
+    expect(Object.values(answer.arguments)).not.toContain(null);
+    expect(Object.keys(completion.choices[0]!.message)).toContain("reasoning");
+    const refused = await client.chat.completions
+      .create({
+        model: "smol",
+        messages: [{ role: "user", content: "hi" }],
+        tools: TOOLS,
+        response_format: { type: "json_schema", json_schema: { name: "x", schema } },
+        max_tokens: 4,
+      })
+      .catch((error) => error);
+    expect(refused.status).toBe(400);
+    expect(refused.message).toContain('needs tool_choice "none"');
+  });
+
   it("max_tokens cuts with finish_reason length; a stop string ends it with stop and is not returned", async () => {
     const cut = await client.chat.completions.create({
       model: "smol",

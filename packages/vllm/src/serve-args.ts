@@ -33,6 +33,16 @@ export function vllmServeArgs(spec: VllmServerSpec): string[] {
   if (spec.maxLogprobs !== undefined) args.push("--max-logprobs", String(spec.maxLogprobs));
   if (spec.seed !== undefined) args.push("--seed", String(spec.seed));
   if (spec.enforceEager) args.push("--enforce-eager");
+  if (spec.structuredOutputs) {
+    const { backend, disableAnyWhitespace } = spec.structuredOutputs;
+    args.push(
+      "--structured-outputs-config",
+      JSON.stringify({
+        ...(backend !== undefined ? { backend } : {}),
+        ...(disableAnyWhitespace !== undefined ? { disable_any_whitespace: disableAnyWhitespace } : {}),
+      }),
+    );
+  }
   args.push(...spec.extraArgs);
   return args;
 }

@@ -63,6 +63,17 @@ export const VllmServerSpecSchema = z.strictObject({
   dtype: z.string().min(1).optional(),
   /** `--enforce-eager`: no torch.compile or CUDA graphs (starts faster, serves slower). */
   enforceEager: z.boolean().default(false),
+  /**
+   * `--structured-outputs-config`: how `response_format` schemas are decoded.
+   * `disableAnyWhitespace` makes constrained answers compact JSON (no indentation between
+   * tokens: a small model otherwise spends a third of its output tokens on it).
+   */
+  structuredOutputs: z
+    .strictObject({
+      backend: z.string().min(1).optional(),
+      disableAnyWhitespace: z.boolean().optional(),
+    })
+    .optional(),
   tensorParallelSize: z.number().int().min(1).default(1),
   dataParallelSize: z.number().int().min(1).default(1),
   maxModelLen: z.number().int().min(16).optional(),

@@ -277,7 +277,8 @@ describe("the localizer on vLLM: the README's first run, free and constrained, n
       .flatMap((file) => readFileSync(join(dir, file), "utf8").split("\n").filter(Boolean)).length;
     let answered = 0;
     let answeredWithCall = 0;
-    let finalSubmissions = 0;
+    let forcedAnswered = 0;
+    let forcedSubmitted = 0;
     const decodings = new Set<string>();
     for (const file of files.filter((name) => name.endsWith(".traj.jsonl"))) {
       const trajectory = readTrajectory(join(dir, file));
@@ -286,11 +287,15 @@ describe("the localizer on vLLM: the README's first run, free and constrained, n
         if (step.finishReason === undefined || step.finishReason === "length") continue;
         answered += 1;
         if (step.toolCalls.length === 1) answeredWithCall += 1;
-        if (step.toolCalls[0]?.name === "submit_localization") finalSubmissions += 1;
+        // The forced final turn offers submit_localization alone: a constrained answer can only be that call.
+        if (step.error?.includes("forced_final")) {
+          forcedAnswered += 1;
+          if (step.toolCalls[0]?.name === "submit_localization") forcedSubmitted += 1;
+        }
       }
     }
     expect([...decodings]).toEqual([changes.localizer?.decoding ?? "free"]);
-    const outcome = { outcomes, predictions, answered, answeredWithCall, finalSubmissions };
+    const outcome = { outcomes, predictions, answered, answeredWithCall, forcedAnswered, forcedSubmitted };
     process.stdout.write(`README first run on vLLM, ${name}: ${JSON.stringify(outcome)}\n`);
     return outcome;
   };
@@ -315,7 +320,7 @@ describe("the localizer on vLLM: the README's first run, free and constrained, n
     expect(outcome.outcomes).toHaveLength(3);
     expect(outcome.answered).toBeGreaterThan(0);
     expect(outcome.answeredWithCall).toBe(outcome.answered);
-    expect(outcome.finalSubmissions).toBeGreaterThan(0);
+    expect(outcome.forcedSubmitted).toBe(outcome.forcedAnswered);
   });
 
   it("text, constrained: the answer is the {tool, arguments} object itself, read as the turn's call", async () => {

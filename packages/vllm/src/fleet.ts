@@ -18,7 +18,7 @@ export interface FleetPlanOptions {
   /** The KV cache of each CPU server, in GiB; default 2. */
   kvCacheGiB?: number;
   /** `per-gpu`: one server per GPU (data parallel across servers, the runner balances); `tp`: one server over all GPUs (tensor parallel). */
-  layout: "per-gpu" | "tp";
+  layout?: "per-gpu" | "tp";
   /** Port of the first server; the others follow. */
   basePort?: number;
   /** Everything else of each server's spec (model, adapters, parser, launcher…). */

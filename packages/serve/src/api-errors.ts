@@ -31,13 +31,18 @@ function errorType(status: number): string {
 }
 
 /**
- * vLLM's two context errors, word for word (vllm/entrypoints/openai/serving_engine.py), so that
- * a client which recognises vLLM's overflow recognises this server's.
+ * vLLM's context errors, word for word, so that a client which recognises vLLM's overflow
+ * recognises this server's. A prompt over the window: vLLM 0.32's message (checked against the
+ * real server, tests/vllm-real.test.ts; `param` is `input_tokens`). Prompt + `max_tokens` over
+ * the window: vLLM 0.32 no longer refuses it (it shortens `max_tokens` silently); this server
+ * keeps the older refusal (below), which says what happened instead of cutting the answer.
  */
 export function promptTooLong(maxModelLen: number, promptTokens: number): ApiError {
   return new ApiError(
     400,
-    `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptTokens} input tokens. Please reduce the length of the input messages.`,
+    `This model's maximum context length is ${maxModelLen} tokens. However, your prompt contains at least ${promptTokens} input tokens, which exceeds this limit even without any output tokens. Please reduce the length of the input prompt.`,
+    "BadRequestError",
+    "input_tokens",
   );
 }
 

@@ -280,8 +280,9 @@ describe("loclab serve: chat completions", () => {
     });
     expect(long.status).toBe(400);
     expect(long.body.error.message).toMatch(
-      /^This model's maximum context length is 1024 tokens\. However, your request has \d+ input tokens\. Please reduce the length of the input messages\.$/,
+      /^This model's maximum context length is 1024 tokens\. However, your prompt contains at least \d+ input tokens, which exceeds this limit even without any output tokens\. Please reduce the length of the input prompt\.$/,
     );
+    expect(long.body.error.param).toBe("input_tokens");
     const tooMany = await post("/v1/completions", { model: "smol", prompt: "Hello there", max_tokens: 2000 });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.message).toMatch(

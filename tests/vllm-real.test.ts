@@ -123,7 +123,7 @@ describe("what loclab reads from vLLM's answers", () => {
   });
 
   it("FGL's echo pass gives exactly vLLM's prompt_logprobs on every token; /tokenize counts what the completion counts", async () => {
-    const prompt = readFileSync(join(here, "..", "packages", "fgl", "src", "render-context.ts"), "utf8").slice(0, 3000);
+    const prompt = readFileSync(join(here, "..", "packages", "fgl", "src", "render-context.ts"), "utf8").slice(0, 2000);
     const echoed = await echoPrompt(endpoint, prompt);
     const answer = (await (
       await fetch(`${endpoint.baseURL}/completions`, {
@@ -141,7 +141,7 @@ describe("what loclab reads from vLLM's answers", () => {
     const reference = positions.slice(1).map((entry) => Object.values(entry!)[0]!.logprob);
     const echoedPrompt = echoed.logprobs.slice(1, positions.length);
     expect(echoedPrompt).toHaveLength(reference.length);
-    expect(reference.length).toBeGreaterThan(500);
+    expect(reference.length).toBeGreaterThan(300);
     expect(echoedPrompt).toEqual(reference);
     // ctx(z) is fitted by the server's /tokenize count; vLLM adds no BOS for this model.
     expect(await countTokens(endpoint, prompt)).toBe(answer.usage.prompt_tokens);
@@ -260,7 +260,7 @@ function readmeSpec(out: string, changes: { localizer?: Record<string, unknown>;
   });
 }
 
-describe("the localizer on vLLM: the README's first run, free and constrained, native and text", () => {
+describe("the localizer on vLLM: the README's first run, native free and constrained, text constrained", () => {
   /** What a run did: its outcomes, its predictions, and of the answers not cut at the output limit, how many called a tool. */
   const run = async (name: string, changes: Parameters<typeof readmeSpec>[1]) => {
     writeFileSync(join(work, `${name}.json`), readmeSpec(`runs/${name}`, changes));
@@ -301,8 +301,8 @@ describe("the localizer on vLLM: the README's first run, free and constrained, n
   };
   // Constrained answers are whole calls: give them the room a submission takes (its five-field
   // finding does not fit the README's 128 tokens) and the time to write it on 2 cores.
-  const roomy = { maxOutputTokens: 384 };
-  const time = { budgets: { instance: { wallSeconds: 90 } } };
+  const roomy = { maxOutputTokens: 256 };
+  const time = { budgets: { instance: { wallSeconds: 60 } } };
 
   beforeAll(async () => {
     const demo = await loclab(["demo", "--out", "demo", "--instances", "1"]);
@@ -332,8 +332,6 @@ describe("the localizer on vLLM: the README's first run, free and constrained, n
     });
     expect(outcome.answered).toBeGreaterThan(0);
     expect(outcome.answeredWithCall).toBe(outcome.answered);
-    const free = await run("text-free", { localizer: { toolMode: "text" }, ...plain });
-    expect(free.outcomes).toHaveLength(1);
   });
 });
 

@@ -25,20 +25,7 @@ export interface ResponseSchema {
  * Pure.
  */
 export function toolCallSchema(tools: readonly ToolDefinition[]): ResponseSchema {
-  if (tools.length === 0) throw new RangeError("a constrained tool call needs at least one tool");
-  const alternatives = tools.map((tool) => ({
-    type: "object",
-    properties: {
-      name: { const: tool.name },
-      arguments: tool.parameters ?? { type: "object", properties: {}, additionalProperties: false },
-    },
-    required: ["name", "arguments"],
-    additionalProperties: false,
-  }));
-  return {
-    name: "tool_call",
-    schema: alternatives.length === 1 ? alternatives[0]! : { anyOf: alternatives },
-  };
+  return callSchema(tools, "name", "tool_call");
 }
 
 /**
@@ -46,19 +33,22 @@ export function toolCallSchema(tools: readonly ToolDefinition[]): ResponseSchema
  * the schema a constrained text-mode answer is decoded by. Pure.
  */
 export function textToolCallSchema(tools: readonly ToolDefinition[]): ResponseSchema {
+  return callSchema(tools, "tool", "text_tool_call");
+}
+
+/** One object per tool: its name a constant under `nameKey`, its arguments the tool's own schema. */
+function callSchema(tools: readonly ToolDefinition[], nameKey: "name" | "tool", schemaName: string): ResponseSchema {
+  if (tools.length === 0) throw new RangeError("a constrained tool call needs at least one tool");
   const alternatives = tools.map((tool) => ({
     type: "object",
     properties: {
-      tool: { const: tool.name },
+      [nameKey]: { const: tool.name },
       arguments: tool.parameters ?? { type: "object", properties: {}, additionalProperties: false },
     },
-    required: ["tool", "arguments"],
+    required: [nameKey, "arguments"],
     additionalProperties: false,
   }));
-  return {
-    name: "text_tool_call",
-    schema: alternatives.length === 1 ? alternatives[0]! : { anyOf: alternatives },
-  };
+  return { name: schemaName, schema: alternatives.length === 1 ? alternatives[0]! : { anyOf: alternatives } };
 }
 
 /**

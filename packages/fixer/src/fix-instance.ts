@@ -19,14 +19,6 @@ import { fixerToolDefinitions } from "./fixer-tool-schemas.js";
 import { FixerToolbox } from "./fixer-toolbox.js";
 import { dirname, relative } from "node:path";
 
-export type {
-  FixerCompactionRecord,
-  FixerExit,
-  FixerLoopCandidate,
-  FixerRecovery,
-  FixInstanceOptions,
-  FixResult,
-} from "./fix-instance-types.js";
 import type {
   FixerCompactionRecord,
   FixerExit,

@@ -22,15 +22,15 @@ export { FixerToolbox, type FixerToolboxOptions, type FixerToolError, type Fixer
 export { ReadWindowError, readWindow, type ReadWindow, type ReadWindowRequest } from "./read-window.js";
 export { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
 export { compactionDue, compactMessages, FGL_COMPACTION, type FixerCompaction } from "./compaction.js";
-export {
-  fixInstance,
-  type FixerCompactionRecord,
-  type FixerExit,
-  type FixerLoopCandidate,
-  type FixerRecovery,
-  type FixInstanceOptions,
-  type FixResult,
-} from "./fix-instance.js";
+export { fixInstance } from "./fix-instance.js";
+export type {
+  FixerCompactionRecord,
+  FixerExit,
+  FixerLoopCandidate,
+  FixerRecovery,
+  FixInstanceOptions,
+  FixResult,
+} from "./fix-instance-types.js";
 export { FIXER_PROMPTS_DIR, readFixerPrompt, type FixerPromptName } from "./fixer-prompts.js";
 export {
   localizerTool,

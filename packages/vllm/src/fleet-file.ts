@@ -46,29 +46,15 @@ export async function readFleetFile(path: string): Promise<FleetFile> {
  * port 8000). Pure.
  */
 export function fleetPlanOptions(file: FleetFile, given: Partial<FleetFile>): FleetPlanOptions {
-  const pick = <K extends keyof FleetFile>(key: K): FleetFile[K] => (given[key] !== undefined ? given[key] : file[key]);
-  const device = pick("device") ?? "gpu";
-  const server = { ...(file.server ?? {}), ...(given.server ?? {}) };
-  const options: FleetPlanOptions = {
+  const merged: Record<string, unknown> = { ...file };
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) merged[key] = value;
+  const { device = "gpu", layout = "per-gpu", basePort = 8000, ...rest } = merged as FleetFile;
+  return {
+    ...rest,
     device,
-    layout: pick("layout") ?? "per-gpu",
-    basePort: pick("basePort") ?? 8000,
-    server: server as FleetPlanOptions["server"],
-  };
-  if (device === "gpu") options.gpus = pick("gpus") ?? 4;
-  else {
-    const gpus = pick("gpus");
-    if (gpus !== undefined) options.gpus = gpus;
-    const cpus = pick("cpus");
-    if (cpus !== undefined) options.cpus = cpus;
-    const servers = pick("servers");
-    if (servers !== undefined) options.servers = servers;
-    const kv = pick("kvCacheGiB");
-    if (kv !== undefined) options.kvCacheGiB = kv;
-  }
-  const perGpu = pick("maxConcurrencyPerGpu");
-  if (perGpu !== undefined) options.maxConcurrencyPerGpu = perGpu;
-  const perCpu = pick("maxConcurrencyPerCpuServer");
-  if (perCpu !== undefined) options.maxConcurrencyPerCpuServer = perCpu;
-  return options;
+    layout,
+    basePort,
+    ...(device === "gpu" ? { gpus: rest.gpus ?? 4 } : {}),
+    server: { ...(file.server ?? {}), ...(given.server ?? {}) } as FleetPlanOptions["server"],
+  } as FleetPlanOptions;
 }

@@ -6,6 +6,14 @@ export {
   type DockerEngineOptions,
 } from "./engine.js";
 export { demultiplex, demultiplexStreams } from "./demultiplex.js";
-export { execInContainer, execSplit, type ExecOptions, type ExecResult, type SplitExecResult } from "./exec.js";
+export {
+  DEFAULT_KEEP_BYTES,
+  execInContainer,
+  execSplit,
+  type ExecOptions,
+  type ExecResult,
+  type SplitExecResult,
+} from "./exec.js";
+export { droppedBytes, FrameReader, HeadKeeper, type KeptBytes } from "./bounded-output.js";
 export { tarArchive, type ArchiveEntry } from "./tar-archive.js";
 export { removeLabelledContainers } from "./labelled-containers.js";

@@ -4,7 +4,8 @@ import type { Provenance, TrajectoryExit } from "@loclab/schemas";
 import type { FixerCompaction } from "./compaction.js";
 import type { FixerLimits } from "./fixer-limits.js";
 import type { FixerPromptName } from "./fixer-prompts.js";
-import type { FixerToolResult } from "./fixer-toolbox.js";
+import type { FixerToolResult, PatchOverLimit } from "./fixer-toolbox.js";
+import type { PatchLimits } from "./sandbox-limits.js";
 import type { LocalizerRunner } from "./localizer-tool.js";
 import type { Sandbox } from "./sandbox.js";
 
@@ -48,6 +49,8 @@ export interface FixInstanceOptions {
   client: ModelClient;
   /** `<dir>/<instance_id>.traj.jsonl`: the loclab trajectory, its header's `outcome.patch` the final patch. */
   trajectoryPath: string;
+  /** The final patch's limits; default DEFAULT_PATCH_LIMITS. */
+  patchLimits?: PatchLimits;
   /** Budgets and caps; default FGL's single agent (36 calls, 8 minutes). */
   limits?: FixerLimits;
   /** Model turns at most; default twice the call budget (turns without a counted call cost nothing else). */
@@ -78,8 +81,10 @@ export interface FixInstanceOptions {
 
 export interface FixResult {
   exit: FixerExit;
-  /** The final patch: what submit_patch handed in, else the repository's diff at the end ("" for none). */
+  /** The final patch: what submit_patch handed in, else the repository's diff at the end ("" for none, or over the limits). */
   patch: string;
+  /** The final diff was over the patch limits: not kept, not to be evaluated (the record's verdict `patch-too-large`). */
+  patchOverLimit?: PatchOverLimit;
   /** Counted calls made. */
   calls: number;
   turns: number;

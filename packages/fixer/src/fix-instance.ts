@@ -16,7 +16,8 @@ import { compactionDue, compactMessages } from "./compaction.js";
 import { FGL_SINGLE_AGENT } from "./fixer-limits.js";
 import { type FixerPromptName, readFixerPrompt } from "./fixer-prompts.js";
 import { fixerToolDefinitions } from "./fixer-tool-schemas.js";
-import { FixerToolbox } from "./fixer-toolbox.js";
+import { FixerToolbox, type PatchOverLimit } from "./fixer-toolbox.js";
+import { finalPatch } from "./final-patch.js";
 import { dirname, relative } from "node:path";
 
 import type {
@@ -43,6 +44,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   const maxTurns = options.maxTurns ?? limits.callBudget * 2;
   const toolbox = new FixerToolbox(options.sandbox, limits, {
     ...(options.localizer ? { localizer: options.localizer } : {}),
+    ...(options.patchLimits ? { patchLimits: options.patchLimits } : {}),
     instance: options.instance,
   });
   const prompt = async (name: FixerPromptName) => options.prompts?.[name] ?? readFixerPrompt(name);
@@ -94,6 +96,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
   let lastRequest: ChatMessage[] = [];
   let exit: FixerExit | undefined;
   let submitted: string | undefined;
+  let patchOverLimit: PatchOverLimit | undefined;
   let error: string | undefined;
   let errorKind: ModelCallError["kind"] | undefined;
   let modelMs = 0;
@@ -259,6 +262,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
         }
         if (result.patch !== undefined) {
           submitted = result.patch;
+          if (result.patchOverLimit) patchOverLimit = result.patchOverLimit;
           exit = "submitted";
           break;
         }
@@ -277,7 +281,12 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     throw caught;
   }
   clearTimeout(deadline);
-  const patch = submitted ?? (await options.sandbox.diff());
+  let patch = submitted;
+  if (patch === undefined) {
+    const final = await finalPatch(options.sandbox, toolbox.patchLimits);
+    patch = final.patch;
+    patchOverLimit = final.patchOverLimit;
+  }
   const ended = Date.now();
   await trajectory.finish({ exit: exit!, usage, endedAt: new Date(ended).toISOString(), patch });
   if (firstEditAt === undefined) before.ms = ended - started;
@@ -301,6 +310,7 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
     toolResults,
     agents: { fixer: { ...usage }, localizer: localizerUsage },
     localizerTrajectories,
+    ...(patchOverLimit ? { patchOverLimit } : {}),
     ...(error !== undefined ? { error } : {}),
     ...(errorKind !== undefined ? { errorKind } : {}),
     modelMs,

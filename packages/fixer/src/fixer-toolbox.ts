@@ -4,7 +4,14 @@ import { replaceExact } from "./exact-edit.js";
 import type { FixerLimits } from "./fixer-limits.js";
 import { FIXER_TOOL_SCHEMAS, FIXER_TOOLS, type FixerTool, SINGLE_AGENT_TOOLS } from "./fixer-tool-schemas.js";
 import type { LocalizerCall, LocalizerRunner } from "./localizer-tool.js";
-import { ReadWindowError, readWindow, type ReadWindow } from "./read-window.js";
+import { checkedStart, ReadWindowError, readWindow, type ReadWindow, windowBytes } from "./read-window.js";
+import {
+  DEFAULT_PATCH_LIMITS,
+  leftoverNote,
+  limitNotes,
+  type PatchLimits,
+  patchOverLimitNote,
+} from "./sandbox-limits.js";
 import { type Sandbox, SandboxFileError } from "./sandbox.js";
 import type { z } from "zod";
 
@@ -16,6 +23,7 @@ export type FixerToolError =
   | "no-such-file"
   | "not-a-file"
   | "binary-file"
+  | "file-too-large"
   | "file-failed"
   | "read-range"
   | "edit-empty"
@@ -39,18 +47,40 @@ export interface FixerToolResult {
     ms: number;
     stdoutOmitted: number;
     stderrOmitted: number;
+    /** Bytes past the sandbox's keep cap, counted and dropped (a flood). */
+    stdoutDroppedBytes?: number;
+    stderrDroppedBytes?: number;
+    /** Processes of the command the kernel's OOM killer ended (the memory limit). */
+    memoryKills?: number;
+    /** Forks refused at the process limit. */
+    forksRefused?: number;
+    /** Time the CPU quota held the container back over the command. */
+    cpuThrottledMs?: number;
+    /** Processes the command left running, ended after it. */
+    leftoverProcesses?: number;
   };
   /** read_file: the lines really returned. */
   read?: Omit<ReadWindow, "text"> & { path: string };
   /** submit_patch: the patch submitted (the current diff). */
   patch?: string;
+  /** submit_patch: the diff was over the patch limits (then `patch` is empty). */
+  patchOverLimit?: PatchOverLimit;
   /** Counted calls this call cost: 1 for a counted tool, the localizer's model turns for `localizer`. */
   charged?: number;
   /** localizer: the sub-agent's call (its trajectory, turns, tokens, locations). */
   localizer?: Omit<LocalizerCall, "content">;
 }
 
+/** A final diff over the patch limits: its size (null when not taken), the oversized binary files, the note. */
+export interface PatchOverLimit {
+  bytes: number | null;
+  oversized: { path: string; bytes: number }[];
+  note: string;
+}
+
 export interface FixerToolboxOptions {
+  /** The final patch's limits; default DEFAULT_PATCH_LIMITS. */
+  patchLimits?: PatchLimits;
   /** The two-agent fixer's `localizer` tool; without it the tool is unknown (single agent). */
   localizer?: LocalizerRunner;
   /** The task, which the localizer is given. */
@@ -74,6 +104,10 @@ export class FixerToolbox {
     readonly limits: FixerLimits,
     readonly options: FixerToolboxOptions = {},
   ) {}
+
+  get patchLimits(): PatchLimits {
+    return this.options.patchLimits ?? DEFAULT_PATCH_LIMITS;
+  }
 
   /** The tools this toolbox answers: the single agent's six, and `localizer` when it has one. */
   get tools(): readonly FixerTool[] {
@@ -182,12 +216,30 @@ export class FixerToolbox {
           return { content: `Wrote ${path} (${lineCount(content)} lines).` };
         }
         case "get_status": {
-          const diff = await this.sandbox.diff();
-          return { content: diff === "" ? "No changes yet." : diff };
+          const diff = await this.sandbox.diff(this.patchLimits);
+          if (!diff.complete)
+            return {
+              content: `Your changes cannot be submitted as they are: ${patchOverLimitNote(diff, this.patchLimits)}. Remove what should not be in the patch.`,
+            };
+          if (diff.patch === "") return { content: "No changes yet." };
+          // As long as read_file's window at most: the whole diff is what submit_patch hands in.
+          const shown = cutOutput(diff.patch, this.limits.readChars);
+          return { content: shown.text };
         }
         case "submit_patch": {
-          const patch = await this.sandbox.diff();
-          return { patch, content: patch === "" ? "Submitted an empty patch (no changes)." : "Submitted." };
+          const diff = await this.sandbox.diff(this.patchLimits);
+          if (!diff.complete) {
+            const note = patchOverLimitNote(diff, this.patchLimits);
+            return {
+              patch: "",
+              patchOverLimit: { bytes: diff.bytes, oversized: diff.oversized, note },
+              content: `Submitted, but ${note}: the patch will not be evaluated.`,
+            };
+          }
+          return {
+            patch: diff.patch,
+            content: diff.patch === "" ? "Submitted an empty patch (no changes)." : "Submitted.",
+          };
         }
       }
     } catch (error) {
@@ -201,15 +253,19 @@ export class FixerToolbox {
       timeoutMs: this.limits.commandTimeoutMs,
       ...(signal ? { signal } : {}),
     });
-    const stdout = cutOutput(result.stdout, this.limits.outputChars);
-    const stderr = cutOutput(result.stderr, this.limits.outputChars);
+    const stdout = cutOutput(result.stdout, this.limits.outputChars, result.stdoutDroppedBytes);
+    const stderr = cutOutput(result.stderr, this.limits.outputChars, result.stderrDroppedBytes);
     const status = result.timedOut
       ? `timed out after ${this.limits.commandTimeoutMs / 1000} s: the command and its children were killed`
       : result.cancelled
         ? "cancelled: the attempt's time is up"
         : `exit code ${result.exitCode}`;
+    const hit = result.hit ?? { memory: 0, processes: 0, cpuThrottledUs: 0 };
+    const notes = limitNotes(hit, this.sandbox.limits);
+    const leftover = result.leftover ? leftoverNote(result.leftover.count, result.leftover.commands) : undefined;
+    if (leftover) notes.push(leftover);
     return {
-      content: `${status}\nstdout:\n${stdout.text || "(empty)"}\nstderr:\n${stderr.text || "(empty)"}`,
+      content: `${[status, ...notes].join("\n")}\nstdout:\n${stdout.text || "(empty)"}\nstderr:\n${stderr.text || "(empty)"}`,
       command: {
         exitCode: result.exitCode,
         timedOut: result.timedOut,
@@ -217,22 +273,33 @@ export class FixerToolbox {
         ms: result.ms,
         stdoutOmitted: stdout.omitted,
         stderrOmitted: stderr.omitted,
+        ...(stdout.droppedBytes > 0 ? { stdoutDroppedBytes: stdout.droppedBytes } : {}),
+        ...(stderr.droppedBytes > 0 ? { stderrDroppedBytes: stderr.droppedBytes } : {}),
+        ...(hit.memory > 0 ? { memoryKills: hit.memory } : {}),
+        ...(hit.processes > 0 ? { forksRefused: hit.processes } : {}),
+        ...(hit.cpuThrottledUs > 0 ? { cpuThrottledMs: Math.round(hit.cpuThrottledUs / 1000) } : {}),
+        ...(result.leftover ? { leftoverProcesses: result.leftover.count } : {}),
       },
     };
   }
 
   private async readFile(args: { path: string; start_line?: number; end_line?: number }) {
-    const text = await this.sandbox.readFile(args.path);
+    const request = {
+      ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
+      ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
+    };
+    const caps = { maxLines: this.limits.readLines, maxChars: this.limits.readChars };
     let window: ReadWindow;
     try {
-      window = readWindow(
-        text,
-        {
-          ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
-          ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
-        },
-        { maxLines: this.limits.readLines, maxChars: this.limits.readChars },
-      );
+      // Only the window leaves the container: its lines, cut at a byte count that cannot change it.
+      const startLine = checkedStart(request);
+      const lastLine = Math.min(request.endLine ?? Number.POSITIVE_INFINITY, startLine + caps.maxLines - 1);
+      const slice = await this.sandbox.readLines(args.path, {
+        startLine,
+        lines: lastLine - startLine + 1,
+        maxBytes: windowBytes(caps),
+      });
+      window = readWindow({ ...slice, firstLine: startLine }, request, caps);
     } catch (error) {
       if (error instanceof ReadWindowError)
         return { error: "read-range" as const, content: `${args.path}: ${error.message}` };
@@ -294,7 +361,9 @@ function fileError(error: SandboxFileError): Omit<FixerToolResult, "tool" | "cou
         ? "not-a-file"
         : error.reason === "binary"
           ? "binary-file"
-          : "file-failed";
+          : error.reason === "too-large"
+            ? "file-too-large"
+            : "file-failed";
   return { error: kind, content: error.message };
 }
 

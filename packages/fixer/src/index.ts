@@ -3,6 +3,7 @@ export {
   ContainerSandbox,
   FIXER_CONTAINER_LABEL,
   removeLeftoverSandboxes,
+  sandboxHostConfig,
   SandboxStartError,
   type ContainerSandboxOptions,
 } from "./container-sandbox.js";
@@ -18,11 +19,42 @@ export {
   type FixerToolDefinition,
   type FixerTool,
 } from "./fixer-tool-schemas.js";
-export { FixerToolbox, type FixerToolboxOptions, type FixerToolError, type FixerToolResult } from "./fixer-toolbox.js";
-export { ReadWindowError, readWindow, type ReadWindow, type ReadWindowRequest } from "./read-window.js";
-export { type CommandResult, type Sandbox, SandboxFileError } from "./sandbox.js";
+export {
+  FixerToolbox,
+  type FixerToolboxOptions,
+  type FixerToolError,
+  type FixerToolResult,
+  type PatchOverLimit,
+} from "./fixer-toolbox.js";
+export {
+  ReadWindowError,
+  readWindow,
+  windowBytes,
+  type FileSlice,
+  type ReadWindow,
+  type ReadWindowRequest,
+} from "./read-window.js";
+export {
+  type CommandResult,
+  type FileLines,
+  READ_FILE_MAX_BYTES,
+  type Sandbox,
+  type SandboxDiff,
+  SandboxFileError,
+} from "./sandbox.js";
+export {
+  DEFAULT_PATCH_LIMITS,
+  DEFAULT_SANDBOX_LIMITS,
+  leftoverNote,
+  limitNotes,
+  patchOverLimitNote,
+  type PatchLimits,
+  type SandboxLimits,
+} from "./sandbox-limits.js";
+export { countersSince, parseSweep, SWEEP_SCRIPT, type SandboxCounters, type SweepReading } from "./sandbox-sweep.js";
 export { compactionDue, compactMessages, FGL_COMPACTION, type FixerCompaction } from "./compaction.js";
 export { fixInstance } from "./fix-instance.js";
+export { finalPatch, type FinalPatch } from "./final-patch.js";
 export type {
   FixerCompactionRecord,
   FixerExit,

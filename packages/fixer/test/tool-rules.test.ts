@@ -89,10 +89,21 @@ describe("edit_file's exact replacement", () => {
 
 describe("run_command's output cap and the call budget", () => {
   it("keeps the first characters of a stream and says how many were cut", () => {
-    expect(cutOutput("short", 5_000)).toEqual({ text: "short", omitted: 0 });
+    expect(cutOutput("short", 5_000)).toEqual({ text: "short", omitted: 0, droppedBytes: 0 });
     const cut = cutOutput("y".repeat(7_500), 5_000);
     expect(cut.omitted).toBe(2_500);
     expect(cut.text).toBe(`${"y".repeat(5_000)}\n[… 2500 more characters cut]`);
+  });
+
+  it("says how many bytes the sandbox never kept, with or without a cut of its own", () => {
+    expect(cutOutput("y".repeat(7_500), 5_000, 1_499_992_500).text).toBe(
+      `${"y".repeat(5_000)}\n[… 2500 more characters cut; 1,499,992,500 more bytes not kept]`,
+    );
+    expect(cutOutput("short", 5_000, 10)).toEqual({
+      text: "short\n[… 10 more bytes not kept]",
+      omitted: 0,
+      droppedBytes: 10,
+    });
   });
 
   it("counts run_command, read_file, edit_file, write_file; not get_status, submit_patch or an unknown tool", () => {

@@ -11,6 +11,8 @@ export const EVALUATION_STATUSES = [
   "patch-apply-failed",
   "empty-patch",
   "infra-failure",
+  // Over the patch limits (docs/definitions.md §9, "sandbox limits"): never stored whole nor run.
+  "patch-too-large",
 ] as const;
 
 const Usage = z.strictObject({
@@ -88,6 +90,17 @@ export const RepairRecordSchema = z.strictObject({
     bytes: Count,
     files: z.array(z.string()),
     path: z.string().min(1),
+    /**
+     * The diff was over the patch limits: what is stored is empty, and this says why (the diff's
+     * size, null when it was not taken; the binary files over their limit, with their sizes).
+     */
+    overLimit: z
+      .strictObject({
+        bytes: Count.nullable(),
+        oversized: z.array(z.strictObject({ path: z.string(), bytes: Count })),
+        note: z.string().min(1),
+      })
+      .optional(),
   }),
   /** Tokens per agent: the fixer's own calls, and the localizer sub-agent's (zero in single-agent mode) with its turns. */
   agents: z.strictObject({
@@ -100,6 +113,15 @@ export const RepairRecordSchema = z.strictObject({
   loops: z.strictObject({ count: Count, ms: Ms }),
   /** Tool errors by kind (`no-such-file`, `edit-absent`, `edit-ambiguous`, …). */
   toolErrors: z.record(z.string(), Count),
+  /**
+   * How many of the attempt's commands met each sandbox limit (docs/definitions.md §9, "sandbox
+   * limits"): `memory` (an OOM kill), `processes` (a refused fork), `output` (bytes past the
+   * keep cap dropped), `leftover` (processes left running, ended after the command), and the
+   * time the CPU quota held the container back. Absent when none was met.
+   */
+  limits: z
+    .strictObject({ memory: Count, processes: Count, output: Count, leftover: Count, cpuThrottledMs: Count })
+    .optional(),
   /** Turns without a tool call, answered with a nudge. */
   recoveries: Count,
   compactions: Count,

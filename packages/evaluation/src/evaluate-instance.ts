@@ -18,6 +18,7 @@ import { InfraFailure } from "./infra-failure.js";
 import { readValidation } from "./validation.js";
 import { InstanceOutcomeSchema, type InstanceOutcome } from "./outcome.js";
 import { INSTANCE_FILES, instanceDirectory } from "./run-layout.js";
+import type { EvaluationLimits } from "./evaluation-limits.js";
 import { runInstance } from "./run-instance.js";
 import { writeFileAtomic } from "@loclab/schemas";
 
@@ -32,8 +33,15 @@ export interface EvaluateInstanceInput {
   images: ImageSource;
   timeoutMs: number;
   memoryBytes?: number;
+  /** The container's limits over DEFAULT_EVALUATION_LIMITS (`memoryBytes` and the spec's `nano_cpus` win over theirs). */
+  limits?: Partial<EvaluationLimits>;
   /** Results kept by image digest + patch hash + eval script hash, across runs; none when undefined. */
   cacheDir?: string;
+  /**
+   * The agent's diff was over the patch limits (the note says how): nothing is run, the verdict
+   * is `patch-too-large`, which the harness would count as unresolved.
+   */
+  patchOverLimit?: string;
   /** Run the tests even for an empty patch (calibration's base-commit run). */
   runEmptyPatch?: boolean;
   /** Where calibrations record validated images; a local image is looked up there (`image_validated`). */
@@ -86,6 +94,8 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
       },
       infraReport(input.modelPatch, failure),
     );
+  if (input.patchOverLimit !== undefined)
+    return finish({ ...base, status: "patch-too-large", patch_over_limit: input.patchOverLimit }, undefined);
   if (patch === "" && !input.runEmptyPatch) {
     // The harness never runs an empty or None patch; it reports it as empty_patch.
     return finish({ ...base, status: "empty-patch" }, undefined);
@@ -152,9 +162,20 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
       modelPatch: patch,
       evalScript: script,
       timeoutMs: input.timeoutMs,
-      ...(input.memoryBytes ? { memoryBytes: input.memoryBytes } : {}),
-      ...(input.spec.nano_cpus ? { nanoCpus: input.spec.nano_cpus } : {}),
+      ...(input.memoryBytes
+        ? { memoryBytes: input.memoryBytes }
+        : input.limits?.memoryMiB
+          ? { memoryBytes: input.limits.memoryMiB * 2 ** 20 }
+          : {}),
+      ...(input.spec.nano_cpus
+        ? { nanoCpus: input.spec.nano_cpus }
+        : input.limits?.cpus
+          ? { nanoCpus: Math.round(input.limits.cpus * 1e9) }
+          : {}),
+      ...(input.limits?.processes ? { processes: input.limits.processes } : {}),
+      ...(input.limits?.logBytes ? { logBytes: input.limits.logBytes } : {}),
       ...(input.onContainer ? { onContainer: input.onContainer } : {}),
+      testOutputPath: join(directory, INSTANCE_FILES.testOutput),
     });
   } catch (error) {
     const failure = asInfra(error, "daemon-error");
@@ -170,7 +191,7 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
     `git diff after the eval script:\n${run.diffAfter}`,
   ].join("\n");
   await writeFile(join(directory, INSTANCE_FILES.runLog), runLog);
-  if (run.testOutput !== "") await writeFile(join(directory, INSTANCE_FILES.testOutput), run.testOutput);
+  // test_output.txt was written by the run as the log came.
   const exitCode = testExitCode(run.testOutput);
   // The run's own verdict on the infrastructure (timeout, killed, OOM), or exit 137 under a memory limit.
   const infra =

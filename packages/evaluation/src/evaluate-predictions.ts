@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type Docker from "dockerode";
+import type { EvaluationLimits } from "./evaluation-limits.js";
 import { connectDocker, type DockerEngineOptions } from "@loclab/docker";
 import { HARNESS_VERSION, modifiedFiles, type HarnessSpec } from "@loclab/grading";
 import { defaultValidationDir } from "./validation.js";
@@ -42,7 +43,10 @@ export interface EvaluatePredictionsOptions extends LocalImageSettings {
   concurrency?: number;
   /** Per instance, the eval script's limit; default 1800 s (the harness's). */
   timeoutMs?: number;
+  /** Memory limit per container; DEFAULT_EVALUATION_LIMITS' (8,192 MiB) when absent. */
   memoryBytes?: number;
+  /** Processes, CPUs and the test log's cap per container, over DEFAULT_EVALUATION_LIMITS. */
+  limits?: Partial<EvaluationLimits>;
   /** Result cache across runs; default ~/.cache/loclab/evaluations; false for none. */
   cacheDir?: string | false;
   /** Specs for repositories or versions the harness does not know (`repo → version → spec`). */
@@ -143,6 +147,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
           images,
           timeoutMs,
           ...(options.memoryBytes ? { memoryBytes: options.memoryBytes } : {}),
+          ...(options.limits ? { limits: options.limits } : {}),
           ...(cacheDir ? { cacheDir } : {}),
           ...(options.runEmptyPatches ? { runEmptyPatch: true } : {}),
           ...(validationDir ? { validationDir } : {}),

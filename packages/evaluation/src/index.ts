@@ -90,6 +90,7 @@ export {
 } from "./instance-image.js";
 export { checkoutTestbed, nearestTag } from "./testbed.js";
 export { InfraFailure, type InfraFailureReason } from "./infra-failure.js";
+export { DEFAULT_EVALUATION_LIMITS, type EvaluationLimits } from "./evaluation-limits.js";
 export { APPLY_COMMANDS, applyModelPatch, type ApplyResult } from "./apply-patch.js";
 export { removeContainersOnSignal, removeLiveContainers } from "./live-containers.js";
 export { runInstance, type RunInstanceInput, type RunInstanceResult } from "./run-instance.js";

@@ -15,7 +15,9 @@ export type InfraFailureReason =
   | "oom-killed"
   | "container-killed"
   | "eval-error"
-  | "network-standin-failed";
+  | "network-standin-failed"
+  // The test log passed the evaluation's log limit: what was kept is not graded.
+  | "log-over-limit";
 
 export class InfraFailure extends Error {
   constructor(

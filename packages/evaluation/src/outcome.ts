@@ -16,6 +16,7 @@ export const InfraFailureReasonSchema = z.enum([
   "container-killed",
   "eval-error",
   "network-standin-failed",
+  "log-over-limit",
 ]);
 
 /**
@@ -47,6 +48,8 @@ export const InstanceOutcomeSchema = z.object({
    */
   image_validated: z.boolean().optional(),
   patch_sha256: z.string(),
+  /** `patch-too-large`: why the patch was not run (its size, or the binary files over their limit). */
+  patch_over_limit: z.string().optional(),
   eval_script_sha256: z.string().optional(),
   test_exit_code: z.number().int().nullable().optional(),
   cached: z.boolean(),

@@ -1,7 +1,11 @@
+import { appendFile, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type Docker from "dockerode";
 import { execInContainer, tarArchive } from "@loclab/docker";
 import { END_TEST_OUTPUT } from "@loclab/grading";
 import { applyModelPatch, type ApplyResult } from "./apply-patch.js";
+import { DEFAULT_EVALUATION_LIMITS, OOM_KILLS_SCRIPT } from "./evaluation-limits.js";
 import type { ImageRef } from "./image-ref.js";
 import { InfraFailure } from "./infra-failure.js";
 import { trackContainer, untrackContainer } from "./live-containers.js";
@@ -17,18 +21,25 @@ export interface RunInstanceInput {
   evalScript: string;
   /** The eval script's time limit (the harness's --timeout, default 1800 s). */
   timeoutMs: number;
-  /** Memory limit of the container in bytes (none by default, as in the harness). */
+  /** Memory limit of the container in bytes; DEFAULT_EVALUATION_LIMITS' when absent. */
   memoryBytes?: number;
-  /** CPUs as Docker's NanoCpus (the spec's nano_cpus, e.g. pylint's 2 CPUs). */
+  /** CPUs as Docker's NanoCpus (the spec's nano_cpus, e.g. pylint's 2 CPUs); DEFAULT_EVALUATION_LIMITS' when absent. */
   nanoCpus?: number;
+  /** Processes at once, and the test log's cap; DEFAULT_EVALUATION_LIMITS' when absent. */
+  processes?: number;
+  logBytes?: number;
+  /** Where the test log is written as it comes (test_output.txt); a temporary file when absent. */
+  testOutputPath?: string;
   /** Called with the container once it runs (a test kills it from here). */
   onContainer?: (container: Docker.Container) => void;
 }
 
 export interface RunInstanceResult {
   apply: ApplyResult | undefined;
-  /** test_output.txt: the eval script's output (with the harness's timeout line when cut). */
+  /** test_output.txt: the eval script's output (with the harness's timeout line when cut), at most `logBytes` of it. */
   testOutput: string;
+  /** Bytes the eval script printed in all (more than `testOutput` holds when it passed the log limit). */
+  testOutputBytes: number;
   diffBefore: string;
   diffAfter: string;
   /** Set when the run says nothing about the patch. */
@@ -47,6 +58,9 @@ export interface RunInstanceResult {
  */
 export async function runInstance(docker: Docker, input: RunInstanceInput): Promise<RunInstanceResult> {
   const name = `loclab-eval.${input.instanceId.toLowerCase()}.${input.runId.replace(/[^a-zA-Z0-9_.-]/g, "_")}.${Math.random().toString(36).slice(2, 8)}`;
+  const memoryBytes = input.memoryBytes ?? DEFAULT_EVALUATION_LIMITS.memoryMiB * 2 ** 20;
+  const logBytes = input.logBytes ?? DEFAULT_EVALUATION_LIMITS.logBytes;
+  const logPath = input.testOutputPath ?? join(tmpdir(), `${name}.test_output.txt`);
   const container = await docker.createContainer({
     name,
     Image: input.image.id,
@@ -57,14 +71,19 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     NetworkDisabled: true,
     HostConfig: {
       NetworkMode: "none",
-      ...(input.memoryBytes ? { Memory: input.memoryBytes, MemorySwap: input.memoryBytes } : {}),
-      ...(input.nanoCpus ? { NanoCpus: input.nanoCpus } : {}),
+      // Docker's tini as PID 1 reaps what the test suite orphans, so zombies never hold the process limit.
+      Init: true,
+      PidsLimit: input.processes ?? DEFAULT_EVALUATION_LIMITS.processes,
+      Memory: memoryBytes,
+      MemorySwap: memoryBytes,
+      NanoCpus: input.nanoCpus ?? DEFAULT_EVALUATION_LIMITS.cpus * 1e9,
     },
   });
   trackContainer(container);
   const result: RunInstanceResult = {
     apply: undefined,
     testOutput: "",
+    testOutputBytes: 0,
     diffBefore: "",
     diffAfter: "",
     standins: [],
@@ -99,16 +118,31 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     await container.putArchive(await tarArchive([{ name: "eval.sh", content: input.evalScript, mode: 0o755 }]), {
       path: "/",
     });
-    const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], { timeoutMs: input.timeoutMs });
-    result.testOutput = run.output;
+    // The log goes to disk as it comes (the runner holds none of it), up to its cap.
+    const run = await execInContainer(container, ["/bin/bash", "/eval.sh"], {
+      timeoutMs: input.timeoutMs,
+      keepBytes: 0,
+      logFile: { path: logPath, maxBytes: logBytes },
+    });
+    result.testOutput = await readFile(logPath, "utf8");
+    result.testOutputBytes = run.outputBytes;
+    if (run.outputBytes > logBytes) {
+      result.infra = new InfraFailure(
+        "log-over-limit",
+        `the eval script printed ${run.outputBytes.toLocaleString("en-US")} bytes, over the test log's limit of ${logBytes.toLocaleString("en-US")}: the first ${logBytes.toLocaleString("en-US")} are kept, none graded`,
+      );
+      return result;
+    }
     if (run.timedOut) {
-      result.testOutput += `\n\nTimeout error: ${Math.round(input.timeoutMs / 1000)} seconds exceeded.`;
+      const line = `\n\nTimeout error: ${Math.round(input.timeoutMs / 1000)} seconds exceeded.`;
+      result.testOutput += line;
+      await appendFile(logPath, line);
       result.infra = new InfraFailure("timeout", `the eval script ran over ${Math.round(input.timeoutMs / 1000)} s`);
       return result;
     }
     // The eval script has no `set -e`: it always reaches the end marker unless it was killed.
     // The engine may still say "running" for a moment after a kill, so the state is polled.
-    const finished = run.output.includes(END_TEST_OUTPUT) && run.exitCode !== null;
+    const finished = result.testOutput.includes(END_TEST_OUTPUT) && run.exitCode !== null;
     let state = await container.inspect().then(
       (info) => info.State,
       () => undefined,
@@ -122,6 +156,19 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     }
     if (state?.OOMKilled) {
       result.infra = new InfraFailure("oom-killed", "the container ran out of memory and was killed");
+      return result;
+    }
+    // The kernel ends a test process, not the container: its cgroup counts the kills.
+    const oomKills = state?.Running
+      ? Number(
+          (await execInContainer(container, ["/bin/sh", "-c", OOM_KILLS_SCRIPT], { timeoutMs: 30_000 })).output.trim(),
+        )
+      : 0;
+    if (oomKills > 0) {
+      result.infra = new InfraFailure(
+        "oom-killed",
+        `the kernel's OOM killer ended ${oomKills} process${oomKills === 1 ? "" : "es"} of the test run under the memory limit of ${Math.round(memoryBytes / 2 ** 20).toLocaleString("en-US")} MiB`,
+      );
       return result;
     }
     if (!state?.Running) {
@@ -159,6 +206,7 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     );
     return result;
   } finally {
+    if (input.testOutputPath === undefined) await rm(logPath, { force: true });
     untrackContainer(container);
     await container.remove({ force: true, v: true }).catch((error: { statusCode?: number }) => {
       if (error.statusCode !== 404 && error.statusCode !== 409) throw error;

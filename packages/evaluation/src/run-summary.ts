@@ -32,6 +32,8 @@ export interface RunSummary {
   images: "prebuilt" | "local";
   /** loclab's local images: instances per Python, "3.9 (exact)", "3.9 for 3.6 (nearest-newer)". */
   pythons: Record<string, number>;
+  /** Patches over the patch limits (counted unresolved, never run); absent when none. */
+  patch_too_large_ids?: string[];
   /** Instances evaluated on another Python than their spec's (the rule's choice). */
   python_substituted_ids: string[];
   /** Instances graded on a local image no calibration validated (`loclab evaluate calibrate`). */
@@ -51,7 +53,9 @@ export function runSummary(input: {
     input.outcomes.filter((outcome) => outcome.status === status).map((outcome) => outcome.instance_id);
   const resolved = by("resolved");
   const applyFailed = by("patch-apply-failed");
-  const unresolved = [...by("unresolved"), ...applyFailed];
+  // Over the patch limits: not run, counted as the harness counts a patch that fails (unresolved).
+  const tooLarge = by("patch-too-large");
+  const unresolved = [...by("unresolved"), ...applyFailed, ...tooLarge];
   const empty = by("empty-patch");
   const infra = input.outcomes.filter((outcome) => outcome.status === "infra-failure");
   const submitted = new Set(input.submittedIds);
@@ -73,6 +77,7 @@ export function runSummary(input: {
     error_ids: sorted(infra.map((outcome) => outcome.instance_id)),
     schema_version: 2,
     patch_apply_failed_ids: sorted(applyFailed),
+    ...(tooLarge.length > 0 ? { patch_too_large_ids: sorted(tooLarge) } : {}),
     infra_failures: Object.fromEntries(
       [...infra]
         .sort((a, b) => (a.instance_id < b.instance_id ? -1 : 1))

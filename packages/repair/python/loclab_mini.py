@@ -11,7 +11,10 @@ line on stdout is the result as JSON.
 
 import json
 import os
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
@@ -27,18 +30,144 @@ from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel  #
 HAND_OFF_BLOCK = "</pr_description>\n{% if handoff %}\n{{handoff}}\n{% endif %}"
 
 
-class LoclabContainer(DockerEnvironment):
-    """mini-swe-agent's docker environment on a container loclab started (and removes)."""
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
 
-    def __init__(self, *, container_id: str, **kwargs):
+
+class LoclabContainer(DockerEnvironment):
+    """mini-swe-agent's docker environment on a container loclab started (and removes).
+
+    With `sandbox` (loclab's limits, docs/definitions.md §9 "sandbox limits"), each action runs
+    as loclab's fixer runs a command: under GNU `timeout` inside the container (so the limit
+    ends the command there, not only the `docker exec` client), its output read as a stream of
+    which the first and last `keepBytes` are kept (mini-swe-agent's template shows a head and a
+    tail) and the rest counted, then swept: loclab's sweep script ends what it left running and
+    reads the cgroup's counters, and the limits it met are named at the end of the output, in
+    the words loclab's fixer uses.
+    """
+
+    def __init__(self, *, container_id: str, sandbox: dict | None = None, **kwargs):
         self._given = container_id
+        self._sandbox = sandbox
+        self._counters = {"memory": 0, "processes": 0}
         super().__init__(**kwargs)
+        if sandbox:
+            self._counters = self._sweep()["counters"]
 
     def _start_container(self):
         self.container_id = self._given
 
     def cleanup(self):
         pass
+
+    def _sweep(self) -> dict:
+        result = subprocess.run(
+            [
+                self.config.executable,
+                "exec",
+                self.container_id,
+                "bash",
+                "-c",
+                self._sandbox["sweepScript"],
+                "loclab-sweep",
+                self._sandbox["keeper"],
+            ],
+            capture_output=True,
+            timeout=120,
+        )
+        reading = {"counters": {"memory": 0, "processes": 0}, "left": 0, "commands": []}
+        for line in result.stdout.decode("utf-8", "replace").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "command":
+                reading["commands"].append(value)
+            elif key in ("memory", "processes") and value.isdigit():
+                reading["counters"][key] = int(value)
+            elif key == "left" and value.isdigit():
+                reading["left"] = int(value)
+        return reading
+
+    def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict:
+        if not self._sandbox:
+            return super().execute(action, cwd, timeout=timeout)
+        command = action.get("command", "")
+        cwd = cwd or self.config.cwd
+        limit = timeout or self.config.timeout
+        cmd = [self.config.executable, "exec", "-w", cwd]
+        for key in self.config.forward_env:
+            if (value := os.getenv(key)) is not None:
+                cmd.extend(["-e", f"{key}={value}"])
+        for key, value in self.config.env.items():
+            cmd.extend(["-e", f"{key}={value}"])
+        cmd.extend([self.container_id, "timeout", "-k", "5", str(limit), *self.config.interpreter, command])
+        keep = int(self._sandbox["keepBytes"])
+        started = time.monotonic()
+        process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        # A backstop for a `docker exec` client that hangs: the limit itself is timeout's, inside.
+        backstop = threading.Timer(limit + 15, process.kill)
+        backstop.start()
+        head, tail, total = bytearray(), bytearray(), 0
+        while chunk := process.stdout.read1(1 << 16):
+            total += len(chunk)
+            if len(head) < keep:
+                taken = chunk[: keep - len(head)]
+                head += taken
+                chunk = chunk[len(taken) :]
+            if chunk:
+                tail += chunk
+                if len(tail) > keep:
+                    del tail[: len(tail) - keep]
+        returncode = process.wait()
+        backstop.cancel()
+        elapsed = time.monotonic() - started
+        dropped = total - len(head) - len(tail)
+        text = head.decode("utf-8", "replace")
+        if dropped > 0:
+            text += f"\n[… {dropped:,} more bytes not kept]\n"
+        text += tail.decode("utf-8", "replace")
+        swept = self._sweep()
+        hit = {key: max(0, swept["counters"][key] - self._counters[key]) for key in self._counters}
+        self._counters = swept["counters"]
+        notes = []
+        if hit["memory"] > 0:
+            notes.append(
+                f"killed: memory limit {self._sandbox['memoryMiB']:,} MiB (the kernel ended {hit['memory']} "
+                f"{_plural(hit['memory'], 'process', 'processes')} of this command)"
+            )
+        if hit["processes"] > 0:
+            notes.append(
+                f"fork failed: process limit {self._sandbox['processes']:,} ({hit['processes']:,} "
+                f"{_plural(hit['processes'], 'fork', 'forks')} refused)"
+            )
+        if swept["left"] > 0:
+            shown = ", ".join(f"`{line}`" for line in swept["commands"])
+            more = f" and {swept['left'] - len(swept['commands']):,} more" if swept["left"] > len(swept["commands"]) else ""
+            notes.append(
+                f"ended after the command: {swept['left']:,} {_plural(swept['left'], 'process', 'processes')} "
+                f"it left running ({shown}{more}); every command starts with none"
+            )
+        if notes:
+            text += "\n" + "\n".join(notes)
+        extra = {
+            "loclab": {
+                "outputBytes": total,
+                "droppedBytes": dropped,
+                "memoryKills": hit["memory"],
+                "forksRefused": hit["processes"],
+                "leftoverProcesses": swept["left"],
+            }
+        }
+        timed_out = returncode in (124, 137) and elapsed >= limit
+        if timed_out:
+            output = {
+                "output": text,
+                "returncode": -1,
+                "exception_info": f"An error occurred while executing the command: timed out after {limit} seconds (the command and its children were killed)",
+                "extra": {"exception_type": "TimeoutExpired", **extra},
+            }
+        else:
+            output = {"output": text, "returncode": returncode, "exception_info": "", "extra": extra}
+        self._check_finished(output)
+        return output
 
 
 def main() -> None:
@@ -64,6 +193,7 @@ def main() -> None:
         timeout=job["commandTimeoutSeconds"],
         env=environment.get("env", {}),
         interpreter=environment.get("interpreter", ["bash", "-c"]),
+        sandbox=job.get("sandbox"),
     )
     model_config = dict(config["model"])
     kwargs = {"api_base": job["baseURL"], "drop_params": True}

@@ -1,6 +1,7 @@
 export { REPAIR_RUN_LABEL, repairRunTag } from "./run-tag.js";
 export { patchFiles } from "./patch-files.js";
-export { attemptFiles, oracleHandOff, type RepairSession, runRepairAttempt } from "./repair-attempt.js";
+export { attemptFiles, type RepairSession, runRepairAttempt } from "./repair-attempt.js";
+export { oracleHandOff } from "./attempt-hand-offs.js";
 export {
   type LeftoverContainers,
   removeLeftovers,

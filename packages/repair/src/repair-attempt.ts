@@ -1,9 +1,7 @@
 import { existsSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { renderHandOff } from "@loclab/agent";
 import { countTokens, checkoutCode, renderContext } from "@loclab/fgl";
-import { goldFromPatch } from "@loclab/gold";
 import {
   evaluateInstance,
   type EvaluationInstance,
@@ -37,7 +35,8 @@ import {
 } from "@loclab/runner";
 import { type RepairRecord, type RunRecord, runLayout, writeFileAtomic } from "@loclab/schemas";
 import type Docker from "dockerode";
-import { decideHandOff } from "./hand-off-decision.js";
+import { evaluationLimitsOf, limitsHit, patchLimitsOf, sandboxLimitsOf } from "./attempt-limits.js";
+import { localizerHandOff, oracleHandOff } from "./attempt-hand-offs.js";
 import { type AgentResult, fixWithMiniSweAgent } from "./mini-swe-agent/fix-with-mini.js";
 import { miniSweAgentPython } from "./mini-swe-agent/setup.js";
 import type { JudgeRole } from "./judge-role.js";
@@ -142,7 +141,7 @@ export async function runRepairAttempt(
       image: image.name,
       attempt: `${attempt.key.slice(0, 16)}-${n}`,
       labels: { [REPAIR_RUN_LABEL]: session.tag, "loclab.instance": instanceId },
-      ...(repair.memoryMiB ? { memoryMiB: repair.memoryMiB } : {}),
+      limits: sandboxLimitsOf(repair),
     });
     ms.sandbox = performance.now() - sandboxStarted;
     const client = pooledClient(plan, request, {
@@ -204,6 +203,7 @@ export async function runRepairAttempt(
           wallSeconds: repair.wallSeconds,
           commandTimeoutSeconds: repair.commandTimeoutSeconds,
           trajectoryPath: files.miniTrajectory,
+          patchLimits: patchLimitsOf(repair),
         })
       : await fixInstance({
           instance: { instance_id: instanceId, problem_statement: attempt.instance.problem_statement },
@@ -221,6 +221,7 @@ export async function runRepairAttempt(
           ...(repair.compaction ? { compaction: repair.compaction } : {}),
           ...(handOff?.text ? { handOff: handOff.text } : {}),
           ...(repair.decoding ? { toolCalls: repair.decoding } : {}),
+          patchLimits: patchLimitsOf(repair),
           provenance,
         });
     ms.fixer = performance.now() - fixerStarted;
@@ -237,10 +238,12 @@ export async function runRepairAttempt(
       spec: harnessSpec,
       modelName: endpoint.model,
       modelPatch: result.patch,
+      ...(result.patchOverLimit ? { patchOverLimit: result.patchOverLimit.note } : {}),
       runId: session.tag,
       out: files.evaluation,
       images: session.images,
       timeoutMs: repair.evaluation.timeoutSeconds * 1000,
+      limits: evaluationLimitsOf(repair),
       ...(session.evaluationCache ? { cacheDir: session.evaluationCache } : {}),
     });
     ms.evaluation = performance.now() - evaluationStarted;
@@ -268,11 +271,13 @@ export async function runRepairAttempt(
         bytes: Buffer.byteLength(result.patch),
         files: patchFiles(result.patch),
         path: rel(files.patch),
+        ...(result.patchOverLimit ? { overLimit: result.patchOverLimit } : {}),
       },
       agents: result.agents,
       phases: result.phases,
       loops: { count: result.loops.length, ms: result.loops.reduce((sum, loop) => sum + loop.ms, 0) },
       toolErrors: toolErrors(result),
+      ...(limitsHit(result) ? { limits: limitsHit(result) } : {}),
       recoveries: result.recoveries.length,
       compactions: result.compactions.length,
       localizerTrajectories: result.localizerTrajectories.map(rel),
@@ -293,79 +298,6 @@ export async function runRepairAttempt(
   } finally {
     await sandbox?.remove().catch(() => undefined);
   }
-}
-
-/**
- * The oracle arm's hand-off: the gold patch's files and spans (docs/definitions.md §2, the
- * `@@` line numbers) rendered as a perfect localizer's locations, by the one renderer every arm
- * and framework shares.
- */
-export function oracleHandOff(instance: Pick<EvaluationInstance, "instance_id" | "patch">): {
-  text: string;
-  record: NonNullable<RepairRecord["handOff"]>;
-} {
-  const gold = goldFromPatch(instance.patch, { instanceId: instance.instance_id });
-  // Every gold span is where the fix edits (insertion anchors too).
-  const locations = gold.spans.map((span) => ({
-    path: span.path,
-    startLine: span.startLine,
-    endLine: span.endLine,
-    role: "edit" as const,
-  }));
-  const text = renderHandOff({ kind: "locations", prediction: { files: gold.files, locations } });
-  return {
-    text,
-    record: { kind: "locations", source: "gold", injected: true, locations: locations.length, chars: text.length },
-  };
-}
-
-/**
- * A localizer arm's hand-off: the shared stage's prediction (run here, or read), the judge's
- * verdict on its finding when the run has a judge (every localizer arm, so that the findings
- * arm has composites for the quality bins), then the arm's rule (`decideHandOff`).
- */
-async function localizerHandOff(
-  request: AttemptRequest,
-  session: RepairSession,
-  arm: "locations" | "findings" | "judged",
-  rel: (path: string) => string,
-): Promise<{ text: string | undefined; record: NonNullable<RepairRecord["handOff"]> }> {
-  if (!session.stage) throw new Error(`arm ${arm} needs the run's localizer stage`);
-  const { result, ran, path } = await session.stage.get(request);
-  const instance = request.attempt.instance;
-  const judgement =
-    session.judge && result.prediction && arm !== "locations"
-      ? await session.judge.judge(
-          { instance_id: instance.instance_id, problem_statement: instance.problem_statement },
-          result.prediction,
-        )
-      : undefined;
-  const decision = decideHandOff({
-    arm,
-    prediction: result.prediction,
-    stageOutcome: result.outcome,
-    ...(judgement ? { judgement } : {}),
-  });
-  return {
-    text: decision.text,
-    record: {
-      kind: decision.kind,
-      source: "localizer",
-      injected: decision.injected,
-      ...(decision.reason ? { reason: decision.reason } : {}),
-      locations: decision.locations,
-      chars: decision.text?.length ?? 0,
-      localization: {
-        key: result.key,
-        ran,
-        outcome: result.outcome,
-        usage: result.usage,
-        path: rel(path),
-        trajectory: result.trajectory,
-      },
-      ...(judgement ? { judgement } : {}),
-    },
-  };
 }
 
 /**

@@ -102,8 +102,23 @@ export const RepairSpecSchema = z.strictObject({
       retention: PositiveInt,
     })
     .optional(),
-  /** The sandbox container's memory limit; none when absent. */
+  /** The sandbox container's memory limit, swap included; 4,096 MiB when absent (docs/definitions.md §9, "sandbox limits"). */
   memoryMiB: PositiveInt.optional(),
+  /**
+   * The sandbox's other limits (docs/definitions.md §9, "sandbox limits"), each its default when
+   * absent: `processes` 1,024 at once, `cpus` 1, `patchBytes` 2 MiB (a final diff over it is
+   * verdict `patch-too-large`, never run), `binaryFileBytes` 1 MiB (a changed binary file over
+   * it likewise, never even diffed). Optional without defaults, so that the attempt keys of runs
+   * written before the limits existed stay the same; given, they enter the key.
+   */
+  sandbox: z
+    .strictObject({
+      processes: PositiveInt.max(1 << 22).optional(),
+      cpus: z.number().positive().max(1024).optional(),
+      patchBytes: PositiveInt.optional(),
+      binaryFileBytes: PositiveInt.optional(),
+    })
+    .optional(),
   /**
    * Instance images: `local` (default), built here from the run's mirrors as the evaluation
    * builds them; `prebuilt`, SWE-bench's published images (`swebench/sweb.eval.x86_64.…`),
@@ -126,6 +141,19 @@ export const RepairSpecSchema = z.strictObject({
       specs: z.string().min(1).optional(),
       /** The evaluation's result cache (image + patch + script); default loclab's shared one. */
       cacheDir: z.string().min(1).optional(),
+      /**
+       * The evaluation container's limits (docs/definitions.md §9, "sandbox limits"), each its
+       * default when absent: 4,096 processes, 8,192 MiB, 2 CPUs (a harness spec's nano_cpus
+       * wins), a test log of 128 MiB (past it: `log-over-limit`, not graded).
+       */
+      limits: z
+        .strictObject({
+          processes: PositiveInt.max(1 << 22).optional(),
+          memoryMiB: PositiveInt.optional(),
+          cpus: z.number().positive().max(1024).optional(),
+          logMiB: PositiveInt.optional(),
+        })
+        .optional(),
     })
     .default({ timeoutSeconds: 1800 }),
 });

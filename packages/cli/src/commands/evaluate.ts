@@ -30,6 +30,9 @@ interface EvaluateOptions {
   tag: string;
   pull: boolean;
   memory?: string;
+  processes?: string;
+  cpus?: string;
+  logMib?: string;
   minFreeGib?: string;
   runEmpty?: boolean;
   json?: boolean;
@@ -97,6 +100,15 @@ function commonOptions(options: Omit<EvaluateOptions, "predictions" | "cache" | 
     ...(options.memory
       ? { memoryBytes: numericOption("memory", options.memory, { integer: true, min: 64 }) * 2 ** 20 }
       : {}),
+    limits: {
+      ...(options.processes
+        ? { processes: numericOption("processes", options.processes, { integer: true, min: 16 }) }
+        : {}),
+      ...(options.cpus ? { cpus: numericOption("cpus", options.cpus, { min: 0.01 }) } : {}),
+      ...(options.logMib
+        ? { logBytes: numericOption("log-mib", options.logMib, { integer: true, min: 1 }) * 2 ** 20 }
+        : {}),
+    },
     ...(options.minFreeGib
       ? { minFreeBytes: numericOption("min-free-gib", options.minFreeGib, { min: 0 }) * 2 ** 30 }
       : {}),
@@ -166,7 +178,10 @@ function containerOptions(command: Command, out: string): Command {
     .option("--namespace <name>", "with --images prebuilt: the registry namespace", "swebench")
     .option("--tag <tag>", "with --images prebuilt: the instance image tag", "latest")
     .option("--no-pull", "with --images prebuilt: use local images only")
-    .option("--memory <mib>", "memory limit per container (none by default, as the harness)")
+    .option("--memory <mib>", "memory limit per container, swap included (default 8192; the harness sets none)")
+    .option("--processes <n>", "processes at once per container (default 4096; the harness sets none)")
+    .option("--cpus <n>", "CPUs per container unless the spec gives nano_cpus (default 2)")
+    .option("--log-mib <mib>", "the test log's cap: a log past it is not graded, log-over-limit (default 128)")
     .option(
       "--min-free-gib <n>",
       "free disk needed where the engine keeps images (default 10 with local images, 2 otherwise)",

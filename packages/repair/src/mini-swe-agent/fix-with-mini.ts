@@ -1,5 +1,12 @@
 import { existsSync } from "node:fs";
-import type { ContainerSandbox, FixResult } from "@loclab/fixer";
+import {
+  type ContainerSandbox,
+  DEFAULT_PATCH_LIMITS,
+  type FixResult,
+  finalPatch,
+  type PatchLimits,
+  SWEEP_SCRIPT,
+} from "@loclab/fixer";
 import type { TrajectoryExit } from "@loclab/schemas";
 import { miniTotals } from "./mini-totals.js";
 import { type MiniSweAgentJob, runMiniSweAgent } from "./run-mini.js";
@@ -27,16 +34,28 @@ const TRANSPORT_FAILURES = new Set([
  */
 export async function fixWithMiniSweAgent(
   sandbox: ContainerSandbox,
-  job: Omit<MiniSweAgentJob, "container" | "cwd" | "image">,
+  job: Omit<MiniSweAgentJob, "container" | "cwd" | "image"> & { patchLimits?: PatchLimits },
 ): Promise<AgentResult & { exitStatus: string }> {
   const started = performance.now();
+  const { patchLimits, ...miniJob } = job;
   const mini = await runMiniSweAgent({
-    ...job,
+    ...miniJob,
     container: sandbox.container.id,
     image: sandbox.image,
     cwd: sandbox.workdir,
+    sandbox: {
+      sweepScript: SWEEP_SCRIPT,
+      keeper: sandbox.keeperPid,
+      keepBytes: sandbox.limits.keepBytes,
+      memoryMiB: sandbox.limits.memoryMiB,
+      processes: sandbox.limits.processes,
+    },
   });
-  const patch = mini.exit === "submitted" && mini.submission.trim() !== "" ? mini.submission : await sandbox.diff();
+  const { patch, patchOverLimit } = await finalPatch(
+    sandbox,
+    patchLimits ?? DEFAULT_PATCH_LIMITS,
+    mini.exit === "submitted" && mini.submission.trim() !== "" ? mini.submission : undefined,
+  );
   const totals = existsSync(job.trajectoryPath) ? await miniTotals(job.trajectoryPath) : undefined;
   const phase = (
     usage: { promptTokens: number; completionTokens: number; totalTokens: number; apiCalls: number } | undefined,
@@ -73,6 +92,7 @@ export async function fixWithMiniSweAgent(
       localizer: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0, turns: 0 },
     },
     localizerTrajectories: [],
+    ...(patchOverLimit ? { patchOverLimit } : {}),
     ...(mini.error ? { error: mini.error } : {}),
     ...(mini.exit === "error" ? { errorKind: transport ? "transport" : "request" } : {}),
     modelMs: 0,

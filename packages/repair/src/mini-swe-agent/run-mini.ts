@@ -27,6 +27,12 @@ export interface MiniSweAgentJob {
   trajectoryPath: string;
   /** DOCKER_HOST and the like for the `docker` CLI mini-swe-agent calls. */
   env?: Record<string, string>;
+  /**
+   * loclab's sandbox rules for each action (docs/definitions.md §9, "sandbox limits"): the sweep
+   * script and the keeper's pid it spares, the bytes of output kept at each end, the limits named
+   * in the notes. Without it the driver runs mini-swe-agent's own `execute`.
+   */
+  sandbox?: { sweepScript: string; keeper: string; keepBytes: number; memoryMiB: number; processes: number };
 }
 
 export interface MiniSweAgentResult {
@@ -91,6 +97,7 @@ export async function runMiniSweAgent(job: MiniSweAgentJob): Promise<MiniSweAgen
       wallSeconds: Math.ceil(job.wallSeconds),
       commandTimeoutSeconds: Math.ceil(job.commandTimeoutSeconds),
       trajectory: job.trajectoryPath,
+      ...(job.sandbox ? { sandbox: job.sandbox } : {}),
     }),
   );
   const key = job.endpoint.apiKeyEnv ? process.env[job.endpoint.apiKeyEnv] : undefined;

@@ -31,6 +31,7 @@ const REAL_MODEL = [
   "tests/fixer-sandbox.test.ts",
   // The sandbox against hostile commands: floods, fork bombs, memory, leftovers, huge files.
   "tests/sandbox-hostile.test.ts",
+  "tests/repair-hostile-run.test.ts",
   // The fixer's loop against the scripted model server, in that container.
   "tests/fixer-loop.test.ts",
   // Repair runs through the runner: the fixer in the calc fixture's instance images, each final patch evaluated.

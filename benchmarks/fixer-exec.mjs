@@ -4,7 +4,10 @@
 // alternative (`docker exec <id> true` from the command line), interleaved in one run;
 // read_file of a 150-line file through the toolbox; and whole fixer steps against the scripted
 // model server (every step: a model call over HTTP, one read_file, the trajectory line), whose
-// model time is near zero, so the step time is the harness's own. Needs a Docker engine
+// model time is near zero, so the step time is the harness's own. The sandbox limits' cost
+// (issue 52): the same command's exec without the sweep that follows every command now (the
+// step as it was), the sweep alone, and a 50 MB output read with the cap (execInContainer,
+// 64 KiB kept) against the whole-output collection it replaced. Needs a Docker engine
 // (DOCKER_HOST) and root (the evaluation's base image); skips without an engine.
 //
 //   DOCKER_HOST=unix:///path/docker.sock node benchmarks/fixer-exec.mjs [--rounds N] [--json FILE]
@@ -15,7 +18,7 @@ import { join } from "node:path";
 import { createModelClient, startScriptedModelServer } from "@loclab/agent";
 import { connectDocker, dockerSocketPath, execInContainer } from "@loclab/docker";
 import { buildTestbedImage } from "@loclab/evaluation";
-import { ContainerSandbox, FGL_SINGLE_AGENT, FixerToolbox, fixInstance } from "@loclab/fixer";
+import { ContainerSandbox, FGL_SINGLE_AGENT, FixerToolbox, fixInstance, RUN_SCRIPT, SWEEP_SCRIPT } from "@loclab/fixer";
 import { commitFiles } from "@loclab/fixtures";
 import { machine, median, round } from "./lib/measure.mjs";
 
@@ -41,6 +44,20 @@ const image = (
 const sandbox = await ContainerSandbox.start(docker, { image, attempt: `bench-${process.pid}` });
 const cli = ["-H", `unix://${dockerSocketPath(process.env)}`, "exec", sandbox.container.id, "true"];
 const tools = new FixerToolbox(sandbox, { ...FGL_SINGLE_AGENT, callBudget: 10_000 });
+const FLOOD = "yes loclab-flood | head -c 50000000";
+/** The output collection before issue 52: every frame kept, concatenated at the end (what the runner held). */
+async function collectWhole(container, cmd) {
+  const exec = await container.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const out = [];
+  const err = [];
+  await new Promise((resolve, reject) => {
+    container.modem.demuxStream(stream, { write: (chunk) => out.push(chunk) }, { write: (chunk) => err.push(chunk) });
+    stream.on("end", resolve);
+    stream.on("error", reject);
+  });
+  return Buffer.concat(out).length + Buffer.concat(err).length;
+}
 const cases = {
   "sandbox.run('true')": async () => {
     const result = await sandbox.run("true", { timeoutMs: 30_000 });
@@ -53,6 +70,36 @@ const cases = {
   "docker exec CLI true": async () => {
     const result = spawnSync("docker", cli, { encoding: "utf8" });
     if (result.status !== 0) throw new Error(`docker exec: ${result.stderr}`);
+  },
+  "the run's exec without the sweep (the step before the limits)": async () => {
+    const result = await execInContainer(sandbox.container, [
+      "bash",
+      "-c",
+      RUN_SCRIPT,
+      "loclab-run",
+      "/tmp/bench.pgid",
+      "30",
+      "true",
+    ]);
+    if (result.exitCode !== 0) throw new Error(`exec: exit ${result.exitCode}`);
+  },
+  "the sweep alone": async () => {
+    const result = await execInContainer(sandbox.container, [
+      "bash",
+      "-c",
+      SWEEP_SCRIPT,
+      "loclab-sweep",
+      sandbox.keeperPid,
+    ]);
+    if (result.exitCode !== 0) throw new Error(`sweep: exit ${result.exitCode}`);
+  },
+  "50 MB output, 64 KiB kept (execInContainer)": async () => {
+    const result = await execInContainer(sandbox.container, ["bash", "-c", FLOOD], { keepBytes: 64 * 1024 });
+    if (result.outputBytes !== 50_000_000) throw new Error(`flood: ${result.outputBytes} bytes`);
+  },
+  "50 MB output, collected whole (before)": async () => {
+    const bytes = await collectWhole(sandbox.container, ["bash", "-c", FLOOD]);
+    if (bytes !== 50_000_000) throw new Error(`flood: ${bytes} bytes`);
   },
   "read_file 150 lines (toolbox)": async () => {
     const result = await tools.call("read_file", JSON.stringify({ path: "pkg/big.py", start_line: 101 }));
@@ -106,6 +153,14 @@ const result = {
       2,
     ),
     "sandbox.run / docker exec CLI": round(medians["sandbox.run('true')"] / medians["docker exec CLI true"], 2),
+    "sandbox.run (with the sweep) / the run's exec without it": round(
+      medians["sandbox.run('true')"] / medians["the run's exec without the sweep (the step before the limits)"],
+      2,
+    ),
+    "50 MB: capped / collected whole": round(
+      medians["50 MB output, 64 KiB kept (execInContainer)"] / medians["50 MB output, collected whole (before)"],
+      2,
+    ),
   },
   step: {
     steps: steps + 1,

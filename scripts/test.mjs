@@ -88,6 +88,8 @@ try {
   ensureDebianPackages(["slurm-wlm", "munge"], { reason: "the Slurm launcher's test: a single-node cluster" });
   // The viewer's browser tests: Debian's chromium, driven by playwright-core (never a browser download).
   ensureDebianPackages(["chromium"], { reason: "the viewer's browser tests (tests/viewer-browser.test.ts)" });
+  // GNU time: tests/repair-hostile-run.test.ts reads the runner's peak resident memory from `time -v`.
+  ensureDebianPackages(["time"], { reason: "the runner's peak memory in tests/repair-hostile-run.test.ts" });
   const { startRedisServer } = await import(
     pathToFileURL(join(repoRoot, "packages", "queue", "dist", "index.js")).href
   );

@@ -203,6 +203,18 @@ export async function evaluateInstance(docker: Docker, input: EvaluateInstanceIn
         )
       : undefined);
   if (infra) return failed(infra, { ...withImage, ...(exitCode !== undefined ? { test_exit_code: exitCode } : {}) });
+  if (run.logOverLimit !== undefined) {
+    // A verdict on the patch, like the harness's unresolved: the same patch floods the same way again.
+    const report: InstanceReport = {
+      patch_is_None: input.modelPatch === null,
+      patch_exists: input.modelPatch !== null,
+      patch_successfully_applied: run.apply?.applied ?? true,
+      resolved: false,
+    };
+    const done = await finish({ ...withImage, status: "log-over-limit", log_over_limit: run.logOverLimit }, report);
+    await store(cached, directory, done);
+    return done;
+  }
   if (run.apply && !run.apply.applied) {
     const report: InstanceReport = {
       patch_is_None: input.modelPatch === null,

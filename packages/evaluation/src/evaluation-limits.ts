@@ -12,7 +12,7 @@ export interface EvaluationLimits {
   cpus: number;
   /**
    * The test log (test_output.txt) is written to disk as it comes, up to this many bytes; a log
-   * that passes it is not graded (infrastructure failure `log-over-limit`). The checked official
+   * that passes it is not graded (the verdict `log-over-limit`). The checked official
    * logs are far below it.
    */
   logBytes: number;

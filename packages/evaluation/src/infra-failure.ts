@@ -15,9 +15,7 @@ export type InfraFailureReason =
   | "oom-killed"
   | "container-killed"
   | "eval-error"
-  | "network-standin-failed"
-  // The test log passed the evaluation's log limit: what was kept is not graded.
-  | "log-over-limit";
+  | "network-standin-failed";
 
 export class InfraFailure extends Error {
   constructor(

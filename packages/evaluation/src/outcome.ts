@@ -16,7 +16,6 @@ export const InfraFailureReasonSchema = z.enum([
   "container-killed",
   "eval-error",
   "network-standin-failed",
-  "log-over-limit",
 ]);
 
 /**
@@ -50,6 +49,8 @@ export const InstanceOutcomeSchema = z.object({
   patch_sha256: z.string(),
   /** `patch-too-large`: why the patch was not run (its size, or the binary files over their limit). */
   patch_over_limit: z.string().optional(),
+  /** `log-over-limit`: how much the eval script printed against the test log's cap (what was kept is not graded). */
+  log_over_limit: z.string().optional(),
   eval_script_sha256: z.string().optional(),
   test_exit_code: z.number().int().nullable().optional(),
   cached: z.boolean(),

@@ -44,6 +44,11 @@ export interface RunInstanceResult {
   diffAfter: string;
   /** Set when the run says nothing about the patch. */
   infra?: InfraFailure;
+  /**
+   * The eval script printed past the test log's cap (the patch's doing: the checked logs never
+   * come near it): how much, against the cap. The kept head is on disk; nothing is graded.
+   */
+  logOverLimit?: string;
   /** The network stand-ins started before the eval script (the image's label names them). */
   standins: string[];
   containerName: string;
@@ -127,10 +132,7 @@ export async function runInstance(docker: Docker, input: RunInstanceInput): Prom
     result.testOutput = await readFile(logPath, "utf8");
     result.testOutputBytes = run.outputBytes;
     if (run.outputBytes > logBytes) {
-      result.infra = new InfraFailure(
-        "log-over-limit",
-        `the eval script printed ${run.outputBytes.toLocaleString("en-US")} bytes, over the test log's limit of ${logBytes.toLocaleString("en-US")}: the first ${logBytes.toLocaleString("en-US")} are kept, none graded`,
-      );
+      result.logOverLimit = `the eval script printed ${run.outputBytes.toLocaleString("en-US")} bytes, over the test log's limit of ${logBytes.toLocaleString("en-US")}: the first ${logBytes.toLocaleString("en-US")} are kept, none graded`;
       return result;
     }
     if (run.timedOut) {

@@ -34,6 +34,8 @@ export interface RunSummary {
   pythons: Record<string, number>;
   /** Patches over the patch limits (counted unresolved, never run); absent when none. */
   patch_too_large_ids?: string[];
+  /** loclab's: instances whose test log passed its cap (ungraded, counted as unresolved). */
+  log_over_limit_ids?: string[];
   /** Instances evaluated on another Python than their spec's (the rule's choice). */
   python_substituted_ids: string[];
   /** Instances graded on a local image no calibration validated (`loclab evaluate calibrate`). */
@@ -55,7 +57,9 @@ export function runSummary(input: {
   const applyFailed = by("patch-apply-failed");
   // Over the patch limits: not run, counted as the harness counts a patch that fails (unresolved).
   const tooLarge = by("patch-too-large");
-  const unresolved = [...by("unresolved"), ...applyFailed, ...tooLarge];
+  // A test log past its cap: not graded, counted as unresolved too (the patch's doing).
+  const logOver = by("log-over-limit");
+  const unresolved = [...by("unresolved"), ...applyFailed, ...tooLarge, ...logOver];
   const empty = by("empty-patch");
   const infra = input.outcomes.filter((outcome) => outcome.status === "infra-failure");
   const submitted = new Set(input.submittedIds);
@@ -78,6 +82,7 @@ export function runSummary(input: {
     schema_version: 2,
     patch_apply_failed_ids: sorted(applyFailed),
     ...(tooLarge.length > 0 ? { patch_too_large_ids: sorted(tooLarge) } : {}),
+    ...(logOver.length > 0 ? { log_over_limit_ids: sorted(logOver) } : {}),
     infra_failures: Object.fromEntries(
       [...infra]
         .sort((a, b) => (a.instance_id < b.instance_id ? -1 : 1))

@@ -52,6 +52,7 @@ export {
   type SandboxLimits,
 } from "./sandbox-limits.js";
 export { countersSince, parseSweep, SWEEP_SCRIPT, type SandboxCounters, type SweepReading } from "./sandbox-sweep.js";
+export { RUN_SCRIPT } from "./sandbox-scripts.js";
 export { compactionDue, compactMessages, FGL_COMPACTION, type FixerCompaction } from "./compaction.js";
 export { fixInstance } from "./fix-instance.js";
 export { finalPatch, type FinalPatch } from "./final-patch.js";

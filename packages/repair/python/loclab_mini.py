@@ -157,6 +157,10 @@ class LoclabContainer(DockerEnvironment):
             }
         }
         timed_out = returncode in (124, 137) and elapsed >= limit
+        if self._sandbox.get("limitsLog"):
+            # The ledger's count of the limits met (one line per action; read by fix-with-mini.ts).
+            with open(self._sandbox["limitsLog"], "a", encoding="utf-8") as log:
+                log.write(json.dumps({**extra["loclab"], "timedOut": timed_out}) + "\n")
         if timed_out:
             output = {
                 "output": text,

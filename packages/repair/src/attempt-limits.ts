@@ -34,8 +34,15 @@ export function evaluationLimitsOf(repair: Pick<RepairSpec, "evaluation">): Part
 }
 
 /** How often an attempt's commands met each limit (the ledger's `limits`); undefined when none was met. */
-export function limitsHit(result: Pick<AgentResult, "toolResults">): RepairRecord["limits"] {
+export function limitsHit(result: Pick<AgentResult, "toolResults" | "actionLimits">): RepairRecord["limits"] {
   const hit = { memory: 0, processes: 0, output: 0, leftover: 0, cpuThrottledMs: 0 };
+  // mini-swe-agent's actions (its driver's limits log; the CPU throttling is not read there).
+  for (const action of result.actionLimits ?? []) {
+    if (action.memoryKills) hit.memory += 1;
+    if (action.forksRefused) hit.processes += 1;
+    if (action.droppedBytes) hit.output += 1;
+    if (action.leftoverProcesses) hit.leftover += 1;
+  }
   for (const { command } of result.toolResults) {
     if (!command) continue;
     if (command.memoryKills) hit.memory += 1;

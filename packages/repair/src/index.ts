@@ -10,12 +10,13 @@ export {
 } from "./repair-kind.js";
 export { resumeRepairRun, startRepairRun } from "./start-repair-run.js";
 export {
+  OVER_LIMIT_STATUSES,
   type OpenKey,
   type RepairBreakdown,
   type RepairBreakdownOptions,
   repairBreakdown,
 } from "./repair-breakdown.js";
-export { repairPredictions } from "./export-predictions.js";
+export { type LeftOutKey, type RepairExport, repairExport, repairPredictions } from "./export-predictions.js";
 export { cellScores, type RepairCellScore, type RepairReport, writeRepairReport } from "./repair-report.js";
 export { type HandOffDecision, decideHandOff } from "./hand-off-decision.js";
 export { JudgeRole, judgementDigest } from "./judge-role.js";

@@ -331,7 +331,8 @@ function toolErrors(result: AgentResult): Record<string, number> {
 
 /** Whether the patch applied: null for an empty patch (the harness does not try it). */
 function patchApplied(outcome: InstanceOutcome): boolean | null {
-  if (outcome.status === "empty-patch") return null;
+  // Neither an empty patch nor one over the patch limits is ever applied.
+  if (outcome.status === "empty-patch" || outcome.status === "patch-too-large") return null;
   return outcome.status !== "patch-apply-failed";
 }
 

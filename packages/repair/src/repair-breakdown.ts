@@ -34,7 +34,15 @@ export interface RepairBreakdown {
   open: OpenKey[];
   /** Trajectories that could not be read (named with the reason); their tasks count as missing. */
   problems: string[];
+  /**
+   * Per cell, the tasks whose final patch met a limit (`patch-too-large`, `log-over-limit`,
+   * docs/definitions.md §9): wrong patches of their own kind, counted under wrong patch.
+   */
+  overLimit: Record<string, string[]>;
 }
+
+/** The verdicts of a patch that met a limit: a wrong patch of its own kind (never stored whole or never graded). */
+export const OVER_LIMIT_STATUSES: ReadonlySet<string> = new Set(["patch-too-large", "log-over-limit"]);
 
 /**
  * The failure breakdown of a repair run, from its folder alone (docs/definitions.md §8 and §9):
@@ -58,6 +66,7 @@ export async function repairBreakdown(dir: string, options: RepairBreakdownOptio
   const open: OpenKey[] = [];
   const problems: string[] = [];
   const runs: RunInput[] = [];
+  const overLimit: Record<string, string[]> = {};
   for (const cell of plan.cells.map(cellLabel)) {
     const summaries: TaskSummary[] = [];
     const resolved = new Set<string>();
@@ -78,7 +87,12 @@ export async function repairBreakdown(dir: string, options: RepairBreakdownOptio
       try {
         // mini-swe-agent's cells keep its own trajectory format (`.traj.json`).
         const format = path.endsWith(".traj.json") ? "mini-swe-agent" : "loclab";
-        summaries.push(await summarizeFile({ path, format, readOptions: {}, summaryOptions: {} }));
+        const summary = await summarizeFile({ path, format, readOptions: {}, summaryOptions: {} });
+        if (OVER_LIMIT_STATUSES.has(record.repair?.evaluation.status ?? "")) {
+          // The stored patch of a patch-too-large is empty, yet the model did end with one.
+          (overLimit[cell] ??= []).push(record.instanceId);
+          summaries.push({ ...summary, hasPatch: true });
+        } else summaries.push(summary);
       } catch (error) {
         problems.push(`${path}: ${(error as Error).message}`);
       }
@@ -93,5 +107,5 @@ export async function repairBreakdown(dir: string, options: RepairBreakdownOptio
     ...(base !== undefined ? { base } : {}),
     taskIds: plan.instances.map((instance) => instance.instance_id),
   });
-  return { dir, breakdown, records, open, problems };
+  return { dir, breakdown, records, open, problems, overLimit };
 }

@@ -17,6 +17,8 @@ export interface RepairCellScore {
   evaluation: Record<string, number>;
   /** The fixer's exits. */
   exits: Record<string, number>;
+  /** Wrong patches that met a limit (patch-too-large, log-over-limit): counted under wrong patch too. */
+  overLimit: number;
   /** Median counted calls by the ledger (the budget's own count: the localizer's turns in, the refused call out); null when none is done. */
   medianCalls: number | null;
 }
@@ -44,9 +46,13 @@ export async function writeRepairReport(dir: string, options: RepairBreakdownOpt
   const csvPath = join(results, "repair-breakdown.csv");
   await writeFileAtomic(
     jsonPath,
-    `${JSON.stringify({ ...json, cells, open: breakdown.open, problems: breakdown.problems }, null, 2)}\n`,
+    `${JSON.stringify({ ...json, cells, open: breakdown.open, problems: breakdown.problems, overLimit: breakdown.overLimit }, null, 2)}\n`,
   );
-  await writeFileAtomic(csvPath, toCsv(breakdownTable(breakdown.breakdown)));
+  // The over-limit wrong patches as the CSV's last column (a part of wrongPatch, not beside it).
+  const rows = breakdownTable(breakdown.breakdown)
+    .objects()
+    .map((row) => ({ ...row, wrongPatchOverLimit: breakdown.overLimit[(row as { run: string }).run]?.length ?? 0 }));
+  await writeFileAtomic(csvPath, toCsv(rows));
   const charts = await writeChart(
     outcomeChart(breakdown.breakdown, { title: "repair run: outcomes per cell" }),
     join(results, "repair-outcomes"),
@@ -75,6 +81,7 @@ export function cellScores(breakdown: RepairBreakdown): RepairCellScore[] {
       rate: records.length > 0 ? resolved / records.length : null,
       evaluation: count(records.map((record) => record.repair?.evaluation.status)),
       exits: count(records.map((record) => record.exit)),
+      overLimit: breakdown.overLimit[cell]?.length ?? 0,
       medianCalls: median(records.map((record) => record.repair?.calls ?? 0)),
     };
   });

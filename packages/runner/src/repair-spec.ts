@@ -144,7 +144,7 @@ export const RepairSpecSchema = z.strictObject({
       /**
        * The evaluation container's limits (docs/definitions.md §9, "sandbox limits"), each its
        * default when absent: 4,096 processes, 8,192 MiB, 2 CPUs (a harness spec's nano_cpus
-       * wins), a test log of 128 MiB (past it: `log-over-limit`, not graded).
+       * wins), a test log of 128 MiB (past it: the verdict `log-over-limit`, not graded).
        */
       limits: z
         .strictObject({

@@ -13,6 +13,8 @@ export const EVALUATION_STATUSES = [
   "infra-failure",
   // Over the patch limits (docs/definitions.md §9, "sandbox limits"): never stored whole nor run.
   "patch-too-large",
+  // The patch's test run printed past the test log's cap: what was kept is not graded (§9).
+  "log-over-limit",
 ] as const;
 
 const Usage = z.strictObject({

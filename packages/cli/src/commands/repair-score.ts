@@ -22,7 +22,7 @@ export async function printRepairScore(
   if (options.json) {
     const { breakdown, cells } = report;
     process.stdout.write(
-      `${JSON.stringify({ cells, open: breakdown.open, breakdown: breakdown.breakdown, problems: breakdown.problems })}\n`,
+      `${JSON.stringify({ cells, open: breakdown.open, breakdown: breakdown.breakdown, problems: breakdown.problems, overLimit: breakdown.overLimit })}\n`,
     );
     return;
   }
@@ -46,6 +46,10 @@ export async function printRepairScore(
     `failure breakdown (FGL's Table 4; each cell against ${report.breakdown.breakdown.base ?? "the first"}, exact McNemar):`,
   );
   printBreakdown(report.breakdown.breakdown);
+  for (const [cell, ids] of Object.entries(report.breakdown.overLimit))
+    write(
+      `${cell}: ${ids.length} of its wrong patches met a limit (patch-too-large, log-over-limit): ${ids.join(", ")}`,
+    );
   if (report.written.length > 0) {
     write();
     write(`written under ${dir}: ${report.written.join(", ")}`);

@@ -200,8 +200,13 @@ export function registerRunCommands(program: Command): void {
     .option("--cell <cell>", "only this cell (e.g. seed-1/plain/single)")
     .option("--out <file>", "write the JSONL here instead of stdout")
     .action(async (dir: string, options: { cell?: string; out?: string }) => {
-      const { repairPredictions } = await import("@loclab/repair");
-      const predictions = await repairPredictions(dir, options.cell !== undefined ? { cell: options.cell } : {});
+      const { repairExport } = await import("@loclab/repair");
+      const { predictions, leftOut } = await repairExport(
+        dir,
+        options.cell !== undefined ? { cell: options.cell } : {},
+      );
+      for (const key of leftOut)
+        progress(`left out ${key.cell} ${key.instanceId}: its patch met the patch limits (${key.note})`);
       const text = predictions.map((prediction) => `${JSON.stringify(prediction)}\n`).join("");
       if (options.out) {
         await writeFileAtomic(options.out, text);

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import {
   type ContainerSandbox,
   DEFAULT_PATCH_LIMITS,
@@ -9,10 +10,19 @@ import {
 } from "@loclab/fixer";
 import type { TrajectoryExit } from "@loclab/schemas";
 import { miniTotals } from "./mini-totals.js";
-import { type MiniSweAgentJob, runMiniSweAgent } from "./run-mini.js";
+import { type MiniActionLimits, type MiniSweAgentJob, runMiniSweAgent } from "./run-mini.js";
 
-/** A repair agent's result in the fixer's shape, its exit any of the trajectory exits (mini-swe-agent also ends on format errors). */
-export type AgentResult = Omit<FixResult, "exit"> & { exit: TrajectoryExit };
+/**
+ * A repair agent's result in the fixer's shape, its exit any of the trajectory exits
+ * (mini-swe-agent also ends on format errors); mini-swe-agent's actions have no tool results,
+ * their limits come from the driver's limits log instead.
+ */
+export type AgentResult = Omit<FixResult, "exit"> & { exit: TrajectoryExit; actionLimits?: MiniActionLimits[] };
+
+/** The driver's limits log beside the trajectory: attempt-N.traj.json → attempt-N.limits.jsonl. */
+export function miniLimitsLog(trajectoryPath: string): string {
+  return `${trajectoryPath.replace(/\.traj\.json$/, "")}.limits.jsonl`;
+}
 
 /** litellm's exceptions for a server that failed in transport (after its retries): the infrastructure's doing. */
 const TRANSPORT_FAILURES = new Set([
@@ -49,8 +59,16 @@ export async function fixWithMiniSweAgent(
       keepBytes: sandbox.limits.keepBytes,
       memoryMiB: sandbox.limits.memoryMiB,
       processes: sandbox.limits.processes,
+      limitsLog: miniLimitsLog(job.trajectoryPath),
     },
   });
+  const limitsLog = miniLimitsLog(job.trajectoryPath);
+  const actionLimits = existsSync(limitsLog)
+    ? (await readFile(limitsLog, "utf8"))
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as MiniActionLimits)
+    : [];
   const { patch, patchOverLimit } = await finalPatch(
     sandbox,
     patchLimits ?? DEFAULT_PATCH_LIMITS,
@@ -87,6 +105,7 @@ export async function fixWithMiniSweAgent(
     recoveries: [],
     compactions: [],
     toolResults: [],
+    actionLimits,
     agents: {
       fixer: usage,
       localizer: { promptTokens: 0, completionTokens: 0, totalTokens: 0, apiCalls: 0, turns: 0 },

@@ -32,7 +32,25 @@ export interface MiniSweAgentJob {
    * script and the keeper's pid it spares, the bytes of output kept at each end, the limits named
    * in the notes. Without it the driver runs mini-swe-agent's own `execute`.
    */
-  sandbox?: { sweepScript: string; keeper: string; keepBytes: number; memoryMiB: number; processes: number };
+  sandbox?: {
+    sweepScript: string;
+    keeper: string;
+    keepBytes: number;
+    memoryMiB: number;
+    processes: number;
+    /** A JSONL file the driver appends each action's limits to (MiniActionLimits). */
+    limitsLog?: string;
+  };
+}
+
+/** What one mini-swe-agent action met of the sandbox's limits (a line of the driver's limits log). */
+export interface MiniActionLimits {
+  outputBytes: number;
+  droppedBytes: number;
+  memoryKills: number;
+  forksRefused: number;
+  leftoverProcesses: number;
+  timedOut: boolean;
 }
 
 export interface MiniSweAgentResult {

@@ -294,15 +294,13 @@ describe("the localizer on vLLM: the README's first run, native free and constra
         }
       }
     }
-    expect([...decodings]).toEqual([changes.localizer?.decoding ?? "free"]);
+    expect([...decodings]).toEqual([changes.localizer?.decoding ?? "constrained"]);
     const outcome = { outcomes, predictions, answered, answeredWithCall, forcedAnswered, forcedSubmitted };
     process.stdout.write(`README first run on vLLM, ${name}: ${JSON.stringify(outcome)}\n`);
     return outcome;
   };
-  // Constrained answers are whole calls: give them the room a submission takes (its five-field
-  // finding does not fit the README's 128 tokens) and the time to write it on 2 cores.
-  const roomy = { maxOutputTokens: 256 };
-  const time = { budgets: { instance: { wallSeconds: 60 } } };
+  // The README's spec is decoded constrained (256 tokens, 2 locations, 60 s); free is the papers'.
+  const free = { decoding: "free" };
   // The plain control alone: each control is the same loop on another tree, and three attempts
   // of each kind cost CI minutes without a new check (the README's three are run on `loclab serve`).
   const plain = { controls: [{ kind: "plain" }] };
@@ -313,17 +311,13 @@ describe("the localizer on vLLM: the README's first run, native free and constra
   });
 
   it("native, free (the papers' decoding), the README's spec with its plain control: the attempt recorded, not an infrastructure failure", async () => {
-    const outcome = await run("native-free", plain);
+    const outcome = await run("native-free", { localizer: free, ...plain });
     expect(outcome.outcomes).toHaveLength(1);
     expect(outcome.outcomes.filter((kind) => kind === "infra_error" || kind === "model_error")).toEqual([]);
   });
 
   it("native, constrained: every answer is one call of an offered tool; the forced final answers submit", async () => {
-    const outcome = await run("native-constrained", {
-      localizer: { decoding: "constrained", ...roomy },
-      ...time,
-      ...plain,
-    });
+    const outcome = await run("native-constrained", plain);
     expect(outcome.outcomes).toHaveLength(1);
     expect(outcome.answered).toBeGreaterThan(0);
     expect(outcome.answeredWithCall).toBe(outcome.answered);
@@ -332,8 +326,7 @@ describe("the localizer on vLLM: the README's first run, native free and constra
 
   it("text, constrained: the answer is the {tool, arguments} object itself, read as the turn's call", async () => {
     const outcome = await run("text-constrained", {
-      localizer: { toolMode: "text", decoding: "constrained", ...roomy },
-      ...time,
+      localizer: { toolMode: "text" },
       ...plain,
     });
     expect(outcome.answered).toBeGreaterThan(0);

@@ -27,6 +27,12 @@ export interface ToolDefinition {
   name: string;
   description?: string;
   parameters?: Record<string, unknown>;
+  /**
+   * The arguments' schema a constrained answer is decoded by, where it is narrower than
+   * `parameters` (the submission's paths limited to the repository's files). Never sent as the
+   * tool's schema: the model is told `parameters`, the server enforces this.
+   */
+  constrainedParameters?: Record<string, unknown>;
 }
 
 export interface TokenUsage {

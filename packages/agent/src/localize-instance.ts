@@ -6,7 +6,7 @@ import { type BudgetLimits, budgetExit, type LoopBudget } from "./budget-exit.js
 import type { ToolDefinition } from "./chat-message.js";
 import type { ModelClient } from "./model-client.js";
 import { fillTemplate, type PromptName, readPromptTemplate as shippedPrompt } from "./prompt-templates.js";
-import { submitLocalizationTool } from "./submit-localization.js";
+import { submitLocalizationTool, withRepositoryPaths } from "./submit-localization.js";
 import { type LoopState, type Recovery, takeTurn, type TurnEnd, type TurnSetup } from "./take-turn.js";
 import { toolProtocol, type ToolMode } from "./tool-protocol.js";
 import type { ToolCallDecoding } from "./tool-call-decoding.js";
@@ -167,6 +167,13 @@ export async function localizeInstance(options: LocalizeInstanceOptions): Promis
     });
   } else {
     submitTool = submitLocalizationTool(maxLocations);
+    if (protocol.decoding === "constrained") {
+      const files = (await options.workspace.files()).filter((entry) => entry.kind === "file");
+      submitTool = withRepositoryPaths(
+        submitTool,
+        files.map((entry) => entry.path),
+      );
+    }
     allTools = [
       ...toolDefinitions().map(({ function: tool }) => ({
         name: tool.name,

@@ -2,7 +2,13 @@ import { createOpenAIHttpClient, type HttpProgress, type RetryRecord } from "@lo
 import type { ChatCompletionRequest } from "./chat-completion-request.js";
 import { chatCompletionResponseSchema } from "./chat-completion-response.js";
 import type { AssistantMessage, ChatMessage, FinishReason, TokenUsage, ToolDefinition } from "./chat-message.js";
-import { readConstrainedCall, type ResponseSchema, toolCallSchema } from "./tool-call-decoding.js";
+import {
+  boundStrings,
+  constrainedStringChars,
+  readConstrainedCall,
+  type ResponseSchema,
+  toolCallSchema,
+} from "./tool-call-decoding.js";
 import { fromWireCompletion, toWireMessages, toWireTools } from "./wire-format.js";
 
 export interface ModelClientOptions {
@@ -114,7 +120,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   async function complete(request: CompleteRequest): Promise<Completion> {
     const tools = request.tools ?? [];
     const constrained = request.constrainToolCall === true && tools.length > 0;
-    const schema = constrained ? toolCallSchema(tools) : request.responseSchema;
+    const schema = boundedSchema(constrained ? toolCallSchema(tools) : request.responseSchema, options.maxOutputTokens);
     const body: ChatCompletionRequest = {
       model: options.model,
       messages: toWireMessages(request.messages),
@@ -191,4 +197,11 @@ function redactCompletion<T extends { message: AssistantMessage }>(completion: T
       })),
     },
   };
+}
+
+/** A response schema's strings bounded by the answer's budget ({@link constrainedStringChars}). */
+function boundedSchema(schema: ResponseSchema | undefined, maxOutputTokens: number | undefined) {
+  const maxChars = constrainedStringChars(maxOutputTokens);
+  if (!schema || maxChars === undefined) return schema;
+  return { name: schema.name, schema: boundStrings(schema.schema, maxChars) as Record<string, unknown> };
 }

@@ -61,6 +61,32 @@ function deriveSubmitTool(maxLocations: number): ToolDefinition {
   };
 }
 
+/**
+ * The most files a constrained submission names by enumeration; past it the paths stay free
+ * strings (a grammar over tens of thousands of alternatives costs the server more per token
+ * than a wrong path costs the run). SWE-bench's largest repositories have about 7,000 files.
+ */
+export const MAX_CONSTRAINED_PATHS = 20_000;
+
+/**
+ * `submit_localization` whose constrained decoding (tool-call-decoding.ts) can only name files
+ * of the repository: each location's `path` an enumeration of `paths`, the workspace's own
+ * (the shuffled names under shuffling). A location that names no file is the commonest way a
+ * small model's final answer fails (`invalid_final`); the model is told the same schema as
+ * before. Unchanged past {@link MAX_CONSTRAINED_PATHS} files. Pure.
+ */
+export function withRepositoryPaths(tool: ToolDefinition, paths: readonly string[]): ToolDefinition {
+  if (paths.length === 0 || paths.length > MAX_CONSTRAINED_PATHS || !tool.parameters) return tool;
+  const parameters = structuredClone(tool.parameters) as {
+    properties?: { locations?: { items?: { properties?: { path?: Record<string, unknown> } } } };
+  };
+  const path = parameters.properties?.locations?.items?.properties?.path;
+  if (!path) throw new Error(`${tool.name}: its parameters have no locations[].path to constrain`);
+  const { minLength: _min, maxLength: _max, type: _type, ...kept } = path;
+  parameters.properties!.locations!.items!.properties!.path = { ...kept, enum: [...paths] };
+  return { ...tool, constrainedParameters: parameters as Record<string, unknown> };
+}
+
 /** zod adds `maximum: 2^53 − 1` to every integer; some servers reject it (as in @loclab/tools). */
 function withoutSafeIntegerMaximum(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSafeIntegerMaximum);

@@ -43,12 +43,43 @@ function callSchema(tools: readonly ToolDefinition[], nameKey: "name" | "tool", 
     type: "object",
     properties: {
       [nameKey]: { const: tool.name },
-      arguments: tool.parameters ?? { type: "object", properties: {}, additionalProperties: false },
+      arguments: tool.constrainedParameters ??
+        tool.parameters ?? { type: "object", properties: {}, additionalProperties: false },
     },
     required: [nameKey, "arguments"],
     additionalProperties: false,
   }));
   return { name: schemaName, schema: alternatives.length === 1 ? alternatives[0]! : { anyOf: alternatives } };
+}
+
+/** The fewest characters a bounded string of a constrained answer may hold. */
+export const MIN_CONSTRAINED_STRING_CHARS = 32;
+
+/**
+ * The longest string a constrained answer may hold when its budget is `maxOutputTokens`: a
+ * quarter of the budget, in characters (at least {@link MIN_CONSTRAINED_STRING_CHARS}). A
+ * token is at least one character, so no single string can fill the answer: a small model that
+ * repeats itself inside a string ("function::function::…") is made to close it and go on, and
+ * the call can end within the budget (docs/definitions.md §1). With no budget, no bound. Pure.
+ */
+export function constrainedStringChars(maxOutputTokens: number | undefined): number | undefined {
+  if (maxOutputTokens === undefined) return undefined;
+  return Math.max(MIN_CONSTRAINED_STRING_CHARS, Math.floor(maxOutputTokens / 4));
+}
+
+/**
+ * `schema` with every string that has no `maxLength` of its own (and is not a constant or an
+ * enumeration) bounded to `maxChars`; the tool's own bounds stay. A copy; pure.
+ */
+export function boundStrings(schema: unknown, maxChars: number): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => boundStrings(item, maxChars));
+  if (schema === null || typeof schema !== "object") return schema;
+  const node = schema as Record<string, unknown>;
+  const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, boundStrings(value, maxChars)]));
+  const isString = node.type === "string" || (Array.isArray(node.type) && node.type.includes("string"));
+  if (isString && node.maxLength === undefined && node.enum === undefined && node.const === undefined)
+    copy.maxLength = maxChars;
+  return copy;
 }
 
 /**

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { openWorkspace, type Workspace } from "@loclab/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  constrainedStringChars,
   createModelClient,
   DEFAULT_JUDGE_RUBRIC,
   judgeAnswerSchema,
@@ -150,6 +151,43 @@ describe("localizeInstance with decoding constrained, over HTTP", () => {
       ["view_file"],
       ["submit_localization"],
     ]);
+  });
+
+  it("the answer's budget bounds its strings and the submission names only the workspace's files; the model is told the tools' own schemas", async () => {
+    server = await startScriptedModelServer({
+      script: [{ content: JSON.stringify({ name: "submit_localization", arguments: submit }) }],
+    });
+    const client = createModelClient({ baseURL: server.url, model: "scripted", maxRetries: 0, maxOutputTokens: 256 });
+    const result = await localizeInstance({
+      instance: FIXTURE_ISSUE,
+      workspace,
+      client,
+      trajectoryPath,
+      toolCalls: "constrained",
+    });
+    expect(result.outcome).toBe("finished");
+    const body = server.requests[0]!.body!;
+    const alternatives = (
+      body.response_format as unknown as { json_schema: { schema: { anyOf: Array<Record<string, any>> } } }
+    ).json_schema.schema.anyOf;
+    const submitArgs = alternatives.find((alt) => alt.properties.name.const === "submit_localization")!.properties
+      .arguments;
+    const files = (await workspace.files()).filter((entry) => entry.kind === "file").map((entry) => entry.path);
+    expect(files.length).toBeGreaterThan(1);
+    expect(submitArgs.properties.locations.items.properties.path).toMatchObject({ enum: files });
+    // 256 tokens: a quarter, 64 characters, on every string without a bound of its own.
+    expect(submitArgs.properties.finding.properties.rootCause).toMatchObject({ type: "string", maxLength: 64 });
+    expect(submitArgs.properties.locations.items.properties.symbol).toMatchObject({ maxLength: 64 });
+    const viewArgs = alternatives.find((alt) => alt.properties.name.const === "view_file")!.properties.arguments;
+    expect(viewArgs.properties.path).toMatchObject({ type: "string", maxLength: 64 });
+    // What the model is told: the tool's schema as it was, no enumeration, no bound added.
+    const told = body.tools!.find((tool) => tool.function.name === "submit_localization")!.function
+      .parameters as Record<string, any>;
+    expect(told.properties.locations.items.properties.path.enum).toBeUndefined();
+    expect(told.properties.finding.properties.rootCause.maxLength).toBeUndefined();
+    expect(constrainedStringChars(undefined)).toBeUndefined();
+    expect(constrainedStringChars(64)).toBe(32);
+    expect(constrainedStringChars(4096)).toBe(1024);
   });
 
   it("text: no tools; the schema of {tool, arguments}; free decoding sends neither and records free", async () => {

@@ -40,6 +40,10 @@ export function toGrammarSchema(schema: unknown, where = "parameters"): GbnfJson
     return { oneOf: type.map((t) => toGrammarSchema({ ...node, type: t }, where)), ...description } as GbnfJsonSchema;
   switch (type) {
     case "string":
+      // Length bounds are kept: a constrained call's strings are bounded so that it closes
+      // within its token budget (docs/definitions.md §1); dropping them would let a small model
+      // repeat inside one string until the answer is cut.
+      return { type, ...bounds(node, "minLength", "maxLength", where), ...description } as GbnfJsonSchema;
     case "number":
     case "integer":
     case "boolean":
@@ -49,6 +53,7 @@ export function toGrammarSchema(schema: unknown, where = "parameters"): GbnfJson
       return {
         type: "array",
         items: toGrammarSchema(node.items ?? {}, `${where}.items`),
+        ...bounds(node, "minItems", "maxItems", where),
         ...description,
       } as GbnfJsonSchema;
     case "object":
@@ -65,6 +70,19 @@ export function toGrammarSchema(schema: unknown, where = "parameters"): GbnfJson
     default:
       throw new Error(`${where}: JSON Schema type ${JSON.stringify(type)} is not supported`);
   }
+}
+
+/** The schema's `low`/`high` bounds that are set, each a non-negative integer (else an error naming where). */
+function bounds(node: Record<string, unknown>, low: string, high: string, where: string): Record<string, number> {
+  const kept: Record<string, number> = {};
+  for (const key of [low, high]) {
+    const value = node[key];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+      throw new Error(`${where}.${key}: must be a non-negative integer, not ${JSON.stringify(value)}`);
+    kept[key] = value;
+  }
+  return kept;
 }
 
 /** Removes the properties the model set to null where the tool's schema does not require them (see {@link toGrammarSchema}). */

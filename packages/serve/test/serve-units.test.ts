@@ -14,10 +14,10 @@ describe("toGrammarSchema: a tool's JSON Schema for node-llama-cpp's JSON gramma
     const schema = {
       type: "object",
       properties: {
-        path: { type: "string", minLength: 1, description: "file" },
+        path: { type: "string", minLength: 1, maxLength: 64, description: "file" },
         depth: { type: "integer", minimum: 1 },
         direction: { type: "string", enum: ["both", "imports"] },
-        include: { type: "array", items: { type: "string" } },
+        include: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 2 },
       },
       required: ["path"],
       additionalProperties: false,
@@ -26,12 +26,18 @@ describe("toGrammarSchema: a tool's JSON Schema for node-llama-cpp's JSON gramma
       type: "object",
       additionalProperties: false,
       properties: {
-        path: { type: "string", description: "file" },
+        // Length and item bounds kept (a constrained call's strings are bounded by its budget).
+        path: { type: "string", minLength: 1, maxLength: 64, description: "file" },
         depth: { oneOf: [{ type: "integer" }, { type: "null" }] },
         direction: { oneOf: [{ enum: ["both", "imports"] }, { type: "null" }] },
-        include: { oneOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] },
+        include: {
+          oneOf: [{ type: "array", items: { type: "string" }, minItems: 1, maxItems: 2 }, { type: "null" }],
+        },
       },
     });
+    expect(() => toGrammarSchema({ type: "string", maxLength: -1 })).toThrow(
+      "parameters.maxLength: must be a non-negative integer, not -1",
+    );
     expect(() => toGrammarSchema({ type: "object", properties: { x: { type: "date" } } })).toThrow(
       'parameters.properties.x: JSON Schema type "date" is not supported',
     );

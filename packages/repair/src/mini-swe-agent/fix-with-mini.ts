@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import {
   type ContainerSandbox,
   DEFAULT_PATCH_LIMITS,
@@ -8,7 +7,7 @@ import {
   type PatchLimits,
   SWEEP_SCRIPT,
 } from "@loclab/fixer";
-import type { TrajectoryExit } from "@loclab/schemas";
+import { readJsonl, type TrajectoryExit } from "@loclab/schemas";
 import { miniTotals } from "./mini-totals.js";
 import { type MiniActionLimits, type MiniSweAgentJob, runMiniSweAgent } from "./run-mini.js";
 
@@ -48,6 +47,7 @@ export async function fixWithMiniSweAgent(
 ): Promise<AgentResult & { exitStatus: string }> {
   const started = performance.now();
   const { patchLimits, ...miniJob } = job;
+  const limitsLog = miniLimitsLog(job.trajectoryPath);
   const mini = await runMiniSweAgent({
     ...miniJob,
     container: sandbox.container.id,
@@ -59,15 +59,12 @@ export async function fixWithMiniSweAgent(
       keepBytes: sandbox.limits.keepBytes,
       memoryMiB: sandbox.limits.memoryMiB,
       processes: sandbox.limits.processes,
-      limitsLog: miniLimitsLog(job.trajectoryPath),
+      limitsLog,
     },
   });
-  const limitsLog = miniLimitsLog(job.trajectoryPath);
+  // The project's JSONL reader: a torn or bad line names its file and line.
   const actionLimits = existsSync(limitsLog)
-    ? (await readFile(limitsLog, "utf8"))
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-        .map((line) => JSON.parse(line) as MiniActionLimits)
+    ? (await readJsonl<MiniActionLimits>(limitsLog)).records.map((record) => record.value)
     : [];
   const { patch, patchOverLimit } = await finalPatch(
     sandbox,

@@ -82,7 +82,8 @@ const CASES: Record<number, { name: string; turns: ScriptTurn[] }> = {
   7: {
     name: "read_file on a 2 GB file",
     turns: [
-      run("yes 'a line of 19 chars.' | head -c 2000000000 > big.txt"),
+      // Four commands of 500 MB each: one of 2 GB could pass the run's 20 s command limit on a loaded machine.
+      ...[1, 2, 3, 4].map(() => run("yes 'a line of 19 chars.' | head -c 500000000 >> big.txt")),
       { toolCalls: [call("read_file", { path: "big.txt" })] },
       run("rm big.txt"),
       ...fixed,
@@ -94,6 +95,8 @@ const CASES: Record<number, { name: string; turns: ScriptTurn[] }> = {
   },
   9: { name: "an evaluation that floods its log", turns: [write("conftest.py", FLOOD_CONFTEST), ...fixed] },
   10: { name: "an evaluation that forks", turns: [write("conftest.py", FORK_CONFTEST), ...fixed] },
+  // Writes until stopped: past the run's 3,072 MiB disk limit the attempt ends (its next turns never asked for).
+  11: { name: "a disk filler", turns: [run("while :; do head -c 16777216 /dev/zero >> fill.bin; done"), ...fixed] },
 };
 
 /** mini-swe-agent's actions, in its own markdown code blocks. */
@@ -104,6 +107,7 @@ const bash = (command: string) => ({
 const MINI_CASES: Record<number, ScriptTurn[]> = {
   1: [bash("ls")],
   2: [bash("yes loclab-flood | head -c 1100000000")],
+  11: [bash("while :; do head -c 16777216 /dev/zero >> fill.bin; done")],
 };
 const miniTurns = (task: number) => [
   ...MINI_CASES[task]!,
@@ -188,8 +192,9 @@ function observations(out: string, record: RunRecord): string[] {
 }
 
 describe("a repair run holds against hostile commands", () => {
-  it("ten cases, two in flight: each named in its observation and its ledger record, every other attempt resolved, the runner's memory flat", async () => {
-    const { out, exit, stderr, peakMiB } = await timedRun("hostile", {});
+  it("eleven cases, two in flight: each named in its observation and its ledger record, every other attempt resolved, the runner's memory flat", async () => {
+    // 3 GiB written over the image at most: case 7's 2 GB file fits, case 11's filler does not.
+    const { out, exit, stderr, peakMiB } = await timedRun("hostile", { sandbox: { diskMiB: 3072 } });
     expect(exit, stderr).toBe(0);
     const folder = await readRunFolder(out);
     const records = finals(folder.records);
@@ -217,7 +222,8 @@ describe("a repair run holds against hostile commands", () => {
     );
     expect(verdict(6).limits).toMatchObject({ leftover: 1 });
     // read_file's window of the 2 GB file, with its line count (2,000,000,000 / 20 bytes a line).
-    expect(seen(7)[1]).toMatch(/^big\.txt: lines 1-150 of 100000000 /);
+    expect(seen(7).slice(0, 4)).toEqual(Array(4).fill("exit code 0\nstdout:\n(empty)\nstderr:\n(empty)"));
+    expect(seen(7)[4]).toMatch(/^big\.txt: lines 1-150 of 100000000 /);
     // The 300 MB file: never diffed nor stored, never evaluated; export leaves it out and says so.
     expect(verdict(8)).toMatchObject({
       resolved: false,
@@ -233,17 +239,38 @@ describe("a repair run holds against hostile commands", () => {
     // The evaluation that forks: the container's process limit refused a fork, the tests then ran.
     const forked = JSON.parse(readFileSync(join(out, verdict(10).evaluation.outcome), "utf8"));
     expect(forked).toMatchObject({ status: "resolved" });
+    // The disk filler: killed within a poll's writing of the limit, the attempt's named exit, the
+    // zeros it left never diffed (a binary file over the patch limit).
+    const filled =
+      /killed: disk limit 3,072 MiB \(the container's writable layer holds ([\d,]+) MiB\); the attempt ends here/.exec(
+        seen(11)[0]!,
+      );
+    expect(filled, seen(11)[0]).not.toBeNull();
+    expect(Number(filled![1]!.replaceAll(",", ""))).toBeLessThan(3072 + 2048);
+    expect(seen(11)).toHaveLength(1);
+    expect(records.get(id(11))).toMatchObject({ exit: "disk_limit" });
+    expect(verdict(11)).toMatchObject({
+      resolved: false,
+      limits: { disk: 1 },
+      evaluation: { status: "patch-too-large" },
+      patch: { overLimit: { oversized: [{ path: "fill.bin" }] } },
+    });
 
-    // The breakdown: the two limit verdicts are wrong patches of their own kind; export names what it left out.
+    // The breakdown: the two limit verdicts are wrong patches of their own kind, the disk limit a
+    // budget (its exit decides first); export names what it left out.
     const { breakdown, overLimit } = await repairBreakdown(out);
     const [row] = breakdown.rows;
-    expect(row).toMatchObject({ tasks: 10, solved: 8, wrongPatch: 2, noPatch: 0 });
-    expect(overLimit[row!.run]!.sort()).toEqual([id(8), id(9)]);
+    expect(row).toMatchObject({ tasks: 11, solved: 8, outOfBudget: 1, wrongPatch: 2, noPatch: 0 });
+    expect(overLimit[row!.run]!.sort()).toEqual([id(11), id(8), id(9)]);
     const exported = await repairExport(out);
     expect(exported.predictions.map((prediction) => prediction.instance_id).sort()).not.toContain(id(8));
-    expect(exported.leftOut).toEqual([
-      expect.objectContaining({ instanceId: id(8), note: expect.stringContaining("model.bin") }),
-    ]);
+    expect(exported.leftOut).toHaveLength(2);
+    expect(exported.leftOut).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ instanceId: id(11), note: expect.stringContaining("fill.bin") }),
+        expect.objectContaining({ instanceId: id(8), note: expect.stringContaining("model.bin") }),
+      ]),
+    );
     // Nothing of the run is left on the engine.
     const tag = repairRunTag(out);
     expect((await docker.listContainers({ all: true, filters: { label: [`loclab.repair.run=${tag}`] } })).length).toBe(
@@ -254,19 +281,23 @@ describe("a repair run holds against hostile commands", () => {
     expect(peakMiB).toBeLessThan(1024);
   });
 
-  it("mini-swe-agent's driver: the same flood in a run of its own, named in its observation and counted in the ledger", async () => {
+  it("mini-swe-agent's driver: the same flood and disk filler in a run of their own, each named and counted in the ledger", async () => {
     const { out, exit, stderr, peakMiB } = await timedRun(
       "hostile-mini",
       {
         frameworks: ["mini-swe-agent"],
         miniSweAgent: { stepLimit: 6 },
+        sandbox: { diskMiB: 1024 },
       },
-      [id(1), id(2)],
+      [id(1), id(2), id(11)],
     );
     expect(exit, stderr).toBe(0);
     const folder = await readRunFolder(out);
     const records = finals(folder.records);
-    expect(records.size).toBe(2);
+    expect(records.size).toBe(3);
+    // The filler: the driver stopped from outside once the writable layer passed 1,024 MiB.
+    expect(records.get(id(11))).toMatchObject({ exit: "disk_limit" });
+    expect(records.get(id(11))!.repair).toMatchObject({ resolved: false, limits: { disk: 1 } });
     for (const task of [1, 2]) expect(records.get(id(task))!.repair).toMatchObject({ resolved: true });
     expect(records.get(id(2))!.repair!.limits).toMatchObject({ output: 1 });
     expect(readFileSync(join(out, records.get(id(2))!.trajectory!), "utf8")).toMatch(/more bytes not kept\]/);

@@ -194,6 +194,27 @@ describe("the sandbox holds against hostile commands", () => {
     });
   });
 
+  it("a disk filler is killed once the writable layer passes the disk limit, and the observation says the attempt ends", async () => {
+    await withTools({ diskMiB: 256 }, async (tools, sandbox) => {
+      // Under the limit: nothing said.
+      const small = await command(tools, "head -c 100000000 /dev/zero > small.bin && echo written");
+      expect(small.command?.diskBytes).toBeUndefined();
+      expect(small.content).not.toContain("disk limit");
+      // A filler that never stops by itself (its own limit is FGL's 120 s).
+      const filler = await command(tools, "while :; do head -c 16777216 /dev/zero >> fill.bin; done");
+      expect(filler.command).toMatchObject({ timedOut: false, cancelled: false });
+      expect(filler.command?.diskBytes).toBeGreaterThan(256 * 2 ** 20);
+      expect(filler.content).toMatch(
+        /^exit code 137\nkilled: disk limit 256 MiB \(the container's writable layer holds [\d,]+ MiB\); the attempt ends here/,
+      );
+      // What it wrote is what the engine says the layer holds (the filler is no longer writing).
+      const sizes = await sandbox.run("stat -c %s fill.bin small.bin", { timeoutMs: 30_000 });
+      const written = sizes.stdout.trim().split("\n").map(Number);
+      expect(written[0]! + written[1]!).toBeGreaterThan(256 * 2 ** 20);
+      expect(written[0]! + written[1]!).toBeLessThanOrEqual(filler.command!.diskBytes! + 2 ** 20);
+    });
+  });
+
   it("mini-swe-agent's driver: the same flood costs its process the cap, and its observations name the limits as the fixer's do", async () => {
     await withTools({ processes: 256, memoryMiB: 256 }, async (_, sandbox) => {
       // The driver's environment class on this container, one action per line of the script's input.

@@ -50,7 +50,7 @@ describe("loclab trajectory format", () => {
       outcome: { exitStatus: "Submitted", patch: null },
     };
     expect(() => formatLoclabTrajectory(trajectory as never)).toThrow(
-      'formatLoclabTrajectory requires a loclab exit (submitted, step_limit, cost_limit, time_limit, context_limit, call_limit, format_error, error, running), got "Submitted"',
+      'formatLoclabTrajectory requires a loclab exit (submitted, step_limit, cost_limit, time_limit, context_limit, call_limit, disk_limit, format_error, error, running), got "Submitted"',
     );
   });
 

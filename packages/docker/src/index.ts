@@ -17,3 +17,5 @@ export {
 export { droppedBytes, FrameReader, HeadKeeper, type KeptBytes } from "./bounded-output.js";
 export { tarArchive, type ArchiveEntry } from "./tar-archive.js";
 export { removeLabelledContainers } from "./labelled-containers.js";
+export { type LayerWatch, type LayerWatchOptions, watchWritableLayer, writableLayerBytes } from "./writable-layer.js";
+export { type BuildEvent, type BuildStreamResult, readBuildStream } from "./build-events.js";

@@ -1,3 +1,4 @@
+import { readBuildStream } from "@loclab/docker";
 import type Docker from "dockerode";
 import { ImageBuildError } from "./image-build-error.js";
 import { findImage, type ImageRef } from "./image-ref.js";
@@ -15,7 +16,8 @@ export interface BuildImageInput {
 /**
  * `docker build` through dockerode with no network (`--network none`: everything the build
  * installs is in the context), intermediate containers removed even on failure. A failing step
- * is an `ImageBuildError` with the build's last lines.
+ * is an `ImageBuildError` with the build's last lines. The build's output is read as a stream
+ * (`readBuildStream`): only its last lines are held, however much a step prints.
  */
 export async function buildImage(docker: Docker, input: BuildImageInput): Promise<ImageRef> {
   const stream = (await docker.buildImage({ context: input.context, src: input.entries }, {
@@ -25,24 +27,16 @@ export async function buildImage(docker: Docker, input: BuildImageInput): Promis
     rm: true,
     forcerm: true,
   } as never)) as unknown as NodeJS.ReadableStream;
-  const tail: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    docker.modem.followProgress(
-      stream,
-      (error: Error | null, events: { error?: string; errorDetail?: { message?: string } }[]) => {
-        const failed = error?.message ?? events.find((event) => event.error)?.error;
-        if (failed) reject(new ImageBuildError(input.name, `${failed}\n${tail.join("")}`.trimEnd()));
-        else resolve();
-      },
-      (event: { stream?: string }) => {
-        if (!event.stream) return;
-        tail.push(event.stream);
-        if (tail.length > 30) tail.shift();
-        const line = event.stream.trimEnd();
-        if (line.startsWith("Step ")) input.onProgress?.(`  ${line}`);
-      },
-    );
+  // Read as it comes, the last 30 lines kept: a step that prints without end costs the runner nothing.
+  const read = await readBuildStream(stream, {
+    onEvent: (event) => {
+      const line = event.stream?.trimEnd();
+      if (line?.startsWith("Step ")) input.onProgress?.(`  ${line}`);
+    },
+  }).catch((error: Error) => {
+    throw new ImageBuildError(input.name, `the build stream failed: ${error.message}`);
   });
+  if (read.error) throw new ImageBuildError(input.name, `${read.error}\n${read.tail.join("")}`.trimEnd());
   const built = await findImage(docker, input.name);
   if (!built) throw new ImageBuildError(input.name, "the build finished but the image is not there");
   return built;

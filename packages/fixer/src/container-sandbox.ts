@@ -1,8 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { posix } from "node:path";
-import { execSplit, removeLabelledContainers, type SplitExecResult, tarArchive } from "@loclab/docker";
+import {
+  execSplit,
+  removeLabelledContainers,
+  type SplitExecResult,
+  tarArchive,
+  watchWritableLayer,
+} from "@loclab/docker";
 import type Docker from "dockerode";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox-limits.js";
+import { DEFAULT_SANDBOX_LIMITS, DISK_POLL_MS, type SandboxLimits } from "./sandbox-limits.js";
 import {
   DIFF_SCRIPT,
   KILL_GROUP_SCRIPT,
@@ -71,6 +77,8 @@ export function sandboxHostConfig(limits: SandboxLimits): Docker.HostConfig {
     Memory: limits.memoryMiB * 2 ** 20,
     MemorySwap: limits.memoryMiB * 2 ** 20,
     NanoCpus: Math.round(limits.cpus * 1e9),
+    // The disk limit is watched through the engine (writable-layer.ts): `StorageOpt: { size }`
+    // needs overlay2 on xfs with project quotas, which most hosts (ext4) have not.
   };
 }
 
@@ -169,6 +177,12 @@ export class ContainerSandbox implements Sandbox {
       hostKilled = true;
       void killGroup();
     }, options.timeoutMs + HOST_GRACE_MS);
+    const layer = watchWritableLayer(this.container, {
+      limitBytes: this.limits.diskMiB * 2 ** 20,
+      intervalMs: DISK_POLL_MS,
+      onOver: () => void killGroup(),
+    });
+    let disk: Awaited<ReturnType<typeof layer.stop>> | undefined;
     try {
       const result = await execSplit(
         this.container,
@@ -176,6 +190,7 @@ export class ContainerSandbox implements Sandbox {
         { workdir: this.workdir, keepBytes: this.limits.keepBytes },
       );
       const ms = Date.now() - started;
+      disk = await layer.stop();
       const swept = await this.sweep();
       const hit = countersSince(this.counters, swept.counters);
       this.counters = swept.counters;
@@ -193,8 +208,10 @@ export class ContainerSandbox implements Sandbox {
         ms,
         hit,
         ...(swept.left > 0 ? { leftover: { count: swept.left, commands: swept.commands } } : {}),
+        ...(disk.over ? { diskOver: { bytes: disk.bytes ?? 0 } } : {}),
       };
     } finally {
+      if (!disk) await layer.stop();
       clearTimeout(backstop);
       options.signal?.removeEventListener("abort", onAbort);
     }
@@ -278,6 +295,14 @@ export class ContainerSandbox implements Sandbox {
     await this.container.remove({ force: true }).catch((error: { statusCode?: number }) => {
       if (error.statusCode !== 404) throw error;
     });
+  }
+
+  /**
+   * Ends every process of the container but its init and keeper, now (what a driver of its own,
+   * mini-swe-agent's, left when it was stopped); the counters move on past what it cost.
+   */
+  async endCommands(): Promise<void> {
+    this.counters = (await this.sweep()).counters;
   }
 
   /** Ends what the last command left running and reads the container's counters. */

@@ -16,11 +16,12 @@ import type { Sandbox } from "./sandbox.js";
  * for after the budget was spent), `time_limit` (the supervisor's wall budget), `step_limit`
  * (model turns, a guard against a model that never calls a counted tool), `context_limit`
  * (the server refused the prompt as too long), `error` (the model call failed after its
- * retries). In every case the patch is the repository's diff at the end.
+ * retries), `disk_limit` (a command passed the sandbox's writable-layer limit and was killed).
+ * In every case the patch is the repository's diff at the end.
  */
 export type FixerExit = Extract<
   TrajectoryExit,
-  "submitted" | "call_limit" | "time_limit" | "step_limit" | "context_limit" | "error"
+  "submitted" | "call_limit" | "time_limit" | "step_limit" | "context_limit" | "disk_limit" | "error"
 >;
 
 /** A recovery the loop made instead of failing: a turn without a tool call was answered with a nudge. */

@@ -270,6 +270,11 @@ export async function fixInstance(options: FixInstanceOptions): Promise<FixResul
           exit = "call_limit";
           break;
         }
+        if (result.command?.diskBytes !== undefined) {
+          exit = "disk_limit";
+          record.error = `disk limit: the container's writable layer passed ${options.sandbox.limits.diskMiB} MiB`;
+          break;
+        }
       }
       record.endedAt = new Date().toISOString();
       await trajectory.appendStep(record);

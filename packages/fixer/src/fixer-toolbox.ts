@@ -7,6 +7,7 @@ import type { LocalizerCall, LocalizerRunner } from "./localizer-tool.js";
 import { checkedStart, ReadWindowError, readWindow, type ReadWindow, windowBytes } from "./read-window.js";
 import {
   DEFAULT_PATCH_LIMITS,
+  diskLimitNote,
   leftoverNote,
   limitNotes,
   type PatchLimits,
@@ -58,6 +59,8 @@ export interface FixerToolResult {
     cpuThrottledMs?: number;
     /** Processes the command left running, ended after it. */
     leftoverProcesses?: number;
+    /** The container's writable layer (bytes) when it passed the disk limit: the attempt ends (exit `disk_limit`). */
+    diskBytes?: number;
   };
   /** read_file: the lines really returned. */
   read?: Omit<ReadWindow, "text"> & { path: string };
@@ -264,6 +267,7 @@ export class FixerToolbox {
     const notes = limitNotes(hit, this.sandbox.limits);
     const leftover = result.leftover ? leftoverNote(result.leftover.count, result.leftover.commands) : undefined;
     if (leftover) notes.push(leftover);
+    if (result.diskOver) notes.push(diskLimitNote(result.diskOver.bytes, this.sandbox.limits));
     return {
       content: `${[status, ...notes].join("\n")}\nstdout:\n${stdout.text || "(empty)"}\nstderr:\n${stderr.text || "(empty)"}`,
       command: {
@@ -279,6 +283,7 @@ export class FixerToolbox {
         ...(hit.processes > 0 ? { forksRefused: hit.processes } : {}),
         ...(hit.cpuThrottledUs > 0 ? { cpuThrottledMs: Math.round(hit.cpuThrottledUs / 1000) } : {}),
         ...(result.leftover ? { leftoverProcesses: result.leftover.count } : {}),
+        ...(result.diskOver ? { diskBytes: result.diskOver.bytes } : {}),
       },
     };
   }

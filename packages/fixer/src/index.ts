@@ -45,6 +45,8 @@ export {
 export {
   DEFAULT_PATCH_LIMITS,
   DEFAULT_SANDBOX_LIMITS,
+  DISK_POLL_MS,
+  diskLimitNote,
   leftoverNote,
   limitNotes,
   patchOverLimitNote,

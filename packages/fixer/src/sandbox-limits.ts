@@ -14,19 +14,30 @@ export interface SandboxLimits {
   cpus: number;
   /** Bytes of a command's stdout and of its stderr kept in the runner's memory; the rest is counted and dropped. */
   keepBytes: number;
+  /**
+   * The container's writable layer in MiB (what its commands wrote over the image): a command
+   * that passes it is killed and the attempt ends (exit `disk_limit`), so a disk filler cannot
+   * fill the host. Measured through the engine while a command runs and after it.
+   */
+  diskMiB: number;
 }
 
 /**
  * The defaults: 1,024 processes (OpenClaw's sandbox; NemoClaw went to 512 after its fork-bomb
  * report), 4 GiB (a repository's test suite fits, SWE-bench's largest included), one CPU, and
- * 64 KiB of each stream (run_command shows 5,000 characters of each).
+ * 64 KiB of each stream (run_command shows 5,000 characters of each), and 4 GiB written over
+ * the image (a build of the repository's extensions and its test caches take a few hundred MB).
  */
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   processes: 1024,
   memoryMiB: 4096,
   cpus: 1,
   keepBytes: 64 * 1024,
+  diskMiB: 4096,
 };
+
+/** How often a running command's writable layer is measured (ms): a filler writes at most about this long past the limit. */
+export const DISK_POLL_MS = 1000;
 
 /** A number as the notes write it: 1,024. */
 function grouped(value: number): string {
@@ -48,6 +59,11 @@ export function limitNotes(hit: SandboxCounters, limits: SandboxLimits): string[
       `fork failed: process limit ${grouped(limits.processes)} (${grouped(hit.processes)} fork${hit.processes === 1 ? "" : "s"} refused)`,
     );
   return notes;
+}
+
+/** What the model is told when a command passed the disk limit (the last thing it is told: the attempt ends). */
+export function diskLimitNote(bytes: number, limits: SandboxLimits): string {
+  return `killed: disk limit ${grouped(limits.diskMiB)} MiB (the container's writable layer holds ${grouped(Math.round(bytes / 2 ** 20))} MiB); the attempt ends here`;
 }
 
 /** The note on processes a command left running, which the sweep ended. */

@@ -20,6 +20,8 @@ export interface CommandResult {
   hit?: SandboxCounters;
   /** Processes the command left running, ended after it (how many; the first commands). */
   leftover?: { count: number; commands: string[] };
+  /** The container's writable layer passed the disk limit during or by the end of the command (its size then, in bytes). */
+  diskOver?: { bytes: number };
 }
 
 /** A file the sandbox cannot read or write as text: missing, a directory, binary. The message is the tool's answer. */

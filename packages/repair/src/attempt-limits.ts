@@ -11,6 +11,7 @@ export function sandboxLimitsOf(repair: Pick<RepairSpec, "memoryMiB" | "sandbox"
     ...(repair.memoryMiB !== undefined ? { memoryMiB: repair.memoryMiB } : {}),
     ...(repair.sandbox?.processes !== undefined ? { processes: repair.sandbox.processes } : {}),
     ...(repair.sandbox?.cpus !== undefined ? { cpus: repair.sandbox.cpus } : {}),
+    ...(repair.sandbox?.diskMiB !== undefined ? { diskMiB: repair.sandbox.diskMiB } : {}),
   };
 }
 
@@ -35,13 +36,14 @@ export function evaluationLimitsOf(repair: Pick<RepairSpec, "evaluation">): Part
 
 /** How often an attempt's commands met each limit (the ledger's `limits`); undefined when none was met. */
 export function limitsHit(result: Pick<AgentResult, "toolResults" | "actionLimits">): RepairRecord["limits"] {
-  const hit = { memory: 0, processes: 0, output: 0, leftover: 0, cpuThrottledMs: 0 };
+  const hit = { memory: 0, processes: 0, output: 0, leftover: 0, cpuThrottledMs: 0, disk: 0 };
   // mini-swe-agent's actions (its driver's limits log; the CPU throttling is not read there).
   for (const action of result.actionLimits ?? []) {
     if (action.memoryKills) hit.memory += 1;
     if (action.forksRefused) hit.processes += 1;
     if (action.droppedBytes) hit.output += 1;
     if (action.leftoverProcesses) hit.leftover += 1;
+    if (action.diskBytes) hit.disk += 1;
   }
   for (const { command } of result.toolResults) {
     if (!command) continue;
@@ -49,7 +51,11 @@ export function limitsHit(result: Pick<AgentResult, "toolResults" | "actionLimit
     if (command.forksRefused) hit.processes += 1;
     if (command.stdoutDroppedBytes || command.stderrDroppedBytes) hit.output += 1;
     if (command.leftoverProcesses) hit.leftover += 1;
+    if (command.diskBytes !== undefined) hit.disk += 1;
     hit.cpuThrottledMs += command.cpuThrottledMs ?? 0;
   }
-  return Object.values(hit).some((count) => count > 0) ? hit : undefined;
+  if (!Object.values(hit).some((count) => count > 0)) return undefined;
+  // `disk` only when met, so that the ledgers of runs before the disk limit read the same.
+  const { disk, ...rest } = hit;
+  return disk > 0 ? { ...rest, disk } : rest;
 }

@@ -115,6 +115,8 @@ export const RepairSpecSchema = z.strictObject({
     .strictObject({
       processes: PositiveInt.max(1 << 22).optional(),
       cpus: z.number().positive().max(1024).optional(),
+      /** The writable layer's limit in MiB (4,096 when absent): a command past it is killed and the attempt ends `disk_limit`. */
+      diskMiB: PositiveInt.optional(),
       patchBytes: PositiveInt.optional(),
       binaryFileBytes: PositiveInt.optional(),
     })

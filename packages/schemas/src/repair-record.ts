@@ -119,10 +119,18 @@ export const RepairRecordSchema = z.strictObject({
    * How many of the attempt's commands met each sandbox limit (docs/definitions.md §9, "sandbox
    * limits"): `memory` (an OOM kill), `processes` (a refused fork), `output` (bytes past the
    * keep cap dropped), `leftover` (processes left running, ended after the command), and the
-   * time the CPU quota held the container back. Absent when none was met.
+   * time the CPU quota held the container back; `disk` (the writable layer passed its limit: the
+   * attempt's exit is `disk_limit`), present only when met. Absent when none was met.
    */
   limits: z
-    .strictObject({ memory: Count, processes: Count, output: Count, leftover: Count, cpuThrottledMs: Count })
+    .strictObject({
+      memory: Count,
+      processes: Count,
+      output: Count,
+      leftover: Count,
+      cpuThrottledMs: Count,
+      disk: Count.optional(),
+    })
     .optional(),
   /** Turns without a tool call, answered with a nudge. */
   recoveries: Count,

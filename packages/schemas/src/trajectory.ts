@@ -29,6 +29,7 @@ export const TRAJECTORY_EXITS = [
   "time_limit",
   "context_limit",
   "call_limit",
+  "disk_limit",
   "format_error",
   "error",
   "running",
@@ -42,6 +43,8 @@ export const TRAJECTORY_BUDGET_EXITS = {
   time_limit: "time",
   context_limit: "context",
   call_limit: "calls",
+  // The sandbox's writable layer (docs/definitions.md §9): what an attempt may write, a budget like the others.
+  disk_limit: "disk",
 } as const satisfies Partial<Record<TrajectoryExit, string>>;
 export type TrajectoryBudgetExit = keyof typeof TRAJECTORY_BUDGET_EXITS;
 

@@ -46,6 +46,7 @@ describe("the log contract", () => {
       "time_limit",
       "context_limit",
       "call_limit",
+      "disk_limit",
     ]);
     expect(isBudgetExit("toString")).toBe(false);
   });

@@ -4,7 +4,7 @@ import { type BreakdownOptions, DEFAULT_BREAKDOWN_OPTIONS } from "./breakdown-op
 import { countedCalls } from "./counted-calls.js";
 
 /** Which budget ended a task. */
-export type BudgetLimit = "steps" | "cost" | "time" | "context" | "rounds" | "calls";
+export type BudgetLimit = "steps" | "cost" | "time" | "context" | "rounds" | "calls" | "disk";
 
 /** A task stopped by its budget, and the rule that says so (for the table's footnotes). */
 export interface BudgetExit {

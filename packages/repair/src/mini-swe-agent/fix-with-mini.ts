@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
+import { watchWritableLayer } from "@loclab/docker";
 import {
   type ContainerSandbox,
   DEFAULT_PATCH_LIMITS,
+  DISK_POLL_MS,
   type FixResult,
   finalPatch,
   type PatchLimits,
@@ -9,7 +11,7 @@ import {
 } from "@loclab/fixer";
 import { readJsonl, type TrajectoryExit } from "@loclab/schemas";
 import { miniTotals } from "./mini-totals.js";
-import { type MiniActionLimits, type MiniSweAgentJob, runMiniSweAgent } from "./run-mini.js";
+import { type MiniActionLimits, type MiniSweAgentJob, NO_ACTION_LIMITS, runMiniSweAgent } from "./run-mini.js";
 
 /**
  * A repair agent's result in the fixer's shape, its exit any of the trajectory exits
@@ -48,6 +50,14 @@ export async function fixWithMiniSweAgent(
   const started = performance.now();
   const { patchLimits, ...miniJob } = job;
   const limitsLog = miniLimitsLog(job.trajectoryPath);
+  // The disk limit, watched from here for the whole run (the driver's actions are `docker exec`s
+  // of its own): past it, the driver is stopped and every process of the container ended.
+  const stop = new AbortController();
+  const layer = watchWritableLayer(sandbox.container, {
+    limitBytes: sandbox.limits.diskMiB * 2 ** 20,
+    intervalMs: DISK_POLL_MS,
+    onOver: () => stop.abort(),
+  });
   const mini = await runMiniSweAgent({
     ...miniJob,
     container: sandbox.container.id,
@@ -61,11 +71,15 @@ export async function fixWithMiniSweAgent(
       processes: sandbox.limits.processes,
       limitsLog,
     },
+    stop: stop.signal,
   });
+  const disk = await layer.stop();
+  if (disk.over) await sandbox.endCommands();
   // The project's JSONL reader: a torn or bad line names its file and line.
   const actionLimits = existsSync(limitsLog)
     ? (await readJsonl<MiniActionLimits>(limitsLog)).records.map((record) => record.value)
     : [];
+  if (disk.over) actionLimits.push({ ...NO_ACTION_LIMITS, diskBytes: disk.bytes ?? 0 });
   const { patch, patchOverLimit } = await finalPatch(
     sandbox,
     patchLimits ?? DEFAULT_PATCH_LIMITS,

@@ -27,6 +27,8 @@ export interface MiniSweAgentJob {
   trajectoryPath: string;
   /** DOCKER_HOST and the like for the `docker` CLI mini-swe-agent calls. */
   env?: Record<string, string>;
+  /** Ends the driver's process group early (the sandbox's disk limit passed): the result's status is `DiskLimit`. */
+  stop?: AbortSignal;
   /**
    * loclab's sandbox rules for each action (docs/definitions.md §9, "sandbox limits"): the sweep
    * script and the keeper's pid it spares, the bytes of output kept at each end, the limits named
@@ -51,7 +53,19 @@ export interface MiniActionLimits {
   forksRefused: number;
   leftoverProcesses: number;
   timedOut: boolean;
+  /** The writable layer when it passed the disk limit (loclab's supervisor adds this line; the driver never writes it). */
+  diskBytes?: number;
 }
+
+/** An action that met no limit. */
+export const NO_ACTION_LIMITS: MiniActionLimits = {
+  outputBytes: 0,
+  droppedBytes: 0,
+  memoryKills: 0,
+  forksRefused: 0,
+  leftoverProcesses: 0,
+  timedOut: false,
+};
 
 export interface MiniSweAgentResult {
   /** mini-swe-agent's exit status (`Submitted`, `LimitsExceeded`, `TimeExceeded`, `RepeatedFormatError`, an exception's name), or `killed`. */
@@ -80,6 +94,8 @@ export function miniExit(status: string): TrajectoryExit {
       return "format_error";
     case "ContextWindowExceededError":
       return "context_limit";
+    case "DiskLimit":
+      return "disk_limit";
     default:
       return "error";
   }
@@ -147,14 +163,24 @@ export async function runMiniSweAgent(job: MiniSweAgentJob): Promise<MiniSweAgen
       // The group is gone already.
     }
   };
+  const end = () => {
+    signal("SIGTERM");
+    setTimeout(() => signal("SIGKILL"), 3000).unref();
+  };
   const deadline = setTimeout(
     () => {
       killed = true;
-      signal("SIGTERM");
-      setTimeout(() => signal("SIGKILL"), 3000).unref();
+      end();
     },
     job.wallSeconds * 1000 + 5000,
   );
+  let stopped = false;
+  const onStop = () => {
+    stopped = true;
+    end();
+  };
+  if (job.stop?.aborted) onStop();
+  else job.stop?.addEventListener("abort", onStop, { once: true });
   const code = await new Promise<number | null>((resolve) => {
     child.on("error", (error) => {
       stderr += `\n${error.message}`;
@@ -163,6 +189,7 @@ export async function runMiniSweAgent(job: MiniSweAgentJob): Promise<MiniSweAgen
     child.on("close", (status) => resolve(status));
   });
   clearTimeout(deadline);
+  job.stop?.removeEventListener("abort", onStop);
   await rm(dir, { recursive: true, force: true });
   const ms = performance.now() - started;
   const last = stdout.trim().split("\n").at(-1) ?? "";
@@ -172,6 +199,8 @@ export async function runMiniSweAgent(job: MiniSweAgentJob): Promise<MiniSweAgen
   } catch {
     result = undefined;
   }
+  if (stopped)
+    return { exitStatus: "DiskLimit", exit: miniExit("DiskLimit"), submission: "", apiCalls: 0, killed: true, ms };
   if (killed || !result) {
     const exitStatus = killed ? "killed" : "error";
     return {

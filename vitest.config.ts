@@ -3,19 +3,25 @@ import { defineConfig } from "vitest/config";
 // One root run over every package's unit tests and the cross-package tests in tests/.
 // Package tests import their own src; cross-package tests import packages by name (built dist).
 //
-// Four groups, one after another.
-// "unit": everything that needs neither the test model nor the Docker engine, two workers (one
-// per core).
-// "evaluation": tests/evaluation-docker.test.ts alone: it builds the debootstrap base image that
-// the containers group reuses, and it prunes instance images (another file's would go with them).
-// "containers": the Docker engine's tests that run no model process (the scripted servers stand
-// in), two files at once: much of their time is waiting (test suites in containers, time limits,
-// image imports), and every check of what is left is scoped to the file's own run label.
-// "real-model": the tests that run llama.cpp or vLLM on the test model, one file at a time, last,
-// because llama.cpp spin-waits on its threads and two model processes on two cores slowed each
-// other down by orders of magnitude (a 70 s test took over 300 s).
-const EVALUATION = ["tests/evaluation-docker.test.ts"];
-const CONTAINERS = [
+// Two groups. "real-model": the tests that run llama.cpp on the test model (and the evaluation's
+// tests on the Docker engine, which build images); one file at a time,
+// after everything else, because llama.cpp spin-waits on its threads and two model processes on
+// two cores slowed each other down by orders of magnitude (a 70 s test took over 300 s).
+// "unit": the rest, two workers (one per core).
+const REAL_MODEL = [
+  "packages/serve/test/serve-api.test.ts",
+  "tests/real-model-run.test.ts",
+  // README's first run (the test model) and its install line in a fresh copy (npm ci and a build).
+  "tests/readme-first-run.test.ts",
+  "tests/reproduce.test.ts",
+  "tests/vllm-lifecycle.test.ts",
+  // The real vLLM (its CPU build): one server for the file, about a minute to start, 2 cores bound.
+  "tests/vllm-real.test.ts",
+  "tests/vllm-docker.test.ts",
+  "tests/fgl-real-model.test.ts",
+  // Evaluation on the Docker engine: the first builds the debootstrap base image (≈ 2 min) that
+  // the second reuses; one at a time, after the rest, so the build does not race another.
+  "tests/evaluation-docker.test.ts",
   "tests/evaluate-cli.test.ts",
   // The task's Python: a second base image (bullseye's 3.9), kept in ~/.cache/loclab/roots.
   "tests/evaluation-pythons.test.ts",
@@ -34,19 +40,6 @@ const CONTAINERS = [
   "tests/mini-swe-agent-run.test.ts",
   // A repair run on BullMQ workers, each attempt in containers, against the same run locally.
   "tests/distributed-repair.test.ts",
-];
-const REAL_MODEL = [
-  "packages/serve/test/serve-api.test.ts",
-  "tests/real-model-run.test.ts",
-  // README's first run (the test model) and its install line in a fresh copy (npm ci and a build).
-  "tests/readme-first-run.test.ts",
-  "tests/reproduce.test.ts",
-  "tests/vllm-lifecycle.test.ts",
-  // The real vLLM (its CPU build): one server for the file, about a minute to start, 2 cores bound.
-  "tests/vllm-real.test.ts",
-  "tests/fgl-real-model.test.ts",
-  // `loclab vllm up` through a real container running the stand-in `vllm` on the test model.
-  "tests/vllm-docker.test.ts",
   // vLLM servers through Slurm: a single-node cluster (slurm-wlm) running the stand-in `vllm` on the test model.
   "tests/slurm-launcher.test.ts",
 ];
@@ -68,18 +61,13 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"],
-          exclude: [...EVALUATION, ...CONTAINERS, ...REAL_MODEL],
+          exclude: REAL_MODEL,
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: "evaluation", include: EVALUATION, fileParallelism: false, sequence: { groupOrder: 1 } },
-      },
-      { extends: true, test: { name: "containers", include: CONTAINERS, sequence: { groupOrder: 2 } } },
-      {
-        extends: true,
-        test: { name: "real-model", include: REAL_MODEL, fileParallelism: false, sequence: { groupOrder: 3 } },
+        test: { name: "real-model", include: REAL_MODEL, fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
   },

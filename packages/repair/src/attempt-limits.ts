@@ -35,15 +35,22 @@ export function evaluationLimitsOf(repair: Pick<RepairSpec, "evaluation">): Part
 }
 
 /** How often an attempt's commands met each limit (the ledger's `limits`); undefined when none was met. */
-export function limitsHit(result: Pick<AgentResult, "toolResults" | "actionLimits">): RepairRecord["limits"] {
-  const hit = { memory: 0, processes: 0, output: 0, leftover: 0, cpuThrottledMs: 0, disk: 0 };
+export function limitsHit(result: Pick<AgentResult, "toolResults" | "actionLimits" | "exit">): RepairRecord["limits"] {
+  // The disk limit ends the attempt, so it is met once at most, and its exit says so (both frameworks).
+  const hit = {
+    memory: 0,
+    processes: 0,
+    output: 0,
+    leftover: 0,
+    cpuThrottledMs: 0,
+    disk: result.exit === "disk_limit" ? 1 : 0,
+  };
   // mini-swe-agent's actions (its driver's limits log; the CPU throttling is not read there).
   for (const action of result.actionLimits ?? []) {
     if (action.memoryKills) hit.memory += 1;
     if (action.forksRefused) hit.processes += 1;
     if (action.droppedBytes) hit.output += 1;
     if (action.leftoverProcesses) hit.leftover += 1;
-    if (action.diskBytes) hit.disk += 1;
   }
   for (const { command } of result.toolResults) {
     if (!command) continue;
@@ -51,7 +58,6 @@ export function limitsHit(result: Pick<AgentResult, "toolResults" | "actionLimit
     if (command.forksRefused) hit.processes += 1;
     if (command.stdoutDroppedBytes || command.stderrDroppedBytes) hit.output += 1;
     if (command.leftoverProcesses) hit.leftover += 1;
-    if (command.diskBytes !== undefined) hit.disk += 1;
     hit.cpuThrottledMs += command.cpuThrottledMs ?? 0;
   }
   if (!Object.values(hit).some((count) => count > 0)) return undefined;

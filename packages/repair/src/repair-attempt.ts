@@ -254,6 +254,7 @@ export async function runRepairAttempt(
         outcome: "infra_error",
         error: `evaluation: ${outcome.infra_failure_reason}: ${outcome.infra_failure_detail ?? ""}`.trim(),
       });
+    const limits = limitsHit(result);
     const record: RepairRecord = {
       resolved: outcome.status === "resolved",
       evaluation: {
@@ -277,7 +278,7 @@ export async function runRepairAttempt(
       phases: result.phases,
       loops: { count: result.loops.length, ms: result.loops.reduce((sum, loop) => sum + loop.ms, 0) },
       toolErrors: toolErrors(result),
-      ...(limitsHit(result) ? { limits: limitsHit(result) } : {}),
+      ...(limits ? { limits } : {}),
       recoveries: result.recoveries.length,
       compactions: result.compactions.length,
       localizerTrajectories: result.localizerTrajectories.map(rel),

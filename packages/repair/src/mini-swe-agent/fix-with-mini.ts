@@ -11,7 +11,7 @@ import {
 } from "@loclab/fixer";
 import { readJsonl, type TrajectoryExit } from "@loclab/schemas";
 import { miniTotals } from "./mini-totals.js";
-import { type MiniActionLimits, type MiniSweAgentJob, NO_ACTION_LIMITS, runMiniSweAgent } from "./run-mini.js";
+import { type MiniActionLimits, type MiniSweAgentJob, runMiniSweAgent } from "./run-mini.js";
 
 /**
  * A repair agent's result in the fixer's shape, its exit any of the trajectory exits
@@ -79,7 +79,6 @@ export async function fixWithMiniSweAgent(
   const actionLimits = existsSync(limitsLog)
     ? (await readJsonl<MiniActionLimits>(limitsLog)).records.map((record) => record.value)
     : [];
-  if (disk.over) actionLimits.push({ ...NO_ACTION_LIMITS, diskBytes: disk.bytes ?? 0 });
   const { patch, patchOverLimit } = await finalPatch(
     sandbox,
     patchLimits ?? DEFAULT_PATCH_LIMITS,

@@ -53,19 +53,7 @@ export interface MiniActionLimits {
   forksRefused: number;
   leftoverProcesses: number;
   timedOut: boolean;
-  /** The writable layer when it passed the disk limit (loclab's supervisor adds this line; the driver never writes it). */
-  diskBytes?: number;
 }
-
-/** An action that met no limit. */
-export const NO_ACTION_LIMITS: MiniActionLimits = {
-  outputBytes: 0,
-  droppedBytes: 0,
-  memoryKills: 0,
-  forksRefused: 0,
-  leftoverProcesses: 0,
-  timedOut: false,
-};
 
 export interface MiniSweAgentResult {
   /** mini-swe-agent's exit status (`Submitted`, `LimitsExceeded`, `TimeExceeded`, `RepeatedFormatError`, an exception's name), or `killed`. */

@@ -329,6 +329,25 @@ describe("repair runs (kind: repair) through the runner", () => {
     expect(await labelled(repairRunTag(hangs.out))).toBe(0);
   });
 
+  it("one slot, two tasks: the second attempt takes the slot while the first is still being evaluated (the slot is freed when the fixer ends)", async () => {
+    const run = spec("slot-freed", {
+      instances: ["acme__calc-1", "acme__calc-2"],
+      endpoints: [{ baseURL: server.url, model: "scripted", maxConcurrency: 1 }],
+      // Its own evaluation cache: both patches are really run, none found in the cache.
+      repair: { evaluation: { specs: tasks.specs, cacheDir: join(work, "evaluations-slot"), concurrency: 1 } },
+    });
+    const summary = await startRepairRun(run);
+    expect(summary).toMatchObject({ keys: 2, done: 2, complete: true });
+    const [first, second] = finals((await readRunFolder(run.out)).records).sort((a, b) =>
+      a.startedAt.localeCompare(b.startedAt),
+    );
+    expect(first?.repair?.evaluation.cached).toBe(false);
+    // With one slot held through the evaluation, the second could only start once the first had
+    // ended; it starts (takes the slot) before that, while the first's patch is in its container.
+    expect(Date.parse(second!.startedAt)).toBeLessThan(Date.parse(first!.endedAt));
+    for (const record of [first, second]) expect(record?.repair?.ms.evaluationQueue).toBeGreaterThanOrEqual(0);
+  });
+
   it("the oracle arm: the gold patch's spans handed to the fixer after the issue, recorded; the fixer acts on them", async () => {
     const oracle = spec("oracle", { instances: ["acme__calc-1"], repair: { arms: ["oracle"] } });
     expect(await startRepairRun(oracle)).toMatchObject({ keys: 1, done: 1 });

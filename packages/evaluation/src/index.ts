@@ -42,6 +42,7 @@ export { builderPipWheel, pipWheelCommand, type BuilderPipWheelInput } from "./b
 export { defaultPipCache, defaultRootCache, defaultWheelCache, loclabCache } from "./caches.js";
 export { ImageBuildError } from "./image-build-error.js";
 export { buildImage, type BuildImageInput } from "./build-image.js";
+export { limiter } from "./build-slots.js";
 export { buildTestbedImage, type TestbedImageInput } from "./testbed-image.js";
 export { findImage, type ImageRef } from "./image-ref.js";
 export { baseImageName, envImageName, instanceImageName, prebuiltImageName } from "./image-names.js";

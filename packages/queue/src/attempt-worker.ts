@@ -147,6 +147,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     const stage = await context.stages.prepare(context.plan, attempt, options.signal);
     // Placed from Redis: the coordinator has it from the worker that ran it, so it is not sent again.
     if (stage.kind === "placed") for (const path of stage.paths) context.shipped.add(path);
+    // The workspace (and a repair attempt's image) before the slot: no slot waits for a checkout.
+    // A failure here is met again, and recorded, by the attempt itself.
+    await context.session.prepare?.(attempt).catch(() => undefined);
     const gated = await acquireGated(context.opened.pool, context.slots, workerId, options.signal).catch(
       async (error: unknown) => {
         if (stage.kind === "locked") await stage.release();
@@ -161,6 +164,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         lease: gated.lease,
         pool: context.opened.pool,
         window: context.opened.windows[gated.lease.index],
+        releaseSlot: () => void gated.release().catch(() => undefined),
         onRetry: () => undefined,
       });
     } finally {

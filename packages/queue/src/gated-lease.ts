@@ -34,12 +34,17 @@ export async function acquireGated(
     }
     if (slot) {
       const held = slot;
+      // Once: an attempt may free its slot early (before its evaluation), and again at its end.
+      let releasing: Promise<void> | undefined;
       return {
         lease,
         slot: held,
-        release: async () => {
-          lease.release();
-          await held.release();
+        release: () => {
+          releasing ??= (async () => {
+            lease.release();
+            await held.release();
+          })();
+          return releasing;
         },
       };
     }

@@ -57,6 +57,8 @@ export interface RepairSession {
   judge?: JudgeRole;
   /** mini-swe-agent's Python (a run with the mini-swe-agent framework). */
   miniPython?: string;
+  /** The evaluations' pool: at most `repair.evaluation.concurrency` at once, apart from the endpoint slots. */
+  evaluations: <T>(work: () => Promise<T>) => Promise<T>;
   /** The run's tag: its containers' label and the evaluation's run id. */
   tag: string;
   evaluationCache: string | undefined;
@@ -123,7 +125,7 @@ export async function runRepairAttempt(
     return ended({ outcome: "failed", error: `${instanceId}: ${(error as Error).message}` });
   }
   let sandbox: ContainerSandbox | undefined;
-  const ms = { sandbox: 0, fixer: 0, evaluation: 0 };
+  const ms = { sandbox: 0, fixer: 0, evaluation: 0, evaluationQueue: 0 };
   let stageUsage: RunRecord["usage"] | undefined;
   try {
     await mkdir(dir, { recursive: true });
@@ -225,6 +227,8 @@ export async function runRepairAttempt(
           provenance,
         });
     ms.fixer = performance.now() - fixerStarted;
+    // The model calls are over: the slot goes to the next attempt while this one is evaluated.
+    request.releaseSlot?.();
     await sandbox.remove();
     sandbox = undefined;
     const fixed = fixerFields(result, stageUsage);
@@ -232,19 +236,24 @@ export async function runRepairAttempt(
       // The server failed in transport after the client's retries: not the model's doing.
       return ended({ ...fixed, outcome: "infra_error", error: result.error ?? "the model call failed" });
     await writeFileAtomic(files.patch, result.patch);
-    const evaluationStarted = performance.now();
-    const outcome = await evaluateInstance(session.docker, {
-      instance,
-      spec: harnessSpec,
-      modelName: endpoint.model,
-      modelPatch: result.patch,
-      ...(result.patchOverLimit ? { patchOverLimit: result.patchOverLimit.note } : {}),
-      runId: session.tag,
-      out: files.evaluation,
-      images: session.images,
-      timeoutMs: repair.evaluation.timeoutSeconds * 1000,
-      limits: evaluationLimitsOf(repair),
-      ...(session.evaluationCache ? { cacheDir: session.evaluationCache } : {}),
+    const queued = performance.now();
+    let evaluationStarted = queued;
+    const outcome = await session.evaluations(() => {
+      evaluationStarted = performance.now();
+      ms.evaluationQueue = evaluationStarted - queued;
+      return evaluateInstance(session.docker, {
+        instance,
+        spec: harnessSpec,
+        modelName: endpoint.model,
+        modelPatch: result.patch,
+        ...(result.patchOverLimit ? { patchOverLimit: result.patchOverLimit.note } : {}),
+        runId: session.tag,
+        out: files.evaluation,
+        images: session.images,
+        timeoutMs: repair.evaluation.timeoutSeconds * 1000,
+        limits: evaluationLimitsOf(repair),
+        ...(session.evaluationCache ? { cacheDir: session.evaluationCache } : {}),
+      });
     });
     ms.evaluation = performance.now() - evaluationStarted;
     const report = await keepBeside(files, session.tag, endpoint.model, instanceId);

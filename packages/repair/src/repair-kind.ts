@@ -2,14 +2,23 @@ import { join } from "node:path";
 import { homedir } from "node:os";
 import { connectDocker, type DockerEngineOptions, removeLabelledContainers } from "@loclab/docker";
 import {
+  type EvaluationInstance,
   type ImageSource,
+  limiter,
   localImages,
   prebuiltImages,
   readSpecsFile,
   type SpecsFile,
   specForInstance,
 } from "@loclab/evaluation";
-import { CellWorkspaces, LOCALIZER_ARMS, type RunKind, type RunKindSession } from "@loclab/runner";
+import {
+  CellWorkspaces,
+  LOCALIZER_ARMS,
+  type PlannedAttempt,
+  type RepairArm,
+  type RunKind,
+  type RunKindSession,
+} from "@loclab/runner";
 import { defaultWorkspaceCacheDir } from "@loclab/tools";
 import type Docker from "dockerode";
 import { JudgeRole } from "./judge-role.js";
@@ -29,6 +38,22 @@ export interface RepairRunKindOptions {
 export interface LeftoverContainers {
   sandboxes: number;
   evaluations: number;
+}
+
+/** Evaluations at once when `repair.evaluation.concurrency` is not set. */
+export const DEFAULT_EVALUATION_CONCURRENCY = 2;
+
+/**
+ * What a repair attempt needs before its endpoint slot: its instance image (built on first use:
+ * minutes) and, for the arms with a localizer (two agents, the hand-off arms' stage), the cell's
+ * workspace it reads. The attempt asks for both again and finds them made (builds of one image
+ * are shared, workspaces cached).
+ */
+async function prepareRepairAttempt(session: RepairSession, attempt: PlannedAttempt): Promise<void> {
+  const instance = attempt.instance as EvaluationInstance;
+  await session.images.imageFor(instance, session.specFor(instance));
+  const arm = (attempt.cell.arm ?? "single") as RepairArm;
+  if (arm === "two-agent" || LOCALIZER_ARMS.has(arm)) await session.workspaces.prepare(attempt);
 }
 
 /**
@@ -67,12 +92,16 @@ export function repairRunKind(options: RepairRunKindOptions = {}): RunKind & { l
         specFor: (instance: Parameters<typeof specForInstance>[0]) => specForInstance(instance, extra),
         workspaces,
         tag,
+        evaluations: limiter(repair.evaluation.concurrency ?? DEFAULT_EVALUATION_CONCURRENCY),
         evaluationCache: repair.evaluation.cacheDir ?? join(homedir(), ".cache", "loclab", "evaluations"),
         ...(repair.arms.some((arm) => LOCALIZER_ARMS.has(arm)) ? { stage: new LocalizerStage(plan, workspaces) } : {}),
         ...(plan.judge ? { judge: new JudgeRole(plan.judge, { out: spec.out, retry: spec.retry }) } : {}),
       };
       if (repair.frameworks.includes("mini-swe-agent")) session.miniPython = miniSweAgentPython();
-      return { runAttempt: (request) => runRepairAttempt(plan, request, session) };
+      return {
+        runAttempt: (request) => runRepairAttempt(plan, request, session),
+        prepare: (attempt) => prepareRepairAttempt(session, attempt),
+      };
     },
   };
   return kind;

@@ -15,7 +15,7 @@ import type { Prediction } from "@loclab/schemas";
 import {
   DEFAULT_TOOL_LIMITS,
   materializeWorkspace,
-  shuffleRepository,
+  shuffleRepositoryOffThread,
   writeContentPack,
   walkCheckout,
   type Workspace,
@@ -191,7 +191,8 @@ export class CellWorkspaces {
       const temporary = `${folder}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
       await mkdir(temporary, { recursive: true });
       try {
-        await shuffleRepository({
+        // On a worker thread: the model requests of the attempts running meanwhile are not held up.
+        await shuffleRepositoryOffThread({
           repo: await realpath(original.root),
           out: join(temporary, "tree"),
           mapping: join(temporary, "mapping.json"),

@@ -7,6 +7,8 @@ export * from "./prometheus-text.js";
 export * from "./endpoint-probe.js";
 export * from "./endpoint-pool.js";
 export * from "./pool-queue.js";
+export * from "./prepare-ahead.js";
+export * from "./preparation.js";
 export * from "./open-endpoint-pool.js";
 export * from "./run-lock.js";
 export * from "./cell-workspaces.js";

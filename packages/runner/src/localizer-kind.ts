@@ -35,6 +35,10 @@ export const localizerRunKind: RunKind = {
     return {
       runAttempt: (request) =>
         runLocalizerAttempt(plan, request, workspaces, gold.get(request.attempt.instance.instance_id) ?? none),
+      // The cell's workspace (checkout, mask, shuffled copy) before the attempt holds a slot.
+      prepare: async (attempt) => {
+        await workspaces.prepare(attempt);
+      },
     };
   },
 };

@@ -1,4 +1,5 @@
 import { type EndpointLease, type EndpointPool, PoolUnavailableError } from "./endpoint-pool.js";
+import { PrepareAhead, type PreparationOptions } from "./prepare-ahead.js";
 
 export interface DrainOptions<J> {
   pool: EndpointPool;
@@ -15,6 +16,8 @@ export interface DrainOptions<J> {
   shouldStop?: () => boolean;
   /** Stops taking jobs; jobs in flight finish. */
   signal?: AbortSignal;
+  /** Work each job needs before it takes a slot, done ahead on its own pool (`PrepareAhead`). */
+  prepare?: PreparationOptions<J>;
 }
 
 export interface DrainResult<J> {
@@ -37,7 +40,9 @@ interface Queued<J> {
  * work that talks to model servers (a run's attempts, FGL's scoring). Leases are taken for the
  * queue's head in order (FIFO); a job sent back with "retry" goes first, away from the endpoint
  * that dropped it; dispatching stops on `shouldStop`, `signal`, or the pool giving up
- * (`PoolUnavailableError`), and jobs in flight always finish.
+ * (`PoolUnavailableError`), and jobs in flight always finish. With `prepare`, a job takes a slot
+ * only once its preparation settled (the first ready job in queue order goes first), so a slot
+ * never waits for a checkout.
  */
 export async function drainOverPool<J>(options: DrainOptions<J>): Promise<DrainResult<J>> {
   const { pool } = options;
@@ -46,6 +51,8 @@ export async function drainOverPool<J>(options: DrainOptions<J>): Promise<DrainR
   const inFlight = new Set<Promise<void>>();
   const stopped = stoppedBy(options.signal);
   const stopRequested = () => Boolean(options.shouldStop?.()) || Boolean(options.signal?.aborted);
+  const ahead = new PrepareAhead(options.prepare, () => queue.map((item) => item.job));
+  const firstReady = () => queue.findIndex((item) => ahead.isReady(item.job));
   let unavailable: string | undefined;
   let wasStopped = false;
 
@@ -59,7 +66,13 @@ export async function drainOverPool<J>(options: DrainOptions<J>): Promise<DrainR
       await Promise.race([...inFlight, stopped]);
       continue;
     }
-    const waited = await nextLease(pool, queue[0] as Queued<J>, inFlight, stopped);
+    ahead.fill();
+    const ready = firstReady();
+    if (ready < 0) {
+      await Promise.race([ahead.settled(), ...inFlight, stopped]);
+      continue;
+    }
+    const waited = await nextLease(pool, queue[ready] as Queued<J>, inFlight, stopped);
     if (waited === "again") continue;
     if ("unavailable" in waited) {
       unavailable = waited.unavailable;
@@ -71,13 +84,23 @@ export async function drainOverPool<J>(options: DrainOptions<J>): Promise<DrainR
       wasStopped = true;
       break;
     }
-    const item = queue.shift() as Queued<J>;
+    // The queue may have changed while the lease was awaited: the first ready job now goes.
+    const at = firstReady();
+    if (at < 0) {
+      lease.release();
+      continue;
+    }
+    const item = queue.splice(at, 1)[0] as Queued<J>;
+    ahead.dispatched(item.job);
     const n = (tries.get(item.job) ?? 0) + 1;
     tries.set(item.job, n);
     const running: Promise<void> = options
       .run(item.job, lease, n)
       .then((outcome) => {
-        if (outcome === "retry") queue.unshift({ job: item.job, avoid: lease.index });
+        if (outcome === "retry") {
+          ahead.requeued(item.job);
+          queue.unshift({ job: item.job, avoid: lease.index });
+        }
       })
       .finally(() => {
         lease.release();
@@ -86,6 +109,7 @@ export async function drainOverPool<J>(options: DrainOptions<J>): Promise<DrainR
     inFlight.add(running);
   }
   await Promise.allSettled([...inFlight]);
+  await ahead.stop();
   return {
     ...(unavailable !== undefined ? { unavailable } : {}),
     stopped: wasStopped,

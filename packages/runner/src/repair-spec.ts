@@ -139,6 +139,12 @@ export const RepairSpecSchema = z.strictObject({
     .strictObject({
       /** The eval script's limit in the fresh container. */
       timeoutSeconds: z.number().positive().default(1800),
+      /**
+       * Evaluations at once, on their own pool: an attempt frees its endpoint slot when its
+       * fixer ends, and its patch waits here for an evaluation (default 2: each takes up to
+       * `limits.cpus`).
+       */
+      concurrency: PositiveInt.max(64).optional(),
       /** A JSON file of harness specs for repositories the harness does not know (`loclab evaluate --specs`). */
       specs: z.string().min(1).optional(),
       /** The evaluation's result cache (image + patch + script); default loclab's shared one. */

@@ -16,12 +16,23 @@ export interface AttemptRequest {
   window: number | undefined;
   /** Each transport fault the model client retried. */
   onRetry: (retry: RetryRecord) => void;
+  /**
+   * Frees the endpoint slot before the attempt ends, once its model calls are over (a repair
+   * attempt's evaluation needs no model); idempotent, and the slot is freed at the end anyway.
+   */
+  releaseSlot?: () => void;
 }
 
 /** What a run kind keeps for one session: what its attempts share (workspaces, gold). */
 export interface RunKindSession {
   /** One attempt; never throws: a harness failure becomes a `failed` record. */
   runAttempt(request: AttemptRequest): Promise<RunRecord>;
+  /**
+   * What an attempt needs before its first model call, done before it takes an endpoint slot
+   * (its workspace; a repair attempt's instance image) and shared with its run, which finds it
+   * made. It may throw: the attempt then meets the same failure and records it.
+   */
+  prepare?(attempt: PlannedAttempt): Promise<void>;
 }
 
 /**

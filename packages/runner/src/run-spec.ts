@@ -176,6 +176,12 @@ export const RunSpecSchema = z
     retry: RetrySpecSchema.default(RetrySpecSchema.parse({})),
     /** The folder of git mirrors, one per repository (`<owner>__<name>[.git]`). */
     repos: z.string().min(1),
+    /**
+     * Preparing attempts ahead of their endpoint slot (workspaces: checkout, masking, shuffled
+     * copies; a repair run's instance images): `concurrency` at once, on their own pool
+     * (default the machine's cores, at most 4). Not part of any attempt key.
+     */
+    preparation: z.strictObject({ concurrency: PositiveInt.max(64).optional() }).optional(),
     /** Where materialized and shuffled trees are cached; default the shared cache of all runs (`defaultWorkspaceCacheDir`: `~/.cache/loclab/workspaces`). */
     cacheDir: z.string().min(1).optional(),
     out: z.string().min(1),

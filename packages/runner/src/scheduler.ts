@@ -9,6 +9,7 @@ import {
 import type { MendedRun } from "./crash-mending.js";
 import type { EndpointLease, EndpointPool } from "./endpoint-pool.js";
 import { drainOverPool } from "./pool-queue.js";
+import { preparationOf } from "./preparation.js";
 import type { RunEvent, RunStopReason, RunSummary } from "./run-events.js";
 import type { RunKindSession } from "./run-kind.js";
 import type { PlannedAttempt, RunPlan } from "./run-plan.js";
@@ -27,7 +28,8 @@ export interface ScheduleOptions {
 
 /**
  * Runs the open keys of a plan over the pool (`drainOverPool`), in plan order, each attempt holding one endpoint
- * slot for all its turns. Each attempt's record is appended to the ledger when it ends, then its
+ * slot for all its turns, and taking it only once the run kind has prepared what it needs
+ * (`preparationOf`: its workspace, its image), on a pool of its own ahead of the slots. Each attempt's record is appended to the ledger when it ends, then its
  * prediction to the cell's file (`appendCellPrediction`). An `infra_error` sends the key back to
  * the front of the queue, to another endpoint if one is free, up to `retry.attemptsPerKey`
  * times in a session; model-caused outcomes are never retried. Dispatching stops when the run's
@@ -50,13 +52,15 @@ export class Scheduler {
 
   /** Dispatches until every open key is done or the run stops; returns the run's summary. */
   async run(): Promise<RunSummary> {
-    const { plan, mended, pool, signal } = this.options;
+    const { plan, mended, pool, signal, kind } = this.options;
+    const prepare = preparationOf(plan.spec, kind);
     const drained = await drainOverPool({
       pool,
       jobs: plan.attempts.filter((attempt) => !mended.histories.get(attempt.key)?.final),
       run: (attempt, lease) => this.runOne(attempt, lease),
       shouldStop: () => this.budgetSpent(),
       ...(signal ? { signal } : {}),
+      ...(prepare ? { prepare } : {}),
     });
     if (drained.unavailable !== undefined)
       this.stop(
@@ -89,6 +93,7 @@ export class Scheduler {
       lease,
       pool,
       window: this.options.windows[lease.index],
+      releaseSlot: () => lease.release(),
       onRetry: (retry) => {
         this.retries += 1;
         emit({ type: "retry", cell, instanceId, endpoint: lease.index, retry });

@@ -134,4 +134,122 @@ describe("drainOverPool", () => {
     expect(result.left).toEqual(["a", "b"]);
     expect(result.stopped).toBe(false);
   });
+
+  describe("with preparation ahead", () => {
+    /** A preparation the test finishes by hand, and a log of what happened in order. */
+    function gates() {
+      const open = new Map<string, () => void>();
+      const log: string[] = [];
+      const prepare = (job: string) =>
+        new Promise<void>((resolve) => {
+          log.push(`prepare ${job}`);
+          open.set(job, () => {
+            log.push(`prepared ${job}`);
+            resolve();
+          });
+        });
+      const finish = async (job: string) => {
+        const done = open.get(job);
+        if (!done) throw new Error(`${job} is not being prepared (log: ${log.join(", ")})`);
+        done();
+        await tick(2);
+      };
+      return { open, log, prepare, finish };
+    }
+
+    it("takes a slot only for a prepared job, the first prepared in queue order, with at most `concurrency` preparing", async () => {
+      const p = pool(1);
+      await p.checkAll();
+      const g = gates();
+      const release = new Map<string, () => void>();
+      const draining = drainOverPool({
+        pool: p,
+        jobs: ["a", "b", "c", "d"],
+        prepare: { run: g.prepare, concurrency: 2, ahead: 3 },
+        run: (job) =>
+          new Promise<"done">((resolve) => {
+            g.log.push(`run ${job}`);
+            release.set(job, () => resolve("done"));
+          }),
+      });
+      await tick(2);
+      // Two preparing, none running: the free slot is not taken for a job still being prepared.
+      expect(g.log).toEqual(["prepare a", "prepare b"]);
+      await g.finish("b");
+      // b, ready first, takes the slot; c starts preparing in b's place.
+      expect(g.log).toEqual(["prepare a", "prepare b", "prepared b", "prepare c", "run b"]);
+      await g.finish("a");
+      await g.finish("c");
+      // a and c are ready but the one slot is b's; d starts (a, c ready and d preparing: ahead 3).
+      expect(g.log.slice(5)).toEqual(["prepared a", "prepare d", "prepared c"]);
+      release.get("b")?.();
+      await tick(2);
+      expect(g.log.at(-1)).toBe("run a");
+      release.get("a")?.();
+      await tick(2);
+      expect(g.log.at(-1)).toBe("run c");
+      await g.finish("d");
+      release.get("c")?.();
+      await tick(2);
+      release.get("d")?.();
+      expect(await draining).toEqual({ stopped: false, left: [] });
+      p.stop();
+      expect(g.log.filter((line) => line.startsWith("run"))).toEqual(["run b", "run a", "run c", "run d"]);
+    });
+
+    it("dispatches a job whose preparation failed (its run meets the failure) and runs a retried job without preparing it again", async () => {
+      const p = pool(1);
+      await p.checkAll();
+      const prepared: string[] = [];
+      const runs: string[] = [];
+      const result = await drainOverPool({
+        pool: p,
+        jobs: ["a", "b"],
+        prepare: {
+          run: async (job) => {
+            prepared.push(job);
+            if (job === "a") throw new Error("no mirror");
+          },
+          concurrency: 1,
+          ahead: 1,
+        },
+        run: async (job, _lease, tries) => {
+          runs.push(`${job}${tries}`);
+          return job === "a" && tries < 2 ? "retry" : "done";
+        },
+      });
+      p.stop();
+      expect(result).toEqual({ stopped: false, left: [] });
+      expect(prepared).toEqual(["a", "b"]);
+      expect(runs).toEqual(["a1", "a2", "b1"]);
+    });
+
+    it("a stopped drain waits for the preparations running and starts no more", async () => {
+      const p = pool(1);
+      await p.checkAll();
+      const g = gates();
+      const controller = new AbortController();
+      const draining = drainOverPool({
+        pool: p,
+        jobs: ["a", "b", "c"],
+        prepare: { run: g.prepare, concurrency: 1, ahead: 2 },
+        run: async () => "done",
+        signal: controller.signal,
+      });
+      await tick(2);
+      controller.abort();
+      let settled = false;
+      void draining.then(() => {
+        settled = true;
+      });
+      await tick(5);
+      expect(settled).toBe(false);
+      await g.finish("a");
+      const result = await draining;
+      p.stop();
+      expect(result.stopped).toBe(true);
+      expect(result.left).toEqual(["a", "b", "c"]);
+      expect(g.log).toEqual(["prepare a", "prepared a"]);
+    });
+  });
 });

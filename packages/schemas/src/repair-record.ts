@@ -162,8 +162,11 @@ export const RepairRecordSchema = z.strictObject({
     .optional(),
   /**
    * Of the attempt's wall time: `sandbox` is the instance image (looked up, or built on first
-   * use: minutes then) and the sandbox's start; then the fixer; then the evaluation.
+   * use: minutes then; prepared ahead of the slot, it is there) and the sandbox's start; then
+   * the fixer; then the evaluation, after `evaluationQueue` waiting for a place on the
+   * evaluations' pool (`repair.evaluation.concurrency`; absent in runs before it, with the
+   * endpoint slot already free).
    */
-  ms: z.strictObject({ sandbox: Ms, fixer: Ms, evaluation: Ms }),
+  ms: z.strictObject({ sandbox: Ms, fixer: Ms, evaluation: Ms, evaluationQueue: Ms.optional() }),
 });
 export type RepairRecord = z.infer<typeof RepairRecordSchema>;

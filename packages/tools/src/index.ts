@@ -24,6 +24,7 @@ export * from "./tool-schemas.js";
 export * from "./run-tool.js";
 export * from "./checkout-walk.js";
 export * from "./shuffle-checkout.js";
+export * from "./shuffle-pool.js";
 export * from "./git.js";
 export * from "./workspace-cache.js";
 export * from "./case-folding.js";

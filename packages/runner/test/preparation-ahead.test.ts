@@ -77,7 +77,7 @@ describe("preparation ahead of the endpoint slot", () => {
       records
         .map(
           (record) =>
-            `${record.cell} ${record.instanceId} ${record.outcome} ${JSON.stringify(record.prediction?.locations ?? null)}`,
+            `${JSON.stringify(record.control)} ${record.instanceId} ${record.outcome} ${JSON.stringify(record.prediction?.locations ?? null)}`,
         )
         .sort();
     expect(summary(ledger(join(dir, "again")))).toEqual(summary(ledger(join(dir, "first"))));

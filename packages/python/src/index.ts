@@ -4,6 +4,7 @@ export * from "./module-path.js";
 export * from "./python-imports.js";
 export * from "./import-parse-pool.js";
 export * from "./python-source-facts.js";
+export * from "./python-facts-digest.js";
 export * from "./python-source-text.js";
 export * from "./python-module-index.js";
 export * from "./module-level-names.js";

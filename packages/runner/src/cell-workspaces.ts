@@ -15,6 +15,7 @@ import type { Prediction } from "@loclab/schemas";
 import {
   DEFAULT_TOOL_LIMITS,
   materializeWorkspace,
+  SHUFFLE_FACTS_FOLDER,
   shuffleRepositoryOffThread,
   writeContentPack,
   walkCheckout,
@@ -197,6 +198,8 @@ export class CellWorkspaces {
           out: join(temporary, "tree"),
           mapping: join(temporary, "mapping.json"),
           seed,
+          // Facts of every Python file parsed for any commit: a new commit parses only what changed.
+          factsDir: join(this.options.cacheDir, SHUFFLE_FACTS_FOLDER),
         });
         await rename(temporary, folder).catch(async (error: NodeJS.ErrnoException) => {
           // Another process finished the same copy first: use theirs.

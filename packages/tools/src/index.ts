@@ -25,6 +25,7 @@ export * from "./run-tool.js";
 export * from "./checkout-walk.js";
 export * from "./shuffle-checkout.js";
 export * from "./shuffle-pool.js";
+export * from "./python-facts-store.js";
 export * from "./git.js";
 export * from "./workspace-cache.js";
 export * from "./case-folding.js";

@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import type { ImportRewriteStats, ShuffleMapping, SkippedEntry, UnparsedFile } from "@loclab/controls";
 import { loadPythonParser } from "@loclab/python";
 import { walkCheckout } from "./checkout-walk.js";
+import { pythonFactsStore } from "./python-facts-store.js";
 
 /** Folders never copied: version control data, and bytecode caches (they hold the original names). */
 export const DEFAULT_SKIP_DIRECTORIES: readonly string[] = [".git", "__pycache__"];
@@ -30,6 +31,12 @@ export interface ShuffleRepositoryOptions {
   hiddenNames?: "project" | "keep" | "all";
   /** Files read and written at once; default 16. */
   concurrency?: number;
+  /**
+   * A folder of parsed Python facts kept across shuffles (`pythonFactsStore`): a file whose
+   * bytes were parsed before, at any commit, is not parsed again. The copy is the same with or
+   * without it.
+   */
+  factsDir?: string;
 }
 
 /** What `shuffleRepository` did. Counts are over the copied tree. */
@@ -82,6 +89,8 @@ export interface ShuffleReport {
   notUtf8Files: string[];
   /** Entries not copied, with the reason (symbolic links out of the tree or in a loop, `.git`). */
   skipped: SkippedEntry[];
+  /** With `factsDir`: Python files whose facts were found there (not parsed again). */
+  factsReused?: number;
   /** Wall-clock time of the whole run. */
   ms: number;
 }
@@ -126,6 +135,7 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
   });
   const concurrency = options.concurrency ?? 16;
 
+  const facts = options.factsDir ? pythonFactsStore(options.factsDir) : undefined;
   // Read the Python sources, then plan everything (pure: controls' planRepositoryShuffle).
   const pythonSources = new Map<string, Buffer>();
   await forEachLimit(walk.files.filter(isPythonSource), concurrency, async (path) => {
@@ -140,6 +150,7 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
       ...(options.rewriteDottedStrings !== undefined ? { rewriteDottedStrings: options.rewriteDottedStrings } : {}),
       ...(options.keepBindings !== undefined ? { keepBindings: options.keepBindings } : {}),
       ...(options.hiddenNames !== undefined ? { hiddenNames: options.hiddenNames } : {}),
+      ...(facts ? { factsMemo: facts } : {}),
     },
     await loadPythonParser(),
   );
@@ -194,6 +205,7 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
     unparsedFiles: plan.unparsedFiles,
     notUtf8Files: plan.notUtf8Files,
     skipped,
+    ...(facts ? { factsReused: facts.hits } : {}),
     ms: Math.round(performance.now() - started),
   };
 }

@@ -19,8 +19,12 @@ export function defaultWorkspaceCacheDir(env: NodeJS.ProcessEnv = process.env): 
 
 /** One entry of the workspace cache. */
 export interface CachedWorkspace {
-  /** `tree`: a materialized checkout; `shuffled`: a shuffled copy of one (with its mapping beside it). */
-  kind: "tree" | "shuffled";
+  /**
+   * `tree`: a materialized checkout; `shuffled`: a shuffled copy of one (with its mapping beside
+   * it); `facts`: the Python facts shuffles keep by file content, for every repository
+   * (`SHUFFLE_FACTS_FOLDER`; its `repo` and `commit` are empty).
+   */
+  kind: "tree" | "shuffled" | "facts";
   /** `owner/name`. */
   repo: string;
   commit: string;
@@ -39,6 +43,9 @@ export interface CachedWorkspace {
   /** False for a half-made entry (no manifest or mapping): `clear` removes it. */
   complete: boolean;
 }
+
+/** The folder of a workspace cache where shuffles keep parsed Python facts (`pythonFactsStore`). */
+export const SHUFFLE_FACTS_FOLDER = "shuffle-facts";
 
 /**
  * Every entry of a workspace cache (`materializeWorkspace`'s trees and the runner's shuffled
@@ -80,6 +87,9 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
       if (seedEntry.isDirectory() && match) await scan(join(shuffled, seedEntry.name), "shuffled", Number(match[1]));
     }
   }
+  const facts = join(root, SHUFFLE_FACTS_FOLDER);
+  if (existsSync(facts))
+    entries.push({ kind: "facts", repo: "", commit: "", path: facts, ...(await diskUse(facts)), complete: true });
   return entries.sort(
     (a, b) =>
       (a.repo + a.commit + (a.seed ?? -1)).localeCompare(b.repo + b.commit + (b.seed ?? -1)) ||
@@ -90,7 +100,8 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
 /**
  * Removes entries of a workspace cache: all of them, or those of one repository, or those made
  * more than `olderThanMs` ago (a shuffled copy goes with its tree's age, else its own folder's);
- * half-made entries always go. Trees made read-only are unlocked first. Runs that use an entry
+ * half-made entries always go. The shuffles' facts (no repository of their own) go when all
+ * is cleared, or by age; a run that meets them gone parses again. Trees made read-only are unlocked first. Runs that use an entry
  * must be stopped (a running one materializes it again when needed). Returns what was removed.
  */
 export async function clearCachedWorkspaces(

@@ -81,6 +81,18 @@ export interface PlanRepositoryShuffleOptions {
    * the project and are what any repository has; renaming any of them is harmless to Python.
    */
   hiddenNames?: "project" | "keep" | "all";
+  /**
+   * The facts of Python sources parsed before (for another commit of the repository), by
+   * content: the parse, most of a plan's time, is a pure function of a file's bytes, so a file
+   * unchanged between commits is not parsed again and the plan is the same as without it.
+   */
+  factsMemo?: PythonFactsMemo;
+}
+
+/** Parsed facts of Python sources, kept by their bytes (the keeper hashes them). */
+export interface PythonFactsMemo {
+  get(source: Uint8Array): PythonSourceFacts | undefined;
+  set(source: Uint8Array, facts: PythonSourceFacts): void;
 }
 
 /**
@@ -218,7 +230,11 @@ export function planRepositoryShuffle(
       continue;
     }
     if (decoded.encoding !== "utf8") notUtf8Files.push(path);
-    const fileFacts = pythonSourceFacts(decoded.text, python);
+    let fileFacts = options.factsMemo?.get(bytes);
+    if (!fileFacts) {
+      fileFacts = pythonSourceFacts(decoded.text, python);
+      options.factsMemo?.set(bytes, fileFacts);
+    }
     if (fileFacts.hasError) unparsedFiles.push({ path, reason: "tree-sitter-error" });
     texts.set(path, decoded);
     facts.set(path, fileFacts);

@@ -1,4 +1,4 @@
-import { availableParallelism } from "node:os";
+import { defaultThreadCount } from "@loclab/threads";
 import type { PreparationOptions } from "./prepare-ahead.js";
 import type { RunKindSession } from "./run-kind.js";
 import type { PlannedAttempt } from "./run-plan.js";
@@ -6,7 +6,7 @@ import type { RunSpec } from "./run-spec.js";
 
 /** Preparations at once when the spec does not say: the machine's cores, at most 4. */
 export function defaultPreparationConcurrency(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
+  return defaultThreadCount(4);
 }
 
 /**

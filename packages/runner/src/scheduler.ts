@@ -27,9 +27,10 @@ export interface ScheduleOptions {
 }
 
 /**
- * Runs the open keys of a plan over the pool (`drainOverPool`), in plan order, each attempt holding one endpoint
- * slot for all its turns, and taking it only once the run kind has prepared what it needs
- * (`preparationOf`: its workspace, its image), on a pool of its own ahead of the slots. Each attempt's record is appended to the ledger when it ends, then its
+ * Runs the open keys of a plan over the pool (`drainOverPool`), in plan order, each attempt
+ * holding one endpoint slot for all its turns, and taking it only once the run kind has
+ * prepared what it needs (`preparationOf`: its workspace, its image), on a pool of its own
+ * ahead of the slots. Each attempt's record is appended to the ledger when it ends, then its
  * prediction to the cell's file (`appendCellPrediction`). An `infra_error` sends the key back to
  * the front of the queue, to another endpoint if one is free, up to `retry.attemptsPerKey`
  * times in a session; model-caused outcomes are never retried. Dispatching stops when the run's

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,8 +24,10 @@ import {
   parseRunSpec,
   planRun,
   type RunSpecInput,
+  type RunEvent,
   RunSpecError,
   serverWindow,
+  shuffledCopyFolder,
   startRun,
 } from "../src/index.js";
 
@@ -257,5 +259,63 @@ describe("first real use: budgets", () => {
     expect((await localizationBreakdown(spec.out)).rows).toEqual([
       expect.objectContaining({ contextLimit: 1, modelError: 0 }),
     ]);
+  });
+});
+
+// Preparation off the model slot: what the test looks at is outside the scheduler, the cache
+// on disk at the moment a slot is taken.
+describe("first real use: preparation ahead of the endpoint slot", () => {
+  it("every shuffled attempt takes its slot with its shuffled copy already in the cache, and the run's outcomes are those of a run on the copies made", async () => {
+    const cacheDir = join(await mkdtemp(join(tmpdir(), "loclab-prepare-")), "cache");
+    const oneSlot = () =>
+      specFor({
+        controls: [{ kind: "shuffled", seed: 7 }, { kind: "plain" }],
+        endpoints: [{ baseURL: policy.url, model: "toy-policy", maxConcurrency: 1 }],
+        cacheDir,
+        preparation: { concurrency: 2 },
+      });
+    const byId = new Map(toy.rows.map((row) => [row.instance_id, row]));
+    const atSlot: { cell: string; copyThere: boolean; treeThere: boolean }[] = [];
+    const onEvent = (event: RunEvent) => {
+      if (event.type !== "attempt-start") return;
+      const row = byId.get(event.instanceId);
+      if (!row) throw new Error(`no toy row ${event.instanceId}`);
+      const copy = shuffledCopyFolder(cacheDir, row.repo, row.base_commit, 7);
+      atSlot.push({
+        cell: event.cell,
+        copyThere: existsSync(join(copy, "mapping.json")) && existsSync(join(copy, "tree")),
+        treeThere: existsSync(join(cacheDir, row.repo.replace("/", "__"), row.base_commit, "tree")),
+      });
+    };
+    const firstSpec = await oneSlot();
+    const first = await startRun(firstSpec, { onEvent });
+    expect(first.complete).toBe(true);
+    expect(first.keys).toBe(2 * toy.rows.length);
+    const shuffled = atSlot.filter((seen) => seen.cell.includes("shuffled"));
+    expect(shuffled).toHaveLength(toy.rows.length);
+    // The copy (and the checkout it is made from) is on disk when the slot is taken: the slot
+    // never waited for a checkout or a shuffle. Without preparation ahead, the first attempt at
+    // each commit made its copy while holding the slot.
+    expect(shuffled.filter((seen) => !seen.copyThere)).toEqual([]);
+    expect(atSlot.filter((seen) => !seen.treeThere)).toEqual([]);
+    // A second run over the same cache (the copies made before it) records the same outcomes
+    // and predictions: preparing ahead changes when the work is done, not what the model sees.
+    const againSpec = await oneSlot();
+    const again = await startRun(againSpec);
+    expect(again.outcomes).toEqual(first.outcomes);
+    expect(again.predicted).toBe(first.predicted);
+    const summary = (records: RunRecord[]) =>
+      records
+        .map(
+          (record) =>
+            `${JSON.stringify(record.control)} ${record.instanceId} ${record.outcome} ${JSON.stringify(record.prediction?.locations ?? null)}`,
+        )
+        .sort();
+    expect(summary(ledger(againSpec.out))).toEqual(summary(ledger(firstSpec.out)));
+    expect(ledger(firstSpec.out).every((record) => record.outcome !== "failed")).toBe(true);
+  });
+
+  it("refuses a preparation concurrency below 1, naming the field", async () => {
+    await expect(specFor({ preparation: { concurrency: 0 } })).rejects.toThrow(/preparation\.concurrency/);
   });
 });

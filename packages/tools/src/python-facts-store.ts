@@ -12,7 +12,7 @@ import { type PythonSourceFacts, pythonFactsDigest } from "@loclab/python";
  * file written half (a kill) or unreadable is parsed again; each is written to a temporary
  * name and renamed into place.
  */
-export function pythonFactsStore(dir: string): PythonFactsMemo & { hits: number; misses: number } {
+export function pythonFactsStore(dir: string): PythonFactsMemo & { hits: number } {
   const salt = pythonFactsDigest();
   const keys = new WeakMap<Uint8Array, string>();
   const keyOf = (source: Uint8Array) => {
@@ -25,15 +25,14 @@ export function pythonFactsStore(dir: string): PythonFactsMemo & { hits: number;
   };
   const fileOf = (key: string) => join(dir, key.slice(0, 2), `${key}.json`);
   const store = {
+    /** Sources whose facts were found (not parsed again). */
     hits: 0,
-    misses: 0,
     get(source: Uint8Array): PythonSourceFacts | undefined {
       try {
         const facts = JSON.parse(readFileSync(fileOf(keyOf(source)), "utf8")) as PythonSourceFacts;
         store.hits += 1;
         return facts;
       } catch {
-        store.misses += 1;
         return undefined;
       }
     },

@@ -23,7 +23,7 @@ const test = seconds(testLog, /^npm test took (\d+) s$/m);
 const total = /^total: (\d+) passed, (\d+) failed$/m.exec(readFileSync(testLog, "utf8"));
 const minutes = (value) => Math.max(1, Math.round(value / 60));
 const line =
-  `On a 2-core machine, \`npm run reproduce\` takes about ${minutes(reproduce)} minutes on a fresh clone (\`npm ci\` and the build included) ` +
+  `On a 2-core machine, \`npm run reproduce\` takes about ${minutes(reproduce)} minutes on a fresh clone once \`npm ci && npm run build\` has run ` +
   `and \`npm test\` about ${minutes(test)} minutes${total ? ` (${total[1]} checks)` : ""}.`;
 const readme = join(repoRoot, "README.md");
 const text = readFileSync(readme, "utf8");

@@ -115,7 +115,7 @@ describe("compare, unshuffle: files are named, nothing is dropped silently", () 
       `${predictions}: 1 instance id(s) on more than one line; the first line of each is kept: o__r-1`,
     );
     const bad = join(scratchDir, "keys", "bad.json");
-    writeFileSync(bad, JSON.stringify({ schemaVersion: 2, seed: 1, directories: {}, files: { "a.py": 3 } }));
+    writeFileSync(bad, JSON.stringify({ schemaVersion: 3, seed: 1, directories: {}, files: { "a.py": 3 } }));
     const refused = await loclab([
       "unshuffle",
       "--mapping",

@@ -221,16 +221,29 @@ describe("parseShuffleMapping", () => {
     expect(() =>
       parseShuffleMapping({ ...plan, files: { ...plan.files, [nested as string]: "elsewhere.py" } }),
     ).toThrow(/is not inside/);
-    expect(plan.schemaVersion).toBe(2);
-    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 1 })).toThrow(
-      "a shuffle mapping of schemaVersion 1 cannot be used: this loclab reads version 2 (names are now drawn with another generator); shuffle the checkout again with this version",
+    expect(plan.schemaVersion).toBe(3);
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 2 })).toThrow(
+      "a shuffle mapping of schemaVersion 2 cannot be used: this loclab reads version 3 (names are now drawn another way); shuffle the checkout again with this version",
     );
-    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 3 })).toThrow(
-      "a shuffle mapping of schemaVersion 3 cannot be used: this loclab reads version 2 (written by a newer loclab)",
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: 4 })).toThrow(
+      "a shuffle mapping of schemaVersion 4 cannot be used: this loclab reads version 3 (written by a newer loclab)",
     );
-    expect(() => parseShuffleMapping({ ...plan, schemaVersion: "2" })).toThrow(
+    expect(() => parseShuffleMapping({ ...plan, schemaVersion: "3" })).toThrow(
       /not a shuffle mapping at schemaVersion/,
     );
+  });
+});
+
+describe("names across commits", () => {
+  it("an entry's name does not depend on the other entries: a file added or removed renames nothing else", () => {
+    const before = ["a/x.py", "a/y.py", "b/z.py", "m.py"];
+    const after = ["a/w.py", "a/x.py", "b/z.py", "c/new.py", "m.py"];
+    const one = planShuffle(before, { seed: 5 });
+    const two = planShuffle(after, { seed: 5 });
+    for (const path of ["a/x.py", "b/z.py", "m.py"]) expect(two.files[path]).toBe(one.files[path]);
+    for (const folder of ["a", "b"]) expect(two.directories[folder]).toBe(one.directories[folder]);
+    // Another seed, other names.
+    expect(planShuffle(before, { seed: 6 }).files["m.py"]).not.toBe(one.files["m.py"]);
   });
 });
 

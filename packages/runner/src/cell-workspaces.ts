@@ -6,6 +6,7 @@ import {
   mapIssueText,
   maskIssuePaths,
   parseShuffleMapping,
+  SHUFFLE_MAPPING_SCHEMA_VERSION,
   type ShuffleMapping,
   topLevelPackageNames,
   unmapPath,
@@ -15,6 +16,8 @@ import type { Prediction } from "@loclab/schemas";
 import {
   DEFAULT_TOOL_LIMITS,
   materializeWorkspace,
+  removeTree,
+  BLOB_FOLDER,
   SHUFFLE_FACTS_FOLDER,
   shuffleRepositoryOffThread,
   writeContentPack,
@@ -44,6 +47,14 @@ export interface PreparedAttempt {
  */
 export function shuffledCopyFolder(cacheDir: string, repo: string, commit: string, seed: number): string {
   return workspaceCachePath(join(cacheDir, "shuffled", `seed-${seed}`), repo, commit);
+}
+
+/** Whether a shuffled copy's mapping is of another schema version than this loclab draws. */
+async function staleMapping(folder: string): Promise<boolean> {
+  const file = join(folder, "mapping.json");
+  if (!existsSync(file)) return false;
+  const version = (JSON.parse(await readFile(file, "utf8")) as { schemaVersion?: unknown }).schemaVersion;
+  return version !== SHUFFLE_MAPPING_SCHEMA_VERSION;
 }
 
 /** The mapping a shuffled copy was made with (`mapping.json` beside its tree); undefined while the copy is not there. */
@@ -188,6 +199,8 @@ export class CellWorkspaces {
     const original = await this.tree(repo, commitInput);
     const commit = original.commit ?? commitInput;
     const folder = shuffledCopyFolder(this.options.cacheDir, repo, commit, seed);
+    // A copy made by an earlier loclab whose names were drawn another way is made again.
+    if (await staleMapping(folder)) await removeTree(folder);
     if (!existsSync(join(folder, "mapping.json"))) {
       const temporary = `${folder}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
       await mkdir(temporary, { recursive: true });
@@ -200,6 +213,8 @@ export class CellWorkspaces {
           seed,
           // Facts of every Python file parsed for any commit: a new commit parses only what changed.
           factsDir: join(this.options.cacheDir, SHUFFLE_FACTS_FOLDER),
+          // Its files hard links into the cache's blob store, as the trees' are: stored once across commits.
+          blobStore: join(this.options.cacheDir, BLOB_FOLDER),
         });
         await rename(temporary, folder).catch(async (error: NodeJS.ErrnoException) => {
           // Another process finished the same copy first: use theirs.

@@ -32,3 +32,5 @@ export * from "./case-folding.js";
 export * from "./sherloc-filter.js";
 export * from "./sherloc-tree.js";
 export * from "./sherloc-tools.js";
+export * from "./blob-store.js";
+export * from "./blob-checkout.js";

@@ -7,10 +7,15 @@ import { runGit } from "./git.js";
 import { WorkspaceError } from "./tool-error.js";
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from "./tool-limits.js";
 import { writeContentPack } from "./content-pack.js";
+import { checkoutFromBlobs, stagedEntriesOf } from "./blob-checkout.js";
+import { BLOB_FOLDER } from "./blob-store.js";
 import { type WorkspaceManifest, readManifest } from "./workspace-manifest.js";
 import { workspaceFromFiles } from "./open-workspace.js";
 import type { Workspace } from "./workspace.js";
 import { ARTIFACT_KINDS } from "@loclab/schemas";
+import { processAlive } from "./process-alive.js";
+
+export { processAlive };
 
 /** The fields of a task instance a workspace needs (SWE-bench names). */
 export interface RepositoryInstance {
@@ -54,12 +59,14 @@ export function workspaceCachePath(cacheDir: string, repo: string, commit: strin
  * mirror with git (no network) and cached by commit: the first call for a commit checks it
  * out, later calls (from any process) reuse it.
  *
- * How: `git read-tree <commit>` into a temporary index file and `git checkout-index -a`
- * into a fresh folder (the mirror is only read: no worktree is registered, no ref or index of
- * it changes; bare mirrors work the same), with the user's and the system's git
- * configuration ignored, so no filter or `autocrlf` setting of this machine alters the
- * files. The tree is made read-only (files 0444 or 0555, folders 0555), its file list (`git
- * ls-files --stage`: regular files and symlinks, no submodules) is written to
+ * How: `git read-tree <commit>` into a temporary index file, then the index's files written
+ * into a fresh folder as `git checkout-index -a` would, each regular file a hard link into the
+ * cache's blob store (`<cacheDir>/blobs`, blob-store.ts: a file unchanged between commits is
+ * stored once). The mirror is only read (no worktree is registered, no ref or index of it
+ * changes; bare mirrors work the same), with the user's and the system's git configuration
+ * ignored, so no filter or `autocrlf` setting of this machine alters the files. The files
+ * are read-only (0444 or 0555: a hard link shares its mode with every tree holding it), its
+ * file list (`git ls-files --stage`: regular files and symlinks, no submodules) is written to
  * `manifest.json`, and the folder is renamed into place in one step, so that a crash never
  * leaves a half tree in the cache.
  *
@@ -200,28 +207,20 @@ async function ensureTree(
   const temporary = join(parent, `.tmp-${commit}-${process.pid}-${randomBytes(4).toString("hex")}`);
   await mkdir(join(temporary, "tree"), { recursive: true });
   try {
-    const env = { GIT_INDEX_FILE: join(temporary, "index") };
-    const git = (args: string[]) =>
-      runGit(["--git-dir", mirror.gitDir, "--work-tree", join(temporary, "tree"), ...args], {
-        cwd: temporary,
-        safeDirectory: "*",
-        env,
-      });
-    await git(["read-tree", commit]);
-    await git(["checkout-index", "--all", "--force"]).catch((error: unknown) => {
-      // A mirror without some of the commit's blobs (a snapshot without its large files, a
-      // filtered clone): say so, and how to find every such instance before a run.
-      const missing = /unable to read sha1 file of (.+?) \(/.exec(String((error as Error).message))?.[1];
-      if (missing === undefined) throw error;
-      throw new WorkspaceError(
-        "partial-mirror",
-        `${repo}@${commit.slice(0, 12)}: the mirror ${mirror.path} lacks the contents of ${missing} (a partial mirror; loclab mirrors check --repos <dir> lists every instance it affects)`,
-      );
+    // Each file a hard link into the cache's blob store (one copy of a file for every commit
+    // that holds it), the same bytes and modes as `git checkout-index --all`.
+    const { stage, entries } = await stagedEntriesOf(mirror, commit, join(temporary, "index"), temporary);
+    await checkoutFromBlobs({
+      mirror,
+      repo,
+      commit,
+      entries,
+      indexFile: join(temporary, "index"),
+      tree: join(temporary, "tree"),
+      store: join(folder, "..", "..", BLOB_FOLDER),
     });
-    const stage = (await git(["ls-files", "--stage", "-z"])).stdout;
     const files = parseLsFilesStage(stage);
     await rm(join(temporary, "index"), { force: true });
-    await makeReadOnly(join(temporary, "tree"), stage);
     const manifest: WorkspaceManifest = {
       schemaVersion: 1,
       kind: ARTIFACT_KINDS.workspace,
@@ -253,41 +252,6 @@ export async function removeMaterializedWorkspace(options: {
   commit: string;
 }): Promise<void> {
   await removeTree(workspaceCachePath(options.cacheDir, options.repo, options.commit));
-}
-
-/**
- * Makes the checked-out files read-only (0444, or 0555 for executables), from the modes git
- * recorded (`ls-files --stage`), many at a time. Folders stay as git made them, writable by
- * their owner: files cannot be changed by accident, and a user who is not root can still
- * delete the tree (rm -rf needs writable folders).
- */
-async function makeReadOnly(tree: string, stage: string): Promise<void> {
-  const targets: { path: string; mode: number }[] = [];
-  for (const record of stage.split("\0")) {
-    if (record === "") continue;
-    const mode = record.slice(0, record.indexOf(" "));
-    if (mode !== "100644" && mode !== "100755") continue; // links have no mode of their own; submodules no file
-    targets.push({ path: join(tree, record.slice(record.indexOf("\t") + 1)), mode: mode === "100755" ? 0o555 : 0o444 });
-  }
-  const CONCURRENCY = 64;
-  let next = 0;
-  const worker = async () => {
-    while (next < targets.length) {
-      const target = targets[next++] as { path: string; mode: number };
-      await chmod(target.path, target.mode);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, targets.length) }, worker));
-}
-
-/** Whether a process of this machine is running (signal 0 checks without sending anything; EPERM: running, not ours). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { gitBlobId, placeBlob } from "./blob-store.js";
 import { chmod, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -37,6 +38,13 @@ export interface ShuffleRepositoryOptions {
    * without it.
    */
   factsDir?: string;
+  /**
+   * A blob store (blob-store.ts) the copy's files are hard links into, so that a file whose
+   * shuffled bytes are the same at another commit is stored once. Its files then have the
+   * store's modes (0444, or 0555 when the source is executable): for sources that are
+   * themselves read-only cached trees, as the runner's are.
+   */
+  blobStore?: string;
 }
 
 /** What `shuffleRepository` did. Counts are over the copied tree. */
@@ -167,8 +175,18 @@ export async function shuffleRepository(options: ShuffleRepositoryOptions): Prom
     const left = referencesLeft(plan, path, content);
     nonCodeReferencesLeft += left.other;
     nonCodePythonReferencesLeft += left.python;
+    const mode = (await stat(source)).mode & 0o7777;
+    if (options.blobStore) {
+      await placeBlob(
+        options.blobStore,
+        target,
+        { oid: gitBlobId(content), executable: (mode & 0o111) !== 0 },
+        () => content,
+      );
+      return;
+    }
     await writeFile(target, content, { flag: "wx" });
-    await chmod(target, (await stat(source)).mode & 0o7777);
+    await chmod(target, mode);
   });
   for (const link of plan.symlinks) {
     const at = join(out, link.at);

@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { processAlive, removeTree } from "./materialize-workspace.js";
 import { readManifest } from "./workspace-manifest.js";
+import { BLOB_FOLDER, collectBlobGarbage } from "./blob-store.js";
 
 /**
  * The workspace cache every run shares unless its spec names another: `$LOCLAB_WORKSPACE_CACHE`,
@@ -22,9 +23,10 @@ export interface CachedWorkspace {
   /**
    * `tree`: a materialized checkout; `shuffled`: a shuffled copy of one (with its mapping beside
    * it); `facts`: the Python facts shuffles keep by file content, for every repository
-   * (`SHUFFLE_FACTS_FOLDER`; its `repo` and `commit` are empty).
+   * (`SHUFFLE_FACTS_FOLDER`; its `repo` and `commit` are empty); `blobs`: the contents the
+   * trees and copies hard-link to (`BLOB_FOLDER`), each file once.
    */
-  kind: "tree" | "shuffled" | "facts";
+  kind: "tree" | "shuffled" | "facts" | "blobs";
   /** `owner/name`. */
   repo: string;
   commit: string;
@@ -36,9 +38,13 @@ export interface CachedWorkspace {
   createdAt?: string;
   /** Regular files and links under it. */
   files: number;
-  /** Their size in bytes (apparent size). */
+  /** Their size in bytes (apparent size): the logical size, as if no file were shared. */
   bytes: number;
-  /** Disk blocks in use, in bytes (what `du` counts). */
+  /**
+   * Disk blocks in use, in bytes: the entry's own (what `du` counts for it alone, except that a
+   * file hard-linked into the blob store is counted there, once, not in every tree linking
+   * to it). The entries' sum is the cache's physical size.
+   */
   diskBytes: number;
   /** False for a half-made entry (no manifest or mapping): `clear` removes it. */
   complete: boolean;
@@ -90,6 +96,9 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
   const facts = join(root, SHUFFLE_FACTS_FOLDER);
   if (existsSync(facts))
     entries.push({ kind: "facts", repo: "", commit: "", path: facts, ...(await diskUse(facts)), complete: true });
+  const blobs = join(root, BLOB_FOLDER);
+  if (existsSync(blobs))
+    entries.push({ kind: "blobs", repo: "", commit: "", path: blobs, ...(await diskUse(blobs, true)), complete: true });
   return entries.sort(
     (a, b) =>
       (a.repo + a.commit + (a.seed ?? -1)).localeCompare(b.repo + b.commit + (b.seed ?? -1)) ||
@@ -101,8 +110,11 @@ export async function listWorkspaceCache(cacheDir: string): Promise<CachedWorksp
  * Removes entries of a workspace cache: all of them, or those of one repository, or those made
  * more than `olderThanMs` ago (a shuffled copy goes with its tree's age, else its own folder's);
  * half-made entries always go. The shuffles' facts (no repository of their own) go when all
- * is cleared, or by age; a run that meets them gone parses again. Trees made read-only are unlocked first. Runs that use an entry
- * must be stopped (a running one materializes it again when needed). Returns what was removed.
+ * is cleared, or by age; a run that meets them gone parses again. Trees made read-only are
+ * unlocked first. Then the blob store loses every blob no tree links to any more (reported
+ * as one `blobs` entry); a blob a live run's tree links to stays. Runs that use a removed
+ * entry must be stopped (a running one materializes it again when needed). Returns what was
+ * removed.
  */
 export async function clearCachedWorkspaces(
   cacheDir: string,
@@ -115,6 +127,9 @@ export async function clearCachedWorkspaces(
   );
   const removed: CachedWorkspace[] = [];
   for (const entry of entries) {
+    // The blob store is never removed whole (a live run may be linking to it): what no tree
+    // links to any more goes below.
+    if (entry.kind === "blobs") continue;
     if (options.repo !== undefined && entry.repo !== options.repo) continue;
     if (entry.complete && options.olderThanMs !== undefined) {
       const made =
@@ -128,10 +143,31 @@ export async function clearCachedWorkspaces(
   }
   // Leftovers of interrupted work, and folders left empty.
   await sweep(resolve(cacheDir));
+  // The contents no tree links to any more: their blocks count as the store's, not as any
+  // removed entry's (see `diskBytes`), so what was freed is reported as a blobs entry.
+  const store = join(resolve(cacheDir), BLOB_FOLDER);
+  if (existsSync(store)) {
+    const garbage = await collectBlobGarbage(store);
+    if (garbage.blobs > 0)
+      removed.push({
+        kind: "blobs",
+        repo: "",
+        commit: "",
+        path: store,
+        files: garbage.blobs,
+        bytes: garbage.bytes,
+        diskBytes: garbage.diskBytes,
+        complete: true,
+      });
+  }
   return removed;
 }
 
-async function diskUse(path: string): Promise<{ files: number; bytes: number; diskBytes: number }> {
+/**
+ * Files, apparent bytes and disk bytes under a folder. A regular file with more than one link
+ * is a blob's (blob-store.ts): its blocks are counted only in the store itself (`store`).
+ */
+async function diskUse(path: string, store = false): Promise<{ files: number; bytes: number; diskBytes: number }> {
   let files = 0;
   let bytes = 0;
   let diskBytes = 0;
@@ -139,7 +175,7 @@ async function diskUse(path: string): Promise<{ files: number; bytes: number; di
     for (const entry of await readdir(folder, { withFileTypes: true })) {
       const child = join(folder, entry.name);
       const stats = await lstat(child);
-      diskBytes += stats.blocks * 512;
+      if (store || !stats.isFile() || stats.nlink === 1) diskBytes += stats.blocks * 512;
       if (entry.isDirectory()) await walk(child);
       else {
         files += 1;
@@ -148,6 +184,8 @@ async function diskUse(path: string): Promise<{ files: number; bytes: number; di
     }
   };
   await walk(path);
+  // The folder's own blocks, as du counts them.
+  diskBytes += (await lstat(path)).blocks * 512;
   return { files, bytes, diskBytes };
 }
 

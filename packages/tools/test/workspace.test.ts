@@ -186,6 +186,8 @@ describe("materializeWorkspace", () => {
     writeTree(cacheDir, { [`acme__plain/${dead}/tree/x`]: "half", [`acme__plain/${live}/tree/x`]: "in progress" });
     await removeMaterializedWorkspace({ cacheDir, repo: "acme/bare", commit: first });
     expect(existsSync(workspaceCachePath(cacheDir, "acme/bare", first))).toBe(false);
+    // Nothing is a minute old; and no stored file goes with the tree removed above: the plain
+    // clone's tree of the same commit links to every one (the store is keyed by content).
     expect(await clearCachedWorkspaces(cacheDir, { olderThanMs: 60_000 })).toEqual([]);
     expect(readdirSync(join(cacheDir, "acme__plain")).filter((name) => name.startsWith(".tmp-"))).toEqual([live]);
     const later = new Date(Date.now() + 120_000);
@@ -193,6 +195,8 @@ describe("materializeWorkspace", () => {
     expect(removed.map((entry) => entry.path)).toEqual([
       workspaceCachePath(cacheDir, "acme/bare", second),
       workspaceCachePath(cacheDir, "acme/plain", first),
+      // The stored files no tree links to any more (all of them: no tree is left).
+      join(cacheDir, "blobs"),
     ]);
     // A materialization still running keeps its folder (and so its repository's folder).
     expect(readdirSync(cacheDir)).toEqual(["acme__plain"]);

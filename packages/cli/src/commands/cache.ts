@@ -34,15 +34,20 @@ export function registerCacheCommand(program: Command): void {
   const cache = program.command("cache").description(summaryOf("cache"));
   cache
     .command("ls")
-    .description("list the cached trees and shuffled copies, with their size on disk")
+    .description("list the cached trees and shuffled copies, with their logical size and their size on disk")
     .option("--dir <dir>", `the cache folder (default ${defaultWorkspaceCacheDir()})`)
     .option("--json", "one JSON object")
     .action(async (options: { dir?: string; json?: boolean }) => {
       const dir = options.dir ?? defaultWorkspaceCacheDir();
       const entries = await listWorkspaceCache(dir);
+      // Physical: every block once (a file shared by trees counts in the blob store only).
+      // Logical: what the trees, copies and facts would take if none shared a file.
       const disk = entries.reduce((sum, entry) => sum + entry.diskBytes, 0);
+      const logical = entries.reduce((sum, entry) => sum + (entry.kind === "blobs" ? 0 : entry.bytes), 0);
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(stampRecord({ dir, entries, diskBytes: disk }))}\n`);
+        process.stdout.write(
+          `${JSON.stringify(stampRecord({ dir, entries, diskBytes: disk, logicalBytes: logical }))}\n`,
+        );
         return;
       }
       printTable(
@@ -52,12 +57,15 @@ export function registerCacheCommand(program: Command): void {
           commit: entry.commit.slice(0, 12),
           seed: entry.seed ?? "",
           files: entry.files,
+          logical: entry.kind === "blobs" ? "" : humanBytes(entry.bytes),
           disk: humanBytes(entry.diskBytes),
           created: entry.createdAt ?? "",
           complete: entry.complete ? "yes" : "no",
         })),
       );
-      process.stdout.write(`${entries.length} entries, ${humanBytes(disk)} on disk in ${dir}\n`);
+      process.stdout.write(
+        `${entries.length} entries, ${humanBytes(logical)} logical, ${humanBytes(disk)} on disk in ${dir}\n`,
+      );
     });
   cache
     .command("clear")
@@ -72,7 +80,11 @@ export function registerCacheCommand(program: Command): void {
         ...(options.olderThan ? { olderThanMs: parseAge(options.olderThan) } : {}),
       });
       const freed = removed.reduce((sum, entry) => sum + entry.diskBytes, 0);
-      progress(`removed ${removed.length} entries (${humanBytes(freed)}) from ${dir}`);
-      for (const entry of removed) process.stdout.write(`${entry.path}\n`);
+      const blobs = removed.find((entry) => entry.kind === "blobs");
+      const entries = removed.filter((entry) => entry.kind !== "blobs");
+      progress(
+        `removed ${entries.length} entries${blobs ? ` and ${blobs.files} stored files no entry links to any more` : ""} (${humanBytes(freed)}) from ${dir}`,
+      );
+      for (const entry of entries) process.stdout.write(`${entry.path}\n`);
     });
 }

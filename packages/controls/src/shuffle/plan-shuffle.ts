@@ -1,4 +1,5 @@
 import { normalizeRepoPath } from "../known-files/known-files.js";
+import { createHash } from "node:crypto";
 import { type SeededRandom, seededRandom } from "@loclab/statistics";
 import { SHUFFLE_MAPPING_SCHEMA_VERSION, type ShuffleMapping } from "./shuffle-mapping.js";
 import { isKeptName, SHUFFLE_KEEP_NAMES, SHUFFLE_KEEP_TOP_LEVEL, splitFileName } from "./shuffle-names.js";
@@ -52,7 +53,9 @@ const FILE_PREFIX = "m_";
  * files give the same plan, another seed another plan. A path given twice, a path that is
  * both a file and a folder, an empty path or one with `..` is an error.
  *
- * Pure: randomness only from `seed` (xoshiro128** via seededRandom of @loclab/statistics, unbiased integer draws). Cost: O(n log n) in the number of entries.
+ * Pure: randomness only from `seed` and each entry's own path (xoshiro128** via seededRandom
+ * of @loclab/statistics, unbiased integer draws, one generator per entry), so an entry's name
+ * does not depend on which other entries the tree holds. Cost: O(n log n) in the number of entries.
  *
  * @example planShuffle(["django/__init__.py", "django/db/models/query.py"], { seed: 7 }).files["django/__init__.py"]
  * // "d_…/__init__.py"
@@ -75,7 +78,6 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
       throw new Error(`planShuffle: ${path} is listed as a file but also holds other entries`);
   }
 
-  const rng = seededRandom(options.seed);
   const renameHidden = options.renameHidden ?? (() => false);
   const isKept = (name: string) => isKeptName(name, keepNames) && !(name.startsWith(".") && renameHidden(name));
   const taken = new Set<string>();
@@ -83,13 +85,17 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
     const name = path.slice(path.lastIndexOf("/") + 1);
     if (isKept(name) || keepTopLevel.has(name)) taken.add(name.toLowerCase());
   }
-  const draw = (prefix: string, hidden = false) => (hidden ? "." : "") + drawName(rng, prefix, taken);
+  // Each name from a generator of its own, seeded by the seed and the entry (a folder's path,
+  // a file's folder and stem): an entry keeps its name at every commit that holds it, so two
+  // commits' shuffled copies differ only where their trees do (issue 53).
+  const draw = (prefix: string, key: string, hidden = false) =>
+    (hidden ? "." : "") + drawName(entryRandom(options.seed, prefix, key), prefix, taken);
 
   const directories = new Map<string, string>();
   for (const path of [...directorySet].sort(compare)) {
     const { parent, name } = splitPath(path);
     const kept = isKept(name) || (parent === "" && keepTopLevel.has(name));
-    const renamed = kept ? name : draw(DIRECTORY_PREFIX, name.startsWith("."));
+    const renamed = kept ? name : draw(DIRECTORY_PREFIX, path, name.startsWith("."));
     directories.set(path, join(parent === "" ? "" : (directories.get(parent) as string), renamed));
   }
 
@@ -106,7 +112,7 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
     const key = `${parent}\0${stem}`;
     let newStem = stems.get(key);
     if (newStem === undefined) {
-      newStem = draw(FILE_PREFIX, name.startsWith("."));
+      newStem = draw(FILE_PREFIX, key, name.startsWith("."));
       stems.set(key, newStem);
     }
     mapped.set(path, join(newParent, newStem + extension));
@@ -120,7 +126,17 @@ export function planShuffle(files: readonly string[], options: PlanShuffleOption
   };
 }
 
-/** A fresh name: prefix + 6 drawn characters, unseen so far in any case. */
+/** The generator of one entry's name: xoshiro128** seeded by sha-256 of the seed, the kind and the entry. */
+function entryRandom(seed: number, prefix: string, key: string): SeededRandom {
+  const digest = createHash("sha256").update(`loclab.shuffle-name\0${seed}\0${prefix}\0${key}`).digest();
+  // 48 bits: a safe integer.
+  return seededRandom(digest.readUIntBE(0, 6));
+}
+
+/**
+ * A fresh name: prefix + 6 drawn characters, unseen so far in any case. A name already taken
+ * (one chance in about 10^5 for a tree of 10,000 entries) draws again from the same generator.
+ */
 function drawName(rng: SeededRandom, prefix: string, taken: Set<string>): string {
   for (;;) {
     let name = prefix;

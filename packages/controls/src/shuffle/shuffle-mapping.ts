@@ -2,11 +2,12 @@ import { z } from "zod";
 
 /**
  * The version of the saved shuffle mapping; bump it when the shape or the drawing changes.
- * Version 2: names drawn with xoshiro128** and unbiased integer draws (`seededRandom` of
- * @loclab/statistics); version 1 drew them with mulberry32, so a version-1 mapping and a
- * version-2 tree of the same seed do not match.
+ * Version 3: each entry's name drawn from a generator seeded by the seed and the entry's path
+ * (so a name is the same at every commit holding the entry); version 2 drew all names from one
+ * xoshiro128** stream in path order (one added file renamed every entry after it); version 1
+ * drew them with mulberry32. Mappings and trees of two versions, same seed, do not match.
  */
-export const SHUFFLE_MAPPING_SCHEMA_VERSION = 2 as const;
+export const SHUFFLE_MAPPING_SCHEMA_VERSION = 3 as const;
 
 /**
  * The renaming behind one shuffled checkout (repository shuffling, docs/definitions.md §4): every
@@ -118,7 +119,7 @@ export function parseShuffleMapping(value: unknown): ShuffleMapping {
     throw new Error(
       `a shuffle mapping of schemaVersion ${version} cannot be used: this loclab reads version ${SHUFFLE_MAPPING_SCHEMA_VERSION}` +
         (version < SHUFFLE_MAPPING_SCHEMA_VERSION
-          ? " (names are now drawn with another generator); shuffle the checkout again with this version"
+          ? " (names are now drawn another way); shuffle the checkout again with this version"
           : " (written by a newer loclab)"),
     );
   }

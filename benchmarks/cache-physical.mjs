@@ -16,28 +16,11 @@ import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
-import { loadBenchmark } from "@loclab/datasets";
 import { CellWorkspaces } from "@loclab/runner";
-import { CONTENT_PACK_FILE, findMirror, listWorkspaceCache } from "@loclab/tools";
+import { CONTENT_PACK_FILE, listWorkspaceCache } from "@loclab/tools";
+import { liteCommits, mirrorBenchmarkOptions } from "./lib/lite-commits.mjs";
 
-const { values } = parseArgs({
-  options: {
-    repos: { type: "string" },
-    repo: { type: "string", multiple: true },
-    commits: { type: "string", default: "10" },
-    seed: { type: "string", default: "7" },
-  },
-});
-const mirrors = values.repos ?? process.env.LOCLAB_MIRRORS;
-if (!mirrors) {
-  console.log("cache-physical: skipped, no mirrors (set LOCLAB_MIRRORS or pass --repos DIR)");
-  process.exit(0);
-}
-const repos = values.repo ?? ["sympy/sympy", "pytest-dev/pytest"];
-const perRepo = Number(values.commits);
-const seed = Number(values.seed);
-const lite = await loadBenchmark("lite");
+const { mirrors, repos, perRepo, seed } = mirrorBenchmarkOptions("cache-physical");
 const cacheDir = await mkdtemp(join(tmpdir(), "loclab-bench-cache-physical-"));
 const MiB = 1024 * 1024;
 
@@ -63,19 +46,8 @@ async function sizes() {
 
 const workspaces = new CellWorkspaces({ mirrors, cacheDir });
 const steps = [];
-for (const repo of repos) {
-  try {
-    await findMirror(mirrors, repo);
-  } catch (error) {
-    console.log(`${repo}: skipped (${error.message})`);
-    continue;
-  }
-  const rows = lite.instances
-    .filter((row) => row.repo === repo)
-    .sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
-  const commits = [...new Set(rows.map((row) => row.base_commit))].slice(0, perRepo);
-  for (const [index, commit] of commits.entries()) {
-    const instance = rows.find((row) => row.base_commit === commit);
+for (const { repo, commits } of await liteCommits({ mirrors, repos, perRepo })) {
+  for (const [index, { commit, instance }] of commits.entries()) {
     const attempt = (control) => ({ key: `${instance.instance_id}/${control.kind}`, instance, cell: { control } });
     const started = performance.now();
     await workspaces.prepare(attempt({ kind: "plain" }));

@@ -14,27 +14,11 @@ import { lstat, mkdtemp, readdir, readFile, readlink, rm } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
-import { loadBenchmark } from "@loclab/datasets";
-import { findMirror, materializeWorkspace, shuffleRepository } from "@loclab/tools";
+import { materializeWorkspace, shuffleRepository } from "@loclab/tools";
+import { liteCommits, mirrorBenchmarkOptions } from "./lib/lite-commits.mjs";
 
-const { values } = parseArgs({
-  options: {
-    repos: { type: "string" },
-    repo: { type: "string", multiple: true },
-    commits: { type: "string", default: "10" },
-    seed: { type: "string", default: "7" },
-  },
-});
-const mirrors = values.repos ?? process.env.LOCLAB_MIRRORS;
-if (!mirrors) {
-  console.log("shuffle-incremental: skipped, no mirrors (set LOCLAB_MIRRORS or pass --repos DIR)");
-  process.exit(0);
-}
-const repos = values.repo ?? ["sympy/sympy", "pytest-dev/pytest"];
-const perRepo = Number(values.commits);
-const seed = Number(values.seed);
-const lite = await loadBenchmark("lite");
+const { mirrors, repos, perRepo, seed } = mirrorBenchmarkOptions("shuffle-incremental");
+const walked = await liteCommits({ mirrors, repos, perRepo });
 const work = await mkdtemp(join(tmpdir(), "loclab-bench-shuffle-incremental-"));
 
 /** Every entry of a tree: each file's bytes and mode, each link's target, each folder. */
@@ -71,16 +55,8 @@ const median = (xs) => {
 
 const results = [];
 try {
-  for (const repo of repos) {
-    const found = await findMirror(mirrors, repo).catch((error) => error);
-    if (found instanceof Error) {
-      console.log(`${repo}: skipped (${found.message})`);
-      continue;
-    }
-    const rows = lite.instances
-      .filter((row) => row.repo === repo)
-      .sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
-    const commits = [...new Set(rows.map((row) => row.base_commit))].slice(0, perRepo);
+  for (const { repo, commits: picked } of walked) {
+    const commits = picked.map((entry) => entry.commit);
     const factsDir = join(work, "facts", repo.replace("/", "__"));
     for (const [index, commit] of commits.entries()) {
       let started = performance.now();

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { type BlobKey, type BlobPlacement, hasBlob, placeBlob, storeBlob } from "./blob-store.js";
+import { type BlobKey, hasBlob, placeBlob, storeBlob } from "./blob-store.js";
 import { gitEnvironment, runGit } from "./git.js";
 import { WorkspaceError } from "./tool-error.js";
 
@@ -24,9 +24,6 @@ export function parseStagedEntries(output: string): StagedEntry[] {
   }
   return entries;
 }
-
-/** What `checkoutFromBlobs` did: how many files it linked, stored first, or copied. */
-export type BlobCheckoutCounts = Record<BlobPlacement, number>;
 
 interface Mirror {
   path: string;
@@ -50,9 +47,8 @@ export async function checkoutFromBlobs(options: {
   indexFile: string;
   tree: string;
   store: string;
-}): Promise<BlobCheckoutCounts> {
+}): Promise<void> {
   const { mirror, entries, tree, store } = options;
-  const counts: BlobCheckoutCounts = { linked: 0, stored: 0, copied: 0 };
   const folders = new Set<string>();
   for (const entry of entries) {
     const parts = entry.path.split("/");
@@ -78,8 +74,7 @@ export async function checkoutFromBlobs(options: {
       tree,
       entries.filter((entry) => converted === "all" || converted.has(entry.path)),
     );
-    if (converted === "all") return { ...counts, copied: paths.length };
-    counts.copied += paths.length;
+    if (converted === "all") return;
   }
   const regular = entries.filter(
     (entry) => (entry.mode === "100644" || entry.mode === "100755") && !(converted as Set<string>).has(entry.path),
@@ -90,6 +85,7 @@ export async function checkoutFromBlobs(options: {
   for (const entry of regular) if (!hasBlob(store, keyOf(entry))) wanted.set(entry.oid, entry.path);
   for (const entry of links) wanted.set(entry.oid, entry.path);
   const contents = await readBlobs(mirror, options.repo, options.commit, wanted);
+  // Stored before any link is made (a blob held by several paths, once).
   const stored = new Set<string>();
   for (const entry of regular) {
     const key = keyOf(entry);
@@ -104,19 +100,16 @@ export async function checkoutFromBlobs(options: {
   const worker = async () => {
     while (next < regular.length) {
       const entry = regular[next++] as StagedEntry;
-      const key = keyOf(entry);
       // The store's copy was removed since the check (a `cache clear` beside this run): read it again.
-      const placed = await placeBlob(store, join(tree, entry.path), key, async () => {
+      await placeBlob(store, join(tree, entry.path), keyOf(entry), async () => {
         const again = await readBlobs(mirror, options.repo, options.commit, new Map([[entry.oid, entry.path]]));
         return again.get(entry.oid) as Buffer;
       });
-      counts[placed === "linked" && stored.has(`${key.oid}.${key.executable}`) ? "stored" : placed] += 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, regular.length) }, worker));
   for (const entry of links)
     await symlink((contents.get(entry.oid) as Buffer).toString("utf8"), join(tree, entry.path));
-  return counts;
 }
 
 /**
@@ -131,30 +124,12 @@ async function readBlobs(
 ): Promise<Map<string, Buffer>> {
   const result = new Map<string, Buffer>();
   if (wanted.size === 0) return result;
-  const child = spawn("git", ["-c", "safe.directory=*", "--git-dir", mirror.gitDir, "cat-file", "--batch"], {
-    cwd: mirror.path,
-    env: gitEnvironment(),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  const chunks: Buffer[] = [];
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  const exited = new Promise<number>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve(code ?? -1));
-  });
-  child.stdin.end(`${[...wanted.keys()].join("\n")}\n`);
-  const code = await exited;
-  if (code !== 0)
-    throw new WorkspaceError(
-      "git-failed",
-      `git cat-file --batch failed in ${mirror.path}: ${stderr.trim().split("\n")[0]}`,
-    );
+  const output = await runGitWithInput(
+    ["--git-dir", mirror.gitDir, "cat-file", "--batch"],
+    mirror,
+    `${[...wanted.keys()].join("\n")}\n`,
+  );
   // `<oid> blob <size>\n<bytes>\n` per object, or `<oid> missing\n`.
-  const output = Buffer.concat(chunks);
   let at = 0;
   while (at < output.length) {
     const end = output.indexOf(10, at);
